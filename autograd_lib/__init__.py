@@ -1,0 +1,75 @@
+"""autograd_lib: PyTorch's autograd, rebuilt on NumPy to be read and learned from.
+
+The public names are PyTorch's, and so is the behaviour: ``requires_grad``,
+leaves and ``grad_fn``, gradient accumulation, ``retain_grad``,
+``backward(gradient=, retain_graph=, create_graph=, inputs=)``, ``no_grad``,
+``detach`` vs ``.data``, the ``_version`` counter and its in-place errors.
+
+Where to read, in order:
+
+========================  =================================================
+``tensor.py``             the Tensor and its autograd bookkeeping
+``graph.py``              backward nodes, AccumulateGrad, saved tensors
+``derivatives.py``        every gradient rule, one small formula per op
+``ops.py``                the operations (NumPy forward, node recording)
+``engine.py``             the backward pass (topological order, accumulation)
+``grad_mode.py``          no_grad / enable_grad / set_grad_enabled
+``autograd/``             backward, grad, Function, gradcheck
+``nn/``, ``optim.py``     modules, losses and optimizers
+``viz.py``                drawing a backward graph
+========================  =================================================
+"""
+
+from . import dtypes as _dtypes
+from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_default_dtype,
+                     set_default_dtype, promote_types)
+from .dtypes import result_type as _result_type
+from .tensor import Size, Tensor
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
+                       randn_like, seed, tensor, zeros, zeros_like)
+from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, broadcast_to, cat,
+                  clamp, clone, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, isnan, le,
+                  log, log_softmax, logical_and, logical_not, logical_or, lt, matmul, max, maximum,
+                  mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
+                  reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
+                  sub, sum, t, tanh, transpose, unsqueeze, view, where)
+from . import autograd
+from .autograd import Function
+
+clip = clamp
+float = float32
+double = float64
+long = int64
+half = float16
+
+
+def result_type(tensor1, tensor2):
+    """The dtype ``tensor1 op tensor2`` would have (PyTorch's promotion rules)."""
+    return _result_type(tensor1, tensor2)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def _lazy(name):
+    import importlib
+    return importlib.import_module(f".{name}", __name__)
+
+
+def __getattr__(name):
+    # nn, optim and viz import matplotlib & co.; load them on first use.
+    if name in ("nn", "optim", "viz"):
+        module = _lazy(name)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'autograd_lib' has no attribute '{name}'")
+
+
+__version__ = "0.1.0"

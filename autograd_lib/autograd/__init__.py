@@ -1,0 +1,15 @@
+"""``autograd_lib.autograd``: the user-facing entry points of the engine.
+
+* :func:`backward` accumulates gradients into ``.grad`` (``t.backward()`` calls it);
+* :func:`grad` returns gradients without touching ``.grad`` (the functional form);
+* :class:`Function` defines a new differentiable operation with your own backward;
+* :func:`gradcheck` compares analytic gradients with finite differences.
+"""
+
+from .functional import backward, grad
+from .function import Function, FunctionCtx
+from .gradcheck import gradcheck, numerical_jacobian
+from ..grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "numerical_jacobian",
+           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]

@@ -1,0 +1,166 @@
+"""Custom differentiable operations: subclass :class:`Function`.
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            x, = ctx.saved_tensors
+            return grad * 3 * x ** 2
+
+    y = Cube.apply(x)          # y.grad_fn is a CubeBackward node
+
+As in PyTorch, ``forward`` runs with recording off, the node *is* the ``ctx``
+(so ``y.grad_fn.saved_tensors`` works), saved tensors are version-checked and
+freed after backward, and ``backward`` returns one gradient per ``forward``
+input (None for inputs that need none).
+"""
+
+from ..grad_mode import is_grad_enabled, no_grad
+from ..graph import FREED_MESSAGE, Node, SavedTensor
+from ..tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` share."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved_list)
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors):
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+
+class _FunctionNode(Node, FunctionCtx):
+    """Base of every ``<Name>Backward`` node made by ``Function.apply``."""
+    _function = None
+
+    def __init__(self):
+        super().__init__()
+        self._to_save = ()
+        self._saved_list = ()
+        self._non_differentiable = set()
+        self._dirty = set()
+        self._materialize = True
+        self.needs_input_grad = ()
+
+    def release_saved(self):
+        if self._saved_list:
+            self._saved_list = ()
+            self._freed = True
+
+    def materialize_grads(self, grads):
+        if not self._materialize:
+            return grads
+        from ..creation import zeros
+        return [zeros(shape, dtype=dtype) if g is None else g
+                for g, (shape, dtype) in zip(grads, self._output_meta)]
+
+    def apply(self, grad_outputs):
+        if self.num_outputs == 1 and self._materialize:
+            grad_outputs = self.materialize_grads(grad_outputs)
+        grads = self._function.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        expected = len(self.next_functions)
+        if len(grads) < expected:
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(grads)})")
+        if len(grads) > expected and any(g is not None for g in grads[expected:]):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {expected}, got {len(grads)})")
+        out = []
+        for g, (next_node, _) in zip(grads, self.next_functions):
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient of type "
+                                f"{type(g).__name__}; gradients must be Tensors or None")
+            out.append(g if next_node is not None else None)
+        return out
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own node class, named ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (_FunctionNode,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call ``apply``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
+                           "Please use new-style autograd function with static forward method. "
+                           "(Call it as MyFunction.apply(x), not MyFunction()(x).)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        node = cls._backward_cls()
+        tensor_args = [a if isinstance(a, Tensor) else None for a in args]
+        node.needs_input_grad = tuple(a is not None and a.requires_grad for a in tensor_args)
+        with no_grad():
+            outputs = cls.forward(node, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outputs = (outputs,) if single else outputs
+        record = is_grad_enabled() and any(node.needs_input_grad)
+        results = []
+        for i, out in enumerate(outputs):
+            if not isinstance(out, Tensor):
+                results.append(out)
+                continue
+            if any(out is a for a in tensor_args) and id(out) not in node._dirty:
+                out = Tensor._make(out._data, out._version_counter)    # an alias, not the input
+            if record and id(out) not in node._non_differentiable and out.dtype.is_floating_point:
+                out.grad_fn, out._output_nr = node, i
+            results.append(out)
+        if record:
+            node.next_functions = tuple(a._gradient_edge() if a is not None and a.requires_grad
+                                        else (None, 0) for a in tensor_args)
+            node._input_meta = tuple((a.shape, a.dtype) if a is not None else None for a in tensor_args)
+            node.num_outputs = len(outputs)
+            node._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
+                                 for o in results]
+            saved = []
+            for t in node._to_save:
+                if t is None:
+                    saved.append(None)
+                elif any(t is o for o in results):
+                    alias = Tensor._make(t._data, t._version_counter)
+                    alias._output_nr = t._output_nr
+                    saved.append(SavedTensor(alias, producer=node, is_output=True))
+                else:
+                    saved.append(SavedTensor(t))
+            node._saved_list = tuple(saved)
+        node._to_save = ()
+        return results[0] if single else tuple(results)

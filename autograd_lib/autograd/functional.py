@@ -1,0 +1,110 @@
+"""``backward`` and ``grad``: check the arguments the way PyTorch does, then run the engine."""
+
+import warnings
+
+from ..engine import run_backward
+from ..tensor import Tensor
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x):
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return ()
+    return tuple(x)
+
+
+def _make_grads(outputs, grad_outputs):
+    """The starting gradient of each output: given, or 1 for a single-element output."""
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} "
+                           f"gradients for {len(outputs)} outputs")
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
+                                   f"got {out.dtype}")
+            from ..creation import ones_like
+            grads.append(ones_like(out))
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        if g.dtype.is_floating_point != out.dtype.is_floating_point:
+            raise TypeError(f"For complex Tensors, both grad_output and output are required to have "
+                            f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                            f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        grads.append(g)
+    return grads
+
+
+def _check_requires_grad(outputs):
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad`` (or only into ``inputs``'s)."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if isinstance(grad_tensors, tuple) and len(grad_tensors) == 0:
+        grad_tensors = (None,) * len(tensors)
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    inputs = _as_tuple(inputs)
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors)
+    _check_requires_grad(tensors)
+    if create_graph:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+            "make sure to reset the .grad fields of your parameters to None after use to break the "
+            "cycle and avoid the leak.", UserWarning, stacklevel=3)
+    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs)
+    _check_requires_grad(outputs)
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    out = []
+    for t, g in zip(inputs, result):
+        if g is None:
+            if materialize_grads:
+                from ..creation import zeros_like
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph:
+            g = g.detach()
+        out.append(g)
+    return tuple(out)

@@ -1,0 +1,95 @@
+"""Check analytic gradients against central finite differences.
+
+For a function ``f`` of tensors, the numerical Jacobian column for input
+element ``x_j`` is ``(f(x + eps e_j) - f(x - eps e_j)) / (2 eps)``.  Backward
+gives the analytic Jacobian one row at a time (one vector-Jacobian product
+per output element).  Use float64 inputs: in float32 the finite differences
+are too noisy to compare.
+"""
+
+import numpy as np
+
+from ..grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["gradcheck", "numerical_jacobian"]
+
+
+def _outputs(fn, inputs):
+    out = fn(*inputs)
+    return (out,) if isinstance(out, Tensor) else tuple(out)
+
+
+def numerical_jacobian(fn, inputs, eps=1e-6):
+    """One (output numel x input numel) matrix per (output, differentiable input) pair."""
+    inputs = tuple(inputs)
+    with no_grad():
+        outputs = _outputs(fn, inputs)
+        jacobians = [[np.zeros((o.numel(), x.numel())) for x in inputs if _differentiable(x)]
+                     for o in outputs]
+        column = 0
+        for x in inputs:
+            if not _differentiable(x):
+                continue
+            flat = x._data.reshape(-1)            # a view: writes change x
+            for j in range(flat.size):
+                original = flat[j].item()
+                flat[j] = original + eps
+                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+                flat[j] = original - eps
+                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
+                flat[j] = original
+                for k in range(len(outputs)):
+                    jacobians[k][column][:, j] = (plus[k] - minus[k]) / (2 * eps)
+            column += 1
+    return jacobians
+
+
+def _differentiable(x):
+    return isinstance(x, Tensor) and x.requires_grad
+
+
+def _analytic_jacobian(fn, inputs):
+    from .functional import grad
+    diff_inputs = [x for x in inputs if _differentiable(x)]
+    outputs = _outputs(fn, inputs)
+    jacobians = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
+    for k, out in enumerate(outputs):
+        if not out.requires_grad:
+            continue
+        for i in range(out.numel()):
+            seed = np.zeros(out.shape, dtype=out._data.dtype)
+            seed.reshape(-1)[i] = 1
+            grads = grad(out, diff_inputs, grad_outputs=Tensor._make(seed), retain_graph=True,
+                         allow_unused=True)
+            for col, g in enumerate(grads):
+                if g is not None:
+                    jacobians[k][col][i, :] = g._data.reshape(-1)
+    return jacobians
+
+
+def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
+    """True when backward's Jacobian matches finite differences for every input that
+    requires grad; otherwise raises (or returns False) saying where they differ."""
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    for x in inputs:
+        if _differentiable(x) and x.dtype.name != "float64":
+            import warnings
+            warnings.warn(f"Input #{inputs.index(x)} requires gradient and is not a double precision "
+                          "floating point. This check will likely fail if all the inputs are not of "
+                          "double precision floating point.", UserWarning, stacklevel=2)
+    numerical = numerical_jacobian(fn, inputs, eps)
+    analytic = _analytic_jacobian(fn, inputs)
+    for k, (num_row, ana_row) in enumerate(zip(numerical, analytic)):
+        for i, (num, ana) in enumerate(zip(num_row, ana_row)):
+            if not np.allclose(ana, num, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k} with respect to input {i},\n"
+                    f"numerical:{num}\nanalytical:{ana}\n")
+    return True
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when analytic and numerical gradients disagree."""

@@ -1,0 +1,204 @@
+"""The backward pass: walk the graph from the outputs to the leaves.
+
+``run_backward`` is the whole engine.  It is short on purpose; read it top
+to bottom:
+
+1. **Count dependencies.**  Walk the graph once from the roots (iteratively,
+   so a million-node chain needs no recursion) and count, for every node,
+   how many edges point into it.
+2. **Execute in topological order.**  A node may run only when every
+   gradient flowing into it has arrived, i.e. its count has dropped to zero.
+   Among ready nodes the newest runs first (PyTorch's order).  Running a node
+   applies its rule from ``derivatives.py`` (vector-Jacobian products: the
+   Jacobian itself is never formed) and adds each input gradient into the
+   buffer of the next node.
+3. **Deliver.**  ``AccumulateGrad`` nodes add into the leaves' ``.grad``;
+   for ``autograd.grad`` the gradients are captured and returned instead.
+
+After a node has run, its saved tensors are released unless
+``retain_graph=True``: that is what makes a second backward fail.
+"""
+
+import heapq
+
+from . import ops
+from .grad_mode import set_grad_enabled
+from .graph import AccumulateGrad
+
+__all__ = ["run_backward"]
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
+    """Back-propagate ``root_grads`` from the ``roots`` (tensors) through the graph.
+
+    ``accumulate=True`` (``Tensor.backward``) adds into ``.grad`` of the leaves,
+    or of ``inputs`` only when given.  ``accumulate=False`` (``autograd.grad``)
+    returns the gradients of ``inputs`` (None where unreachable) instead.
+    """
+    root_edges = [t._gradient_edge() for t in roots]
+
+    # Where gradients are delivered: {(node, output_nr): index into inputs}.
+    targets = {}
+    for i, t in enumerate(inputs):
+        targets.setdefault(t._gradient_edge(), []).append(i)
+    captured = [None] * len(inputs)
+
+    # 1. Dependencies: how many edges point into each reachable node.
+    dependencies = {}
+    seen = set()
+    stack = [node for node, _ in root_edges]
+    for node in stack:
+        seen.add(node)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+
+    # With explicit inputs, only the nodes that lead to one of them need to run.
+    needed = _nodes_leading_to(seen, {node for node, _ in targets}) if targets else None
+
+    # 2. Execute.  buffers[node][k] sums the gradients flowing into output k.
+    buffers = {}
+    for (node, nr), grad in zip(root_edges, root_grads):
+        _add_to_buffer(buffers, node, nr, grad)
+    ready = []
+    for node in {node: None for node, _ in root_edges}:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+
+    with set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None)
+            if grads is None:                       # nothing flowed in: nothing to do
+                grads = [None] * node.num_outputs
+                needs_run = False
+            else:
+                grads = _call_pre_hooks(node, grads)
+                needs_run = needed is None or node in needed
+            if targets:
+                for nr, grad in enumerate(grads):
+                    for i in targets.get((node, nr), ()):
+                        captured[i] = grad if captured[i] is None else captured[i] + grad
+            if needs_run:
+                grad_inputs = _run_node(node, grads, accumulate, targets)
+                if not retain_graph:
+                    node.release_saved()
+            else:
+                grad_inputs = [None] * len(node.next_functions)
+            for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
+                if next_node is None:
+                    continue
+                if grad is not None:
+                    _add_to_buffer(buffers, next_node, nr, grad)
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+
+        # 3. Deliver to explicit inputs (autograd.grad, or backward(inputs=...)).
+        if accumulate:
+            for i, t in enumerate(inputs):
+                if captured[i] is not None and t.grad_fn is not None:
+                    _store_retained(t, captured[i])
+    return captured
+
+
+def _run_node(node, grads, accumulate, targets):
+    """Apply one node's rule and check its input gradients."""
+    if isinstance(node, AccumulateGrad):
+        # backward(inputs=...) accumulates only into the listed tensors;
+        # autograd.grad never touches .grad.
+        if accumulate and (not targets or (node, 0) in targets):
+            node.apply(grads)
+        return []
+    if node.num_outputs > 1:
+        grads = node.materialize_grads(grads)
+    grad_inputs = list(node.apply(grads))
+    if node._hooks:
+        for hook in list(node._hooks.values()):
+            hook(tuple(grad_inputs), tuple(grads))
+    return _validate(node, grad_inputs)
+
+
+def _validate(node, grad_inputs):
+    """Bring each input gradient to its input's shape and dtype (as PyTorch's
+    ``validate_outputs``): broadcasting in the forward pass becomes a sum here."""
+    out = []
+    for i, (grad, (next_node, _), meta) in enumerate(zip(grad_inputs, node.next_functions,
+                                                         node._input_meta)):
+        if grad is not None and next_node is not None:
+            shape, dtype = meta
+            if grad.shape != shape:
+                if not ops.is_expandable_to(shape, grad.shape):
+                    raise RuntimeError(
+                        f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                        f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
+                grad = ops.sum_to(grad, shape)
+            if grad.dtype is not dtype:
+                grad = grad.to(dtype)
+        out.append(grad)
+    return out
+
+
+def _add_to_buffer(buffers, node, nr, grad):
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * node.num_outputs
+    slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+
+
+def _call_pre_hooks(node, grads):
+    """Tensor hooks (``t.register_hook``) may replace a gradient; then
+    ``retain_grad`` stores it (it always runs last, so it sees the hooks' result)."""
+    if node._pre_hooks:
+        grads = list(grads)
+        for nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is None:
+                    continue
+                result = hook(grads[nr])
+                if result is not None:
+                    grads[nr] = result
+    prehooks = getattr(node, "_node_prehooks", None)
+    if prehooks:
+        for hook in list(prehooks.values()):
+            result = hook(tuple(grads))
+            if result is not None:
+                grads = list(result)
+    if node._retains_grad:
+        for nr, ref in node._retains_grad.items():
+            t = ref()
+            if t is not None and grads[nr] is not None and t.grad_fn is node:
+                _store_retained(t, grads[nr])
+    return grads
+
+
+def _store_retained(t, grad):
+    """A non-leaf's ``.grad``: a copy the first time, then summed (never in place)."""
+    if t._grad is None:
+        t._grad = grad.clone() if grad.requires_grad else grad.detach().clone()
+    else:
+        t._grad = t._grad + grad
+
+
+def _nodes_leading_to(nodes, targets):
+    """The subset of ``nodes`` from which some target node can be reached."""
+    parents = {}
+    for node in nodes:
+        for next_node, _ in node.next_functions:
+            if next_node is not None:
+                parents.setdefault(next_node, []).append(node)
+    needed = set(targets)
+    stack = list(targets)
+    while stack:
+        node = stack.pop()
+        for parent in parents.get(node, ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed

@@ -1,0 +1,260 @@
+"""The backward graph: nodes, edges and saved tensors.
+
+Every differentiable operation on a tensor that requires grad creates one
+*node* (the result's ``grad_fn``).  A node knows
+
+* ``next_functions``: one ``(node or None, output_nr)`` edge per input, in
+  input order; ``None`` where that input does not require grad;
+* its *saved tensors*: the values its gradient formula needs later, stored
+  together with the version each had when it was saved;
+* how to turn the gradient of its output into gradients of its inputs
+  (``apply``), using the formula registered for it in ``derivatives.py``.
+
+A leaf that requires grad is represented in the graph by an
+:class:`AccumulateGrad` node whose ``variable`` is the leaf: running it adds
+the incoming gradient to ``variable.grad``.
+"""
+
+import itertools
+import weakref
+
+import numpy as np
+
+from .dtypes import LEGACY_NAMES
+from .grad_mode import is_grad_enabled
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "FREED_MESSAGE"]
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+_sequence = itertools.count()          # creation order; the engine runs newer nodes first
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``handle.remove()`` unregisters the hook."""
+
+    def __init__(self, hooks, key):
+        self._hooks_ref = weakref.ref(hooks) if hooks is not None else None
+        self._key = key
+
+    def remove(self):
+        hooks = self._hooks_ref() if self._hooks_ref is not None else None
+        if hooks is not None:
+            hooks.pop(self._key, None)
+
+
+_hook_ids = itertools.count()
+
+
+class HookDict(dict):
+    """A dict of hooks that a RemovableHandle can refer to weakly."""
+    __slots__ = ("__weakref__",)
+
+
+def add_hook(hooks, fn):
+    key = next(_hook_ids)
+    hooks[key] = fn
+    return RemovableHandle(hooks, key)
+
+
+class SavedTensor:
+    """A tensor a node keeps for its backward formula, checked when unpacked.
+
+    The saved *version* is the value of the tensor's version counter at save
+    time.  If an in-place operation bumps the counter afterwards, the values
+    the formula would read are no longer the ones of the forward pass, so
+    :meth:`unpack` refuses, exactly like PyTorch.
+
+    A node's own output is saved without its ``grad_fn`` (which would be the
+    node itself: a reference cycle); unpacking reattaches it.
+    """
+
+    __slots__ = ("tensor", "version", "producer", "is_output")
+
+    def __init__(self, tensor, producer=None, is_output=False):
+        self.tensor = tensor
+        self.version = tensor._version_counter.value
+        self.producer = producer if is_output else tensor.grad_fn   # for the error message
+        self.is_output = is_output
+
+    def unpack(self, node):
+        t = self.tensor
+        current = t._version_counter.value
+        if current != self.version:
+            where = (f", which is output {t._output_nr} of {_forward_name(self.producer)},"
+                     if self.producer is not None else "")
+            kind = LEGACY_NAMES[t.dtype.name]
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [autograd_lib.{kind} [{', '.join(map(str, t.shape))}]]{where} "
+                f"is at version {current}; expected version {self.version} instead. Hint: an "
+                "in-place operation (a method ending in _, +=, or t[...] = ...) changed a tensor "
+                "that backward needs; use an out-of-place operation or modify a clone() instead.")
+        if self.is_output and is_grad_enabled():
+            # create_graph=True: the output must lead back into this node.
+            attached = type(t)._make(t._data, t._version_counter)
+            attached.grad_fn = node
+            return attached
+        return t
+
+
+def _forward_name(node):
+    name = node.name()
+    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward4", "Backward"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+class Node:
+    """Base class of every backward node (``grad_fn``)."""
+
+    # Filled in by subclasses made in derivatives.py:
+    #   input_names: names of the inputs, in order ("self", "other", ...)
+    #   formulas:    {input name: (function, names of the values it needs)}
+    input_names = ()
+    formulas = {}
+    _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
+
+    def __init__(self):
+        self._sequence_nr = next(_sequence)
+        self.next_functions = ()
+        self._saved = {}              # name -> SavedTensor
+        self._params = {}             # name -> plain value (shapes, dims, ...): never freed
+        self._freed = False
+        self._input_meta = ()         # (shape, dtype) of each input, to reduce/cast gradients
+        self._retains_grad = None     # output_nr -> weakref to the tensor that retains its grad
+        self._hooks = None            # post hooks: fn(grad_inputs, grad_outputs)
+        self.num_outputs = 1
+        self._output_meta = None      # [(shape, dtype)] per output, for zero-filling
+
+    # --- what PyTorch shows ------------------------------------------------
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self):
+        if not hasattr(self, "_metadata"):
+            self._metadata = {}
+        return self._metadata
+
+    def __getattr__(self, attr):
+        # grad_fn._saved_self, grad_fn._saved_result, grad_fn._saved_dim ... as in PyTorch
+        if attr.startswith("_saved_"):
+            key = attr[len("_saved_"):]
+            saved = self.__dict__.get("_saved", {})
+            if key in saved:
+                if self.__dict__.get("_freed"):
+                    raise RuntimeError(FREED_MESSAGE)
+                return saved[key].unpack(self)
+            params = self.__dict__.get("_params", {})
+            if key in params:
+                return params[key]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients."""
+        if self._hooks is None:
+            self._hooks = HookDict()
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; it may return replacement gradients."""
+        if not hasattr(self, "_node_prehooks"):
+            self._node_prehooks = HookDict()
+        return add_hook(self._node_prehooks, fn)
+
+    # --- used by the engine -------------------------------------------------
+    def saved_values(self, names):
+        """The values a formula asked for, with saved tensors version-checked."""
+        if self._freed and any(n in self._saved for n in names):
+            raise RuntimeError(FREED_MESSAGE)
+        out = []
+        for n in names:
+            if n in self._saved:
+                out.append(self._saved[n].unpack(self))
+            else:
+                out.append(self._params[n])
+        return out
+
+    def release_saved(self):
+        """Drop saved tensors so their memory can be reclaimed (after backward)."""
+        if self._saved:
+            self._saved = {name: None for name in self._saved}
+            self._freed = True
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors, by name: what this node keeps alive until backward."""
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        return {name: s.unpack(self) for name, s in self._saved.items()}
+
+    def apply(self, grad_outputs):
+        """Gradients for each input (None where not needed) from the output gradients."""
+        grad = grad_outputs[0]
+        grads = []
+        for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
+            if next_node is None:
+                grads.append(None)
+                continue
+            fn, needs = self.formulas[name]
+            grads.append(fn(grad, *self.saved_values(needs)))
+        return grads
+
+    def __call__(self, *grad_outputs):
+        """Calling a node applies its backward formula, as in PyTorch."""
+        return tuple(self.apply(list(grad_outputs)))
+
+
+class AccumulateGrad(Node):
+    """The graph's node for a leaf that requires grad: adds gradients into ``.grad``."""
+
+    def __init__(self, variable):
+        super().__init__()
+        self._sequence_nr = float("inf")     # as PyTorch: run as soon as it is ready
+        self.variable = variable
+
+    def name(self):
+        return "AccumulateGrad"
+
+    @property
+    def _pre_hooks(self):
+        # A leaf's hooks live on the tensor, so they outlive this (cached) node.
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else None
+
+    def apply(self, grad_outputs):
+        accumulate_grad(self.variable, grad_outputs[0])
+        return []
+
+
+def accumulate_grad(variable, new_grad):
+    """Add ``new_grad`` into ``variable.grad`` following PyTorch's rules.
+
+    * The first gradient is stored as a copy: ``.grad`` must never alias an
+      array that the rest of the graph (or the user) still owns.
+    * Later gradients are added.  In grad mode (``create_graph=True``) the sum
+      is out-of-place, so the new ``.grad`` carries a graph for higher-order
+      derivatives; otherwise it is added in place, keeping the same tensor.
+    """
+    old = variable._grad
+    if old is None:
+        if is_grad_enabled() and new_grad.requires_grad:
+            from .ops import copy_of          # recorded, so the gradient stays differentiable
+            variable._grad = copy_of(new_grad)
+        else:
+            variable._grad = new_grad.detach().clone()
+    elif is_grad_enabled():
+        variable._grad = old + new_grad
+    else:
+        np.add(old._data, new_grad._data, out=old._data, casting="unsafe")
+        old._version_counter.value += 1

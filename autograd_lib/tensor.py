@@ -1,0 +1,363 @@
+"""The Tensor: a NumPy array plus the bookkeeping autograd needs.
+
+A tensor holds
+
+* ``_data``: the NumPy array with its values (its *storage*; views and
+  ``detach()`` share it);
+* ``requires_grad`` / ``grad_fn`` / ``is_leaf``: its place in the graph.  A
+  tensor made by an operation on tensors that require grad is a *non-leaf*
+  whose ``grad_fn`` is the backward node of that operation; every other
+  tensor is a *leaf*;
+* ``grad``: where backward accumulates the gradient (leaves, or non-leaves
+  that called ``retain_grad()``);
+* ``_version``: a counter shared with every tensor that shares the storage,
+  bumped by each in-place change, so backward can detect stale saved values.
+
+Operations live in ``ops.py``; the methods below forward to them.
+"""
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .dtypes import dtype as _dtype_cls
+from .graph import AccumulateGrad, HookDict, add_hook
+from .grad_mode import is_grad_enabled
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple that prints like ``autograd_lib.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"autograd_lib.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class _VersionCounter:
+    """One counter per storage; every in-place write increments it."""
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. "
+    "See github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_grad",
+                 "_version_counter", "_retains_grad", "_base", "_accumulator",
+                 "_hooks", "__weakref__")
+
+    __array_ufunc__ = None          # NumPy defers to our reflected operators: np.float64(2) * t
+
+    def __init__(self, data=None, *, dtype=None, requires_grad=False):
+        """``Tensor(data)`` copies ``data`` (default dtype float32, like ``torch.Tensor``)."""
+        from .creation import _to_array
+        array = _to_array([] if data is None else data,
+                          _dt.as_dtype(dtype) or _dt.get_default_dtype())
+        _init(self, array)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @classmethod
+    def _make(cls, array, version_counter=None):
+        """Wrap a NumPy array without copying (internal fast path)."""
+        t = object.__new__(cls)
+        _init(t, array, version_counter)
+        return t
+
+    # ------------------------------------------------------------------ data
+    @property
+    def data(self):
+        """The values as a new tensor that shares storage but not history or version
+        counter: changes made through it are invisible to autograd (see ``detach``)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self._data.shape[_wrap_dim(dim, self.ndim)]
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return int(self._data.size)
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_contiguous(self):
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def _is_view(self):
+        return self._base is not None
+
+    # ---------------------------------------------------------- requires_grad
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` in place (leaves only) and return ``self``."""
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
+        return self
+
+    def _set_requires_grad(self, value, dtype_message):
+        value = bool(value)
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError(dtype_message)
+        self._requires_grad = value
+
+    # ------------------------------------------------------------------- grad
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Ask backward to also store this non-leaf's gradient in ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return                          # leaves keep their grad anyway
+        self._retains_grad = True
+        node = self.grad_fn
+        if node._retains_grad is None:
+            node._retains_grad = {}
+        node._retains_grad[self._output_nr] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; returning a
+        tensor replaces the gradient.  Returns a handle with ``.remove()``."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = HookDict()
+            return add_hook(self._hooks, hook)
+        node = self.grad_fn
+        if node._pre_hooks is None:
+            node._pre_hooks = {}
+        hooks = node._pre_hooks.setdefault(self._output_nr, HookDict())
+        return add_hook(hooks, hook)
+
+    def _gradient_edge(self):
+        """Where a gradient for this tensor enters the graph: ``(node, output_nr)``."""
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        if not self._requires_grad:
+            return (None, 0)
+        node = self._accumulator() if self._accumulator is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator = weakref.ref(node)
+        return (node, 0)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---------------------------------------------------------------- detach
+    def detach(self):
+        """A new leaf sharing storage *and* version counter: in-place changes through
+        it are seen by autograd's checks (unlike ``.data``)."""
+        return Tensor._make(self._data, self._version_counter)
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    # ------------------------------------------------------------ conversion
+    def numpy(self):
+        """The NumPy array behind this tensor (shared, not copied)."""
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if self.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self._data, dtype_name=self.dtype.name,
+                           requires_grad=self.requires_grad,
+                           grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (self._data.copy(), self._requires_grad and self.grad_fn is None))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.")
+        new = type(self).__new__(type(self))
+        _init(new, self._data.copy())
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        for key, value in getattr(self, "__dict__", {}).items():
+            new.__dict__[key] = value
+        memo[id(self)] = new
+        return new
+
+
+def _init(t, array, version_counter=None):
+    t._data = array
+    t._requires_grad = False
+    t.grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._version_counter = version_counter if version_counter is not None else _VersionCounter()
+    t._retains_grad = False
+    t._base = None
+    t._accumulator = None
+    t._hooks = None
+
+
+def _rebuild(array, requires_grad):
+    t = Tensor._make(array)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _wrap_dim(dim, ndim):
+    """Turn a possibly negative dim into a positive one, with PyTorch's error."""
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], "
+                         f"but got {dim})")
+    return dim % size

@@ -50,6 +50,29 @@ float64 = dtype("float64", np.float64, 5)
 
 _ALL = (bool, int32, int64, float16, float32, float64)
 _BY_NUMPY = {d.numpy: d for d in _ALL}
+
+
+class _ByTypeNumber(dict):
+    """dtype by NumPy's type number (a fast lookup); aliases such as 'q' vs 'l'
+    for int64 are resolved on first use."""
+
+    def __missing__(self, num):
+        found = np.dtype(num_to_char(num))
+        for d in _ALL:
+            if found == d.numpy:
+                self[num] = d
+                return d
+        raise TypeError(f"unsupported NumPy type number {num}")
+
+
+def num_to_char(num):
+    for char in np.typecodes["All"]:
+        if np.dtype(char).num == num:
+            return char
+    raise TypeError(f"unknown NumPy type number {num}")
+
+
+BY_NUM = _ByTypeNumber({d.numpy.num: d for d in _ALL})
 _BY_NAME = {d.name: d for d in _ALL}
 # Legacy type names PyTorch uses in some error messages ("torch.FloatTensor").
 LEGACY_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",

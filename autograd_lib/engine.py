@@ -133,13 +133,13 @@ def _validate(node, grad_inputs):
                                                          node._input_meta)):
         if grad is not None and next_node is not None:
             shape, dtype = meta
-            if grad.shape != shape:
-                if not ops.is_expandable_to(shape, grad.shape):
+            if grad._data.shape != shape:
+                if not ops.is_expandable_to(shape, grad._data.shape):
                     raise RuntimeError(
                         f"Function {node.name()} returned an invalid gradient at index {i} - got "
                         f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
                 grad = ops.sum_to(grad, shape)
-            if grad.dtype is not dtype:
+            if grad._data.dtype != dtype:
                 grad = grad.to(dtype)
         out.append(grad)
     return out

@@ -11,12 +11,16 @@ import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
-_state = threading.local()
+class _GradState(threading.local):
+    enabled = True                  # every thread starts with recording on
+
+
+_state = _GradState()
 
 
 def is_grad_enabled():
     """True when operations on tensors that require grad are being recorded."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode):

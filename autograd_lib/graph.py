@@ -121,17 +121,19 @@ class Node:
     formulas = {}
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
 
+    # Defaults, overridden per instance only where they differ.
+    next_functions = ()
+    _freed = False
+    _input_meta = ()                  # (shape, NumPy dtype) of each input, to reduce/cast gradients
+    _retains_grad = None              # output_nr -> weakref to the tensor that retains its grad
+    _hooks = None                     # post hooks: fn(grad_inputs, grad_outputs)
+    num_outputs = 1
+    _output_meta = None               # [(shape, dtype)] per output, for zero-filling
+
     def __init__(self):
         self._sequence_nr = next(_sequence)
-        self.next_functions = ()
         self._saved = {}              # name -> SavedTensor
         self._params = {}             # name -> plain value (shapes, dims, ...): never freed
-        self._freed = False
-        self._input_meta = ()         # (shape, dtype) of each input, to reduce/cast gradients
-        self._retains_grad = None     # output_nr -> weakref to the tensor that retains its grad
-        self._hooks = None            # post hooks: fn(grad_inputs, grad_outputs)
-        self.num_outputs = 1
-        self._output_meta = None      # [(shape, dtype)] per output, for zero-filling
 
     # --- what PyTorch shows ------------------------------------------------
     def name(self):

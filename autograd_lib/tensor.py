@@ -61,9 +61,17 @@ NON_LEAF_GRAD_WARNING = (
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "_output_nr", "_grad",
-                 "_version_counter", "_retains_grad", "_base", "_accumulator",
-                 "_hooks", "__weakref__")
+    # Defaults shared by every tensor; an instance stores only what differs
+    # (most tensors never get a grad, hooks or a base), which keeps creating
+    # a tensor cheap: it happens for every operation.
+    _requires_grad = False
+    grad_fn = None
+    _output_nr = 0
+    _grad = None
+    _retains_grad = False
+    _base = None
+    _accumulator = None
+    _hooks = None
 
     __array_ufunc__ = None          # NumPy defers to our reflected operators: np.float64(2) * t
 
@@ -80,7 +88,8 @@ class Tensor:
     def _make(cls, array, version_counter=None):
         """Wrap a NumPy array without copying (internal fast path)."""
         t = object.__new__(cls)
-        _init(t, array, version_counter)
+        t._data = array
+        t._version_counter = version_counter if version_counter is not None else _VersionCounter()
         return t
 
     # ------------------------------------------------------------------ data
@@ -107,7 +116,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return _dt.from_numpy_dtype(self._data.dtype)
+        return _dt.BY_NUM[self._data.dtype.num]
 
     @property
     def ndim(self):
@@ -337,15 +346,7 @@ class Tensor:
 
 def _init(t, array, version_counter=None):
     t._data = array
-    t._requires_grad = False
-    t.grad_fn = None
-    t._output_nr = 0
-    t._grad = None
     t._version_counter = version_counter if version_counter is not None else _VersionCounter()
-    t._retains_grad = False
-    t._base = None
-    t._accumulator = None
-    t._hooks = None
 
 
 def _rebuild(array, requires_grad):

@@ -64,6 +64,10 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     returned; ``figsize`` likewise fixes the figure size and scales the fonts.
     The returned figure is a plain ``matplotlib.figure.Figure`` (a subclass
     with ``_repr_png_``, so it shows up in Jupyter even without pyplot).
+    Its artists carry gids for programmatic checks: node boxes
+    ``"autograd-node-<kind>-<i>"`` (kind: root, fn, acc, leaf, nograd), their
+    text lines ``"<box gid>:text"``, arrows
+    ``"autograd-edge:<src gid>-><dst gid>"``.
 
 ``format_graph(*roots, names=None, show_no_grad=False, max_nodes=200) -> str``
     The same graph as an indented text tree (see the example above), for
@@ -381,6 +385,7 @@ def _font(kind, scale=1.0):
 
 class _Measure:
     def __init__(self):
+        self._cache = {}
         try:
             from matplotlib.backends.backend_agg import RendererAgg
 
@@ -389,6 +394,12 @@ class _Measure:
             self._r = None
 
     def __call__(self, text, kind):
+        key = (text, kind)
+        if key not in self._cache:
+            self._cache[key] = self._measure(text, kind)
+        return self._cache[key]
+
+    def _measure(self, text, kind):
         prop = _font(kind)
         if self._r is not None:
             w, h, _ = self._r.get_text_width_height_descent(text, prop, ismath=False)
@@ -750,7 +761,7 @@ def draw_graph(
     boxes, edges = _build(roots, names, show_no_grad, max_nodes, measure)
     n_real = len(boxes)
     routes, layers, bands, graph_h = _layout(boxes, edges, measure)
-    graph_w = max(b.x + b.w / 2 for b in boxes[:n_real])
+    graph_w = max(b.x + b.w / 2 for b in boxes)  # dummies too: long edges may run outside
 
     # legend: one row under the graph if it fits, else a column on the right
     kinds = [k for k in _LEGEND_ORDER if any(b.kind == k for b in boxes[:n_real])]
@@ -802,7 +813,7 @@ def draw_graph(
         kw.setdefault("color", color)
         ax.text(
             x, -y, t, va="center", family=fam, weight=weight, style=style,
-            fontsize=_BASE_PT * factor * s, **kw,
+            fontsize=_BASE_PT * factor * s, parse_math=False, **kw,
         )
 
     # edges first, so that boxes sit on top of them
@@ -820,7 +831,7 @@ def draw_graph(
             "acc": (_STYLES["leaf"]["edge"], (0, (4, 2)), 1.1),
             "nograd": ("#b5b5b5", (0, (1.2, 1.8)), 1.1),
         }[style]
-        ax.add_patch(
+        ax.add_artist(
             FancyArrowPatch(
                 path=_route_path(points), arrowstyle="-|>", mutation_scale=9 * s,
                 color=color, lw=lw * s, linestyle=ls, zorder=1,
@@ -847,7 +858,7 @@ def draw_graph(
             zorder=2,
         )
         patch.set_gid(b.gid)
-        ax.add_patch(patch)
+        ax.add_artist(patch)
         heights = [measure(t, k)[1] for t, k in b.lines]
         y = b.y - b.h / 2 + _PAD_Y
         for (t, k), h in zip(b.lines, heights):
@@ -856,7 +867,7 @@ def draw_graph(
 
     for (k, _), (lx, ly) in zip(items, legend_at):
         st = _STYLES[k]
-        ax.add_patch(
+        ax.add_artist(
             FancyBboxPatch(
                 (lx, -(ly + row_h / 2 + sh / 2)), sw, sh,
                 boxstyle=f"round,pad=0,rounding_size={4 if k in ('fn', 'acc') else 1.5}",
@@ -870,5 +881,6 @@ def draw_graph(
         ax.text(
             width / 2, -(_MARGIN + title_h / 2 - 4.0), title, ha="center", va="center",
             fontsize=_BASE_PT * 1.15 * s, weight="bold", color="#111111", gid="autograd-title",
+            parse_math=False,
         )
     return fig

@@ -5,11 +5,10 @@ AccumulateGrad.variable), so it is tested against torch tensors; a final test
 runs it on autograd_lib tensors once the core package imports.
 """
 
+import ast
 import importlib.util
 import io
 import os
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -205,16 +204,38 @@ def test_draw_wxyz_boxes_labels_and_arrows():
     assert seen == expected, f"expected arrows {dict(expected)}, saw {dict(seen)}"
 
 
-def test_arrows_end_on_top_of_their_target_box():
-    loss, names = mlp_loss()
-    fig = draw_graph(loss, names=names)
-    renderer = rendered(fig)
+def random_dag():
+    """A seeded random DAG of add/mul/exp ops on 6 leaves (~25 nodes, long edges)."""
+    import random
+
+    rng = random.Random(0)
+    torch.manual_seed(1)
+    leaves = [torch.randn(2, requires_grad=True) for _ in range(6)]
+    pool = list(leaves)
+    for _ in range(25):
+        a, b = rng.sample(pool, 2)
+        pool.append(rng.choice([a * b, a + b, (a - b).exp()]))
+    out = pool[-1] + pool[-2] + pool[-5]
+    return out, {f"p{i}": t for i, t in enumerate(leaves)}
+
+
+@pytest.fixture(scope="module", params=["mlp", "random_dag"])
+def mlp_figure(request):
+    loss, names = mlp_loss() if request.param == "mlp" else random_dag()
+    fig = draw_graph(loss, names=names, title=request.param)
+    return loss, fig, rendered(fig)
+
+
+def test_arrows_end_on_top_of_their_target_box(mlp_figure):
+    _, fig, renderer = mlp_figure
     boxes = {g: p.get_window_extent(renderer) for g, p in node_boxes(fig).items()}
     for src, dst, arrow in arrows(fig):
         a, b, s = arrow.get_window_extent(renderer), boxes[dst], boxes[src]
         # display y grows upwards: the arrow tip is its lowest point
         assert abs(a.y0 - b.y1) < 3, f"arrow {src}->{dst} ends at y={a.y0:.1f}, box top y={b.y1:.1f}"
         assert abs(a.y1 - s.y0) < 3, f"arrow {src}->{dst} starts at y={a.y1:.1f}, box bottom {s.y0:.1f}"
+        fb = fig.bbox
+        assert fb.x0 <= a.x0 and a.x1 <= fb.x1, f"arrow {src}->{dst} {a.bounds} leaves the figure {fb.bounds}"
 
 
 def test_shared_weight_drawn_once_with_two_incoming_arrows():
@@ -267,13 +288,11 @@ def test_show_no_grad_false_omits_stubs():
     assert "None" not in all_texts(fig), f"texts: {all_texts(fig)}"
 
 
-def test_mlp_layout_no_overlaps_text_inside_boxes_and_readable():
-    loss, names = mlp_loss()
-    fig = draw_graph(loss, names=names, title="MLP loss")
-    renderer = rendered(fig)
+def test_mlp_layout_no_overlaps_text_inside_boxes_and_readable(mlp_figure):
+    loss, fig, renderer = mlp_figure
     boxes = {g: p.get_window_extent(renderer) for g, p in node_boxes(fig).items()}
     n_nodes = len(graph_nodes(loss))
-    assert 18 <= n_nodes <= 30, f"example should have ~25 nodes, has {n_nodes}"
+    assert 18 <= n_nodes <= 30, f"examples should have ~25 nodes, has {n_nodes}"
     gids = sorted(boxes)
     bad = [(a, b) for i, a in enumerate(gids) for b in gids[i + 1:] if overlap(boxes[a], boxes[b])]
     assert not bad, f"expected no overlapping node boxes, saw {len(bad)}: {bad[:5]}"
@@ -307,8 +326,10 @@ def test_draw_into_given_ax_returns_its_figure():
     ax1, ax2 = fig.subplots(1, 2)
     out = draw_graph(z, names={"w": w}, ax=ax2)
     assert out is fig, "draw_graph(ax=...) must return ax.figure"
-    assert len(ax1.patches) == 0, "nothing should be drawn into the other axes"
-    in_ax2 = [p for p in ax2.patches if (p.get_gid() or "").startswith("autograd-node-")]
+    assert not ax1.findobj(FancyBboxPatch), (
+        "nothing should be drawn into the other axes"
+    )
+    in_ax2 = [p for p in ax2.findobj(FancyBboxPatch) if (p.get_gid() or "").startswith("autograd-node-")]
     assert len(in_ax2) == 6, f"expected 6 node boxes in the given axes, saw {len(in_ax2)}"
     renderer = rendered(fig)
     axbox = ax2.get_window_extent(renderer)
@@ -324,13 +345,13 @@ def test_figsize_is_respected():
 
 
 def test_saves_png():
-    loss, names = mlp_loss()
-    fig = draw_graph(loss, names=names)
+    w, x, y, z = wxyz()
+    fig = draw_graph(z, names={"w": w})
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     data = buf.getvalue()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", f"not a PNG, starts with {data[:8]!r}"
-    assert len(data) > 10_000, f"suspiciously small PNG: {len(data)} bytes"
+    assert len(data) > 5_000, f"suspiciously small PNG: {len(data)} bytes"
     assert fig._repr_png_()[:4] == b"\x89PNG", "_repr_png_ (Jupyter display) must return PNG bytes"
 
 
@@ -425,18 +446,18 @@ def test_bad_arguments():
         draw_graph(torch.ones(1), names=["x"])
 
 
-def test_viz_imports_neither_pyplot_nor_torch():
-    code = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('viz_probe', {os.path.abspath(VIZ_PATH)!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-        "bad = [k for k in ('torch', 'matplotlib.pyplot', 'graphviz') if k in sys.modules]\n"
-        "print(bad)\n"
-    )
-    env = dict(os.environ, MPLBACKEND="Agg")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "[]", f"expected no torch/pyplot/graphviz imports, saw {res.stdout}"
+def test_viz_imports_only_stdlib_and_matplotlib():
+    """Static check of every import in viz.py (also the ones inside functions)."""
+    tree = ast.parse(open(VIZ_PATH, encoding="utf-8").read())
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add(node.module)
+    allowed_roots = {"__future__", "io", "collections", "matplotlib", "numpy"}
+    bad = sorted(m for m in modules if m.split(".")[0] not in allowed_roots or "pyplot" in m)
+    assert not bad, f"viz.py may only import numpy/matplotlib (no pyplot) and stdlib, saw {bad}"
 
 
 # --------------------------------------------------------------------------

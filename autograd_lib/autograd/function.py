@@ -147,7 +147,8 @@ class Function(metaclass=_FunctionMeta):
         if record:
             node.next_functions = tuple(a._gradient_edge() if a is not None and a.requires_grad
                                         else (None, 0) for a in tensor_args)
-            node._input_meta = tuple((a.shape, a.dtype) if a is not None else None for a in tensor_args)
+            node._input_meta = tuple((a._data.shape, a._data.dtype) if a is not None else None
+                                    for a in tensor_args)
             node.num_outputs = len(outputs)
             node._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
                                  for o in results]

@@ -15,7 +15,7 @@ Where to read, in order:
 ``engine.py``             the backward pass (topological order, accumulation)
 ``grad_mode.py``          no_grad / enable_grad / set_grad_enabled
 ``autograd/``             backward, grad, Function, gradcheck
-``nn/``, ``optim.py``     modules, losses and optimizers
+``nn/``, ``optim/``       modules, losses and optimizers
 ``viz.py``                drawing a backward graph
 ========================  =================================================
 """
@@ -34,7 +34,7 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   log, log_softmax, logical_and, logical_not, logical_or, lt, matmul, max, maximum,
                   mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
-                  sub, sum, t, tanh, transpose, unsqueeze, view, where)
+                  sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
 from . import autograd
 from .autograd import Function
 

@@ -31,30 +31,42 @@ def seed():
 
 
 def _infer_dtype(data):
-    """PyTorch's dtype for Python data: any float -> default float, any int -> int64, bool -> bool."""
-    kinds = set()
+    """PyTorch's dtype for Python data: the promotion of every item's type, where a
+    Python float is the default float, a Python int int64, a bool bool, and a NumPy
+    scalar or a tensor has its own dtype (so ``[np.float64(1.5), 2.0]`` is float64)."""
+    result = None
     stack = [data]
     while stack:
         item = stack.pop()
-        if isinstance(item, Tensor):
-            kinds.add(item.dtype.name)
-        elif isinstance(item, (list, tuple)):
+        if isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif isinstance(item, (bool, np.bool_)):
-            kinds.add("bool")
-        elif isinstance(item, (int, np.integer)):
-            kinds.add("int")
-        elif isinstance(item, (float, np.floating)):
-            kinds.add("float")
+            continue
+        if isinstance(item, Tensor):
+            d = item.dtype
+        elif isinstance(item, np.generic) and isinstance(item, (np.bool_, np.number)):
+            d = _dt.from_numpy_dtype(item.dtype)
+        elif isinstance(item, bool):
+            d = _dt.bool
+        elif isinstance(item, int):
+            d = _dt.int64
+        elif isinstance(item, float):
+            d = _dt.get_default_dtype()
         else:
             raise TypeError(f"Could not infer dtype of {type(item).__name__}")
-    if kinds & {"float", "float32", "float64", "float16"}:
-        if "float64" in kinds:
-            return _dt.float64
+        result = d if result is None else _dt.promote_types(result, d)
+    return result if result is not None else _dt.get_default_dtype()
+
+
+def _number_dtype(numbers):
+    """The dtype of factory arguments (full, arange): NumPy scalars count as Python
+    numbers here, as in PyTorch."""
+    if any(isinstance(x, Tensor) for x in numbers):
+        return _infer_dtype(list(numbers))
+    if any(isinstance(x, (float, np.floating)) for x in numbers):
         return _dt.get_default_dtype()
-    if kinds - {"bool"}:
-        return _dt.int64
-    return _dt.bool if kinds else _dt.get_default_dtype()
+    if all(isinstance(x, (bool, np.bool_)) for x in numbers):
+        return _dt.bool
+    return _dt.int64
 
 
 def _to_array(data, dtype=None):
@@ -75,19 +87,49 @@ def _nested_to_numpy(data):
     if isinstance(data, (list, tuple)):
         if any(isinstance(x, Tensor) for x in data):
             data = [x._data if isinstance(x, Tensor) else x for x in data]
-        array = np.array(data)
-        if array.dtype == object:
-            raise ValueError("expected sequence of equal-length lists (the nested lists have "
-                             "different lengths)")
+        try:
+            array = np.array(data)
+        except ValueError:
+            array = None
+        if array is None or array.dtype == object:
+            raise _ragged_error(data)
         return array
     return np.asarray(data)
+
+
+def _ragged_error(data):
+    """PyTorch's error for nested lists of different lengths: the sizes are taken
+    from the first element at each depth, and the first list that differs is named."""
+    sizes, first = [], data
+    while isinstance(first, (list, tuple)):
+        sizes.append(len(first))
+        first = first[0] if len(first) else None
+    stack = [(data, 0)]
+    while stack:
+        item, dim = stack.pop()
+        if dim == len(sizes):
+            if isinstance(item, (list, tuple)):
+                return TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")
+            continue
+        if not isinstance(item, (list, tuple)):
+            return TypeError("not a sequence")
+        if len(item) != sizes[dim]:
+            return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(item)})")
+        stack.extend((x, dim + 1) for x in reversed(item))
+    return ValueError("expected sequences of equal lengths")
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
     dtype = _dt.as_dtype(dtype)
-    if isinstance(data, Tensor) and dtype is None:
-        dtype = data.dtype
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than autograd_lib.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        if dtype is None:
+            dtype = data.dtype
     t = Tensor._make(_to_array(data, dtype))
     if requires_grad:
         if not t.dtype.is_floating_point:
@@ -125,7 +167,9 @@ def _size(size):
 def _factory(array, requires_grad):
     t = Tensor._make(array)
     if requires_grad:
-        t.requires_grad_(True)
+        if not t.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._requires_grad = True
     return t
 
 
@@ -135,6 +179,9 @@ def _dtype_or_default(dtype):
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     """``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    if any(int(s) < 0 for s in (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
+                                else size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _factory(np.zeros(_size(size), dtype=_dtype_or_default(dtype).numpy), requires_grad)
 
 
@@ -144,12 +191,13 @@ def ones(*size, dtype=None, requires_grad=False, device=None):
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like ``zeros`` (NumPy's uninitialized memory would make notebooks irreproducible)."""
+    _size(size)                     # (the general message, not zeros' own)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None:
-        dtype = _infer_dtype(fill_value)
+        dtype = _number_dtype([fill_value])
     return _factory(np.full(_size((size,)), fill_value, dtype=_dt.as_dtype(dtype).numpy), requires_grad)
 
 
@@ -213,10 +261,11 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     """``arange(5)``, ``arange(1, 4)``, ``arange(0, 1, 0.25)``; ints give int64, floats float32."""
     if end is None:
         start, end = 0, start
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is None:
-        dtype = _infer_dtype([start, end, step])
+        dtype = _number_dtype([start, end, step])
     dtype = _dt.as_dtype(dtype)
     count = max(int(np.ceil((end - start) / step)), 0)
     array = (start + step * np.arange(count, dtype=np.float64)).astype(dtype.numpy) \

@@ -77,6 +77,9 @@ _BY_NAME = {d.name: d for d in _ALL}
 # Legacy type names PyTorch uses in some error messages ("torch.FloatTensor").
 LEGACY_NAMES = {"bool": "BoolTensor", "int32": "IntTensor", "int64": "LongTensor",
                 "float16": "HalfTensor", "float32": "FloatTensor", "float64": "DoubleTensor"}
+# The C++ type names some other messages use ("expected ... float != double").
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                "int64": "long int", "int32": "int", "bool": "bool"}
 
 _default_float = float32
 

@@ -44,20 +44,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
     captured = [None] * len(inputs)
 
     # 1. Dependencies: how many edges point into each reachable node.
-    dependencies = {}
-    seen = set()
-    stack = [node for node, _ in root_edges]
-    for node in stack:
-        seen.add(node)
-    while stack:
-        node = stack.pop()
-        for next_node, _ in node.next_functions:
-            if next_node is None:
-                continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
+    dependencies = count_dependencies([node for node, _ in root_edges])
+    seen = set(dependencies).union(node for node, _ in root_edges)
 
     # With explicit inputs, only the nodes that lead to one of them need to run.
     needed = _nodes_leading_to(seen, {node for node, _ in targets}) if targets else None
@@ -79,7 +67,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
                 grads = [None] * node.num_outputs
                 needs_run = False
             else:
-                grads = _call_pre_hooks(node, grads)
+                if node._pre_hooks or node._retains_grad or node._node_prehooks:
+                    grads = _call_pre_hooks(node, grads)
                 needs_run = needed is None or node in needed
             if targets:
                 for nr, grad in enumerate(grads):
@@ -100,12 +89,31 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
                 if dependencies[next_node] == 0:
                     heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
 
-        # 3. Deliver to explicit inputs (autograd.grad, or backward(inputs=...)).
-        if accumulate:
-            for i, t in enumerate(inputs):
-                if captured[i] is not None and t.grad_fn is not None:
-                    _store_retained(t, captured[i])
+    # 3. Deliver: AccumulateGrad nodes have filled the leaves' .grad (the non-leaf
+    # inputs of backward(inputs=...) retain their grad: see autograd.backward);
+    # for autograd.grad the captured gradients are the result.
     return captured
+
+
+def count_dependencies(roots):
+    """For every node reachable from the ``roots`` (nodes), the number of edges
+    pointing into it: how many gradients it must receive before it can run.
+
+    Walks the graph with an explicit stack rather than recursion, so a graph
+    a million nodes deep is no problem.  (Exercise 03.count_dependencies.)"""
+    dependencies = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for next_node, _ in node.next_functions:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
 
 
 def _run_node(node, grads, accumulate, targets):
@@ -164,9 +172,8 @@ def _call_pre_hooks(node, grads):
                 result = hook(grads[nr])
                 if result is not None:
                     grads[nr] = result
-    prehooks = getattr(node, "_node_prehooks", None)
-    if prehooks:
-        for hook in list(prehooks.values()):
+    if node._node_prehooks:
+        for hook in list(node._node_prehooks.values()):
             result = hook(tuple(grads))
             if result is not None:
                 grads = list(result)

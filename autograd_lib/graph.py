@@ -86,8 +86,11 @@ class SavedTensor:
         t = self.tensor
         current = t._version_counter.value
         if current != self.version:
-            where = (f", which is output {t._output_nr} of {_forward_name(self.producer)},"
-                     if self.producer is not None else "")
+            # Name the op that produced the tensor *now* (for an input modified in place,
+            # the in-place op), as PyTorch does.
+            producer = self.producer if self.is_output else t.grad_fn
+            where = (f", which is output {t._output_nr} of {_forward_name(producer)},"
+                     if producer is not None else "")
             kind = LEGACY_NAMES[t.dtype.name]
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
@@ -120,6 +123,8 @@ class Node:
     input_names = ()
     formulas = {}
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
+    _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
+    _all_grads = False                # formulas take every output's gradient (``grads``)
 
     # Defaults, overridden per instance only where they differ.
     next_functions = ()
@@ -170,7 +175,7 @@ class Node:
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; it may return replacement gradients."""
-        if not hasattr(self, "_node_prehooks"):
+        if self._node_prehooks is None:
             self._node_prehooks = HookDict()
         return add_hook(self._node_prehooks, fn)
 
@@ -200,9 +205,14 @@ class Node:
             raise RuntimeError(FREED_MESSAGE)
         return {name: s.unpack(self) for name, s in self._saved.items()}
 
+    def materialize_grads(self, grads):
+        """The output gradients of a multi-output node, as they came (None for an
+        output that got none): its formulas take them all (``grads``) and fill in."""
+        return grads
+
     def apply(self, grad_outputs):
         """Gradients for each input (None where not needed) from the output gradients."""
-        grad = grad_outputs[0]
+        grad = grad_outputs if self._all_grads else grad_outputs[0]
         grads = []
         for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
             if next_node is None:

@@ -18,20 +18,50 @@ one, a method (``x.exp()``), installed on :class:`Tensor` at the bottom.
 
 import builtins as _builtins
 import math
+import warnings
 import weakref
 
 import numpy as np
 
 from . import dtypes as _dt
+from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
-from .graph import SavedTensor
+from .graph import Node, SavedTensor
 from .tensor import Tensor, _wrap_dim
+from .creation import zeros, zeros_like     # used by gradient formulas (derivatives.py)
 
 bool_dtype = _dt.bool
 
 # ======================================================================
 # Recording
 # ======================================================================
+
+def result_requires_grad(*inputs):
+    """The propagation rule: an op's result requires grad exactly when grad mode
+    is on and at least one input (a tensor, or None for an absent one) requires grad.
+
+    (Exercise 01.result_requires_grad: every op asks this function.)"""
+    if not _grad_state.enabled:
+        return False
+    for t in inputs:
+        if t is not None and (t._requires_grad or t.grad_fn is not None):
+            return True
+    return False
+
+
+def collect_next_functions(*inputs):
+    """A new node's ``next_functions``: for each input, in order, the edge where its
+    gradient goes, or ``(None, 0)`` when it needs none.
+
+    (Exercise 02.collect_next_functions.)"""
+    edges = []
+    for t in inputs:
+        if t is not None and t.requires_grad:
+            edges.append(t._gradient_edge())
+        else:
+            edges.append((None, 0))
+    return tuple(edges)
+
 
 def _record(node_name, array, inputs, params=None, view_of=None):
     """Wrap ``array`` as the op's result and attach backward node ``node_name``.
@@ -42,41 +72,48 @@ def _record(node_name, array, inputs, params=None, view_of=None):
     """
     if type(array) is not np.ndarray:
         array = np.asarray(array)
-    out = Tensor._make(array, view_of._version_counter if view_of is not None else None)
-    if view_of is not None:
-        out._base = view_of._base if view_of._base is not None else view_of
-    if not is_grad_enabled():
-        return out
-    for _, t in inputs:
-        if t is not None and t.requires_grad:
-            break
+    if view_of is None:
+        out = Tensor._make(array)
     else:
+        out = Tensor._make(array, view_of._version_counter)
+        out._base = view_of._base if view_of._base is not None else view_of
+    if array.dtype.kind != "f":
+        return out              # integer and bool results never require grad, as in PyTorch
+    if any(t is not None and t._promoted_from is not None for _, t in inputs):
+        # A type-promoted copy stands for its original (see _cast_operand).
+        inputs = [(name, t if t is None or t._promoted_from is None else t._promoted_from)
+                  for name, t in inputs]
+    tensors = [t for _, t in inputs]
+    if not result_requires_grad(*tensors):
         return out                                    # nothing to differentiate
+    edges = collect_next_functions(*tensors)
 
     node_cls = NODES[node_name]
     node = node_cls()
-    edges, meta, needs = [], [], set()
+    node.next_functions = edges
+    node._input_meta = [None if t is None else (t._data.shape, t._data.dtype) for _, t in inputs]
+    # Save what the formulas of the inputs that need a gradient ask for.
     formulas = node_cls.formulas
-    for name, t in inputs:
-        if t is not None and t.requires_grad:
-            edges.append(t._gradient_edge())
-            needs.update(formulas[name][1])
-        else:
-            edges.append((None, 0))
-        meta.append((t.shape, t.dtype) if t is not None else None)
-    node.next_functions = tuple(edges)
-    node._input_meta = tuple(meta)
-    for name in needs:
-        if name == "result":
-            node._saved[name] = SavedTensor(Tensor._make(out._data, out._version_counter),
-                                            producer=node, is_output=True)
+    saved = node._saved
+    for (name, _), (next_node, _) in zip(inputs, edges):
+        if next_node is None:
             continue
-        for input_name, t in inputs:
-            if input_name == name:
-                node._saved[name] = SavedTensor(t)
-                break
-        else:
-            node._params[name] = params[name]
+        for value_name in formulas[name][1]:
+            if value_name in saved or value_name in node._params:
+                continue
+            if value_name == "result":
+                saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter),
+                                                producer=node, is_output=True)
+                continue
+            for input_name, t in inputs:
+                if input_name == value_name:
+                    if t is None:                     # an optional input left out (clamp's max)
+                        node._params[value_name] = None
+                    else:
+                        saved[value_name] = SavedTensor(t)
+                    break
+            else:
+                node._params[value_name] = params[value_name]
     out.grad_fn = node
     return out
 
@@ -91,6 +128,12 @@ def _tensor(x, dtype=None):
 
 def _promote(a, b):
     """Operands of a binary op as two tensors of the common dtype (PyTorch's rules)."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            if a._data.dtype is b._data.dtype:                    # fast path: same dtype
+                return a, b, a.dtype
+        elif type(b) is float and a._data.dtype.kind == "f":     # fast path: x * 2.5
+            return a, Tensor._make(np.asarray(b, dtype=a._data.dtype)), a.dtype
     dtype = _dt.result_type(a, b)
     return _cast_operand(a, dtype), _cast_operand(b, dtype), dtype
 
@@ -99,17 +142,55 @@ def _cast_operand(x, dtype):
     if isinstance(x, Tensor):
         if x.dtype is dtype:
             return x
-        return Tensor._make(x._data.astype(dtype.numpy)) if not x.requires_grad else x.to(dtype)
+        # PyTorch promotes inside the kernel, without a ToCopy node: the op computes
+        # with the cast values, but records and saves the original tensor ``x`` (see
+        # _record); the engine casts the gradient back to x's dtype.
+        cast = Tensor._make(x._data.astype(dtype.numpy))
+        cast._promoted_from = x
+        return cast
     if isinstance(x, (bool, int, float, np.number, np.bool_)):
         return Tensor._make(np.asarray(x, dtype=dtype.numpy))
     return _tensor(x).to(dtype)
 
 
-def _np(fn, *args, **kwargs):
-    """Run a NumPy function without letting its floating-point warnings reach the user:
-    like PyTorch, inf and nan are results, not warnings."""
-    with np.errstate(all="ignore"):
-        return fn(*args, **kwargs)
+try:        # NumPy >= 2: switch its floating-point error mode through its context variable
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+    _IGNORE_ERRORS = _make_extobj(all="ignore")
+
+    def _np(fn, *args, **kwargs):
+        """Run a NumPy function without letting its floating-point warnings reach the
+        user: like PyTorch, inf and nan are results, not warnings.  (This is what
+        ``np.errstate(all="ignore")`` does, at a tenth of its cost.)"""
+        token = _extobj_contextvar.set(_IGNORE_ERRORS)
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as e:
+            raise _broadcast_error(e, args) from None
+        finally:
+            _extobj_contextvar.reset(token)
+except ImportError:                                              # pragma: no cover
+    def _np(fn, *args, **kwargs):
+        with np.errstate(all="ignore"):
+            try:
+                return fn(*args, **kwargs)
+            except ValueError as e:
+                raise _broadcast_error(e, args) from None
+
+
+def _broadcast_error(error, arrays):
+    """PyTorch's error for operands whose shapes don't broadcast (else ``error`` itself)."""
+    shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            ndim = _builtins.max(len(a), len(b))
+            for dim in range(ndim - 1, -1, -1):
+                offset = ndim - 1 - dim
+                size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
+                size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
+                if size_a != size_b and size_a != 1 and size_b != 1:
+                    return RuntimeError(f"The size of tensor a ({size_a}) must match the size of "
+                                        f"tensor b ({size_b}) at non-singleton dimension {dim}")
+    return error
 
 
 def _float_dtype(t):
@@ -126,7 +207,14 @@ def _floating(t):
 # Arithmetic
 # ======================================================================
 
+def _check_alpha(a, b, alpha):
+    if alpha != 1 and isinstance(alpha, float) and not _dt.result_type(a, b).is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
 def add(input, other, *, alpha=1):
+    _check_alpha(input, other, alpha)
     a, b, _ = _promote(input, other)
     bd = b._data if alpha == 1 else b._data * alpha
     return _record("AddBackward0", _np(np.add, a._data, bd), [("self", a), ("other", b)],
@@ -137,6 +225,7 @@ def sub(input, other, *, alpha=1):
     if _dt.result_type(input, other) is _dt.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
+    _check_alpha(input, other, alpha)
     a, b, _ = _promote(input, other)
     bd = b._data if alpha == 1 else b._data * alpha
     return _record("SubBackward0", _np(np.subtract, a._data, bd), [("self", a), ("other", b)],
@@ -266,21 +355,36 @@ def abs(input):
 
 
 def sign(input):
-    """-1, 0 or 1 (no gradient flows through it)."""
+    """-1, 0 or 1; its gradient is zero everywhere."""
     input = _tensor(input)
-    return Tensor._make(np.sign(input._data))
+    return _record("SignBackward0", np.sign(input._data), [("self", input)])
+
+
+def sgn(input):
+    """``sign`` under the name PyTorch's gradient formulas use (``abs``'s backward)."""
+    input = _tensor(input)
+    return _record("SgnBackward0", np.sign(input._data), [("self", input)])
+
+
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` where ``mask`` is True (a number, or a 0-dim tensor)."""
+    input, mask = _tensor(input), _tensor(mask)
+    if mask.dtype is not _dt.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_dt.C_TYPE_NAMES[mask.dtype.name]}")
+    if isinstance(value, Tensor):
+        v = _cast_operand(value, input.dtype)
+        array = _np(np.where, mask._data, v._data, input._data)
+        return _record("MaskedFillBackward1", array, [("self", input), ("value", v)], {"mask": mask})
+    array = _np(np.where, mask._data, np.asarray(value, dtype=input._data.dtype), input._data)
+    return _record("MaskedFillBackward0", array, [("self", input)], {"mask": mask})
 
 
 def clamp(input, min=None, max=None):
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("autograd_lib.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
+        return _clamp_tensor(_tensor(input), min, max)
     input = _tensor(input)
     array = input._data
     if min is not None:
@@ -289,6 +393,32 @@ def clamp(input, min=None, max=None):
         array = np.minimum(array, np.asarray(max, dtype=array.dtype))
     return _record("ClampBackward1", np.array(array, copy=True), [("self", input)],
                    {"min": min, "max": max})
+
+
+def _clamp_tensor(input, min, max):
+    """``clamp`` with tensor bounds: one ClampBackward0 node with three inputs."""
+    if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+        raise TypeError("clamp() received an invalid combination of arguments: min and max must "
+                        "be both Tensors (or None) or both numbers")
+    dtype = _dt.result_type(*(t for t in (input, min, max) if t is not None))
+    x, lo, hi = (None if t is None else _cast_operand(t, dtype) for t in (input, min, max))
+    array = x._data
+    if lo is not None:
+        array = _np(np.maximum, array, lo._data)
+    if hi is not None:
+        array = _np(np.minimum, array, hi._data)
+    return _record("ClampBackward0", np.array(array, copy=True),
+                   [("self", x), ("min", lo), ("max", hi)])
+
+
+def clamp_bounds_mask(self, min, max):
+    """Where ``clamp(self, min, max)`` (tensor bounds) let ``self`` through."""
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        mask = self <= max if mask is None else mask & (self <= max)
+    return mask
 
 
 def clamp_mask(self, min, max):
@@ -303,12 +433,12 @@ def clamp_mask(self, min, max):
 
 def maximum(input, other):
     a, b, _ = _promote(input, other)
-    return _record("MaximumBackward0", np.maximum(a._data, b._data), [("self", a), ("other", b)])
+    return _record("MaximumBackward0", _np(np.maximum, a._data, b._data), [("self", a), ("other", b)])
 
 
 def minimum(input, other):
     a, b, _ = _promote(input, other)
-    return _record("MinimumBackward0", np.minimum(a._data, b._data), [("self", a), ("other", b)])
+    return _record("MinimumBackward0", _np(np.minimum, a._data, b._data), [("self", a), ("other", b)])
 
 
 def where(condition, input, other):
@@ -316,16 +446,16 @@ def where(condition, input, other):
     condition = _tensor(condition)
     if condition.dtype is not _dt.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {condition.dtype.name.capitalize()}")
+                           f"with dtype {_dt.LEGACY_NAMES[condition.dtype.name][:-6]}")
     a, b, _ = _promote(input, other)
-    array = np.where(condition._data, a._data, b._data)
+    array = _np(np.where, condition._data, a._data, b._data)
     return _record("WhereBackward0", array, [("self", a), ("other", b)], {"condition": condition})
 
 
 def _compare(np_fn):
     def compare(input, other):
         a, b, _ = _promote(input, other)
-        return Tensor._make(np.asarray(np_fn(a._data, b._data)))
+        return Tensor._make(np.asarray(_np(np_fn, a._data, b._data)))
     return compare
 
 
@@ -340,14 +470,15 @@ def _bitwise(np_fn, name):
     def op(input, other):
         a, b, dtype = _promote(input, other)
         if dtype.is_floating_point:
-            raise TypeError(f"{name} is only supported for integer and boolean tensors")
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_dt.LEGACY_NAMES[dtype.name][:-6]}'")
         return Tensor._make(np.asarray(np_fn(a._data, b._data)))
     return op
 
 
-bitwise_and = _bitwise(np.bitwise_and, "&")
-bitwise_or = _bitwise(np.bitwise_or, "|")
-bitwise_xor = _bitwise(np.bitwise_xor, "^")
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
 
 def logical_not(input):
@@ -388,7 +519,11 @@ def clone(input):
 
 
 def contiguous(input):
-    return input if input._data.flags.c_contiguous else clone(input)
+    """The tensor itself if its memory is in row-major order, else a row-major copy
+    (recorded as a clone, like PyTorch; ``clone`` alone keeps the memory layout)."""
+    if input._data.flags.c_contiguous:
+        return input
+    return _record("CloneBackward0", np.ascontiguousarray(input._data), [("self", input)])
 
 
 def copy_of(t):
@@ -409,8 +544,22 @@ def _dims(dim, ndim):
         dim = (dim,)
     dims = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
     if len(dims) != len(tuple(dim)):
-        raise RuntimeError("dim appears multiple times in the list of dims")
+        seen = set()
+        for d in dim:
+            if _wrap_dim(int(d), ndim) in seen:
+                raise RuntimeError(f"dim {_wrap_dim(int(d), ndim)} appears multiple times in the "
+                                   "list of dims")
+            seen.add(_wrap_dim(int(d), ndim))
     return dims
+
+
+def _reduce_dims(dim, ndim):
+    """The dims sum/mean reduce for ``dim`` (an empty list means all, as in PyTorch)."""
+    if not ndim:
+        return ()
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return tuple(range(ndim))
+    return _dims(dim, ndim)
 
 
 def _sum_dtype(t):
@@ -423,8 +572,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         array = np.sum(input._data, dtype=out_dtype.numpy)
         return _record("SumBackward0", array, [("self", input)], {"self_shape": input.shape})
-    dims = _dims(dim, input.ndim) if input.ndim else ()
-    array = np.sum(input._data, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy)
+    dims = _reduce_dims(dim, input.ndim)
+    # (a reduction's result is always contiguous in PyTorch; NumPy may keep the input's order)
+    array = np.asarray(np.sum(input._data, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy),
+                       order="C")
     return _record("SumBackward1", array, [("self", input)],
                    {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
 
@@ -439,9 +590,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         array = _np(np.mean, input._data, dtype=out_dtype.numpy)
         return _record("MeanBackward0", np.asarray(array, dtype=out_dtype.numpy), [("self", input)],
                        {"self_shape": input.shape})
-    dims = _dims(dim, input.ndim) if input.ndim else ()
+    dims = _reduce_dims(dim, input.ndim)
     array = _np(np.mean, input._data, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy)
-    return _record("MeanBackward1", np.asarray(array, dtype=out_dtype.numpy), [("self", input)],
+    return _record("MeanBackward1", np.asarray(array, dtype=out_dtype.numpy, order="C"), [("self", input)],
                    {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
 
 
@@ -480,6 +631,7 @@ def _extreme(input, dim, keepdim, kind):
         values = np.squeeze(values, axis=d)
     if not input.ndim:
         values, indices = values.reshape(()), indices.reshape(())
+    values, indices = np.asarray(values, order="C"), np.asarray(indices, order="C")
     indices_t = Tensor._make(indices)
     node = "MaxBackward0" if kind == "max" else "MinBackward0"
     values_t = _record(node, values, [("self", input)],
@@ -505,7 +657,7 @@ def min(input, dim=None, keepdim=False):
 def _amax_amin(input, dim, keepdim, node, np_fn):
     input = _tensor(input)
     dims = _dims(dim if dim not in ((), []) else None, input.ndim) if input.ndim else ()
-    array = np_fn(input._data, axis=dims, keepdims=keepdim)
+    array = np.asarray(np_fn(input._data, axis=dims, keepdims=keepdim), order="C")
     return _record(node, array, [("self", input)], {"dim": dims, "keepdim": keepdim})
 
 
@@ -544,18 +696,30 @@ def restore_reduced_dims(grad, dims, keepdim):
     return grad
 
 
-def evenly_distribute(grad, mask):
-    """Share ``grad`` equally among the positions where ``mask`` is True."""
-    count = int(mask._data.sum())
-    return mask * (grad / count)
+def evenly_distribute(grad, self, result):
+    """max()/min() backward: share ``grad`` equally among the positions holding the
+    result (PyTorch's evenly_distribute_backward; a nan result: among the nans)."""
+    mask = isnan(self) if np.isnan(result._data) else self == result
+    count = Tensor._make(np.asarray(mask._data.sum()))
+    return masked_fill(zeros(self.shape, dtype=grad.dtype), mask, grad / count)
 
 
 def share_among_ties(grad, self, result, dims, keepdim):
     """amax/amin backward: each tied extreme gets an equal share of its gradient."""
-    result = restore_reduced_dims(result, dims, keepdim)
+    result = _reshape_reduced(result, dims, keepdim)
     mask = self == result
     count = Tensor._make(mask._data.sum(axis=dims, keepdims=True).astype(grad._data.dtype))
-    return restore_reduced_dims(grad, dims, keepdim) / count * mask
+    return _reshape_reduced(grad, dims, keepdim) / count * mask
+
+
+def _reshape_reduced(t, dims, keepdim):
+    """Like restore_reduced_dims, with one reshape (as PyTorch's amax/amin backward)."""
+    if keepdim:
+        return t
+    shape = list(t.shape)
+    for d in dims:
+        shape.insert(d, 1)
+    return t.reshape(shape)
 
 
 def scatter_into_zeros(grad, self_shape, dim, keepdim, indices):
@@ -567,7 +731,7 @@ def scatter_into_zeros(grad, self_shape, dim, keepdim, indices):
         return grad
     grid = list(np.indices(indices.shape, sparse=True))
     grid[dim] = indices._data
-    return embed_in_zeros(grad, self_shape, tuple(grid), accumulate=False, node="IndexPutBackward0")
+    return embed_in_zeros(grad, self_shape, tuple(grid), accumulate=False, node="ScatterBackward0")
 
 
 def sum_to(grad, shape):
@@ -575,6 +739,8 @@ def sum_to(grad, shape):
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
+    if not shape:
+        return grad.sum()
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and grad.shape[i + lead] != 1)
@@ -641,9 +807,13 @@ def view(input, *shape):
 def reshape(input, *shape):
     """A view when the memory layout allows it, otherwise a copy (like PyTorch)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
-    if _view_array(input._data, shape) is not None:
+    if input._data.flags.c_contiguous:
         return view(input, shape)
-    return _unsafe_view(clone(input), shape)
+    array = _view_array(input._data, shape)
+    if array is not None:           # a view of a non-contiguous tensor: PyTorch's _reshape_alias
+        return _record("ReshapeAliasBackward0", array, [("self", input)],
+                       {"self_shape": input.shape}, view_of=input)
+    return _unsafe_view(contiguous(input), shape)
 
 
 def _unsafe_view(input, shape):
@@ -703,7 +873,15 @@ def squeeze(input, dim=None):
         d = _wrap_dim(dim, input.ndim)
         node, dims = "SqueezeBackward1", ((d,) if input.ndim and shape[d] == 1 else ())
     array = np.squeeze(input._data, axis=dims) if dims else input._data.view()
-    return _record(node, array, [("self", input)], {"self_shape": shape}, view_of=input)
+    return _record(node, array, [("self", input)], {"self_shape": shape, "dims": dims},
+                   view_of=input)
+
+
+def unsqueeze_dims(grad, dims):
+    """Squeeze's backward: put the squeezed dims back, lowest first (as PyTorch)."""
+    for d in sorted(dims):
+        grad = grad.unsqueeze(d)
+    return grad
 
 
 def unsqueeze(input, dim):
@@ -715,7 +893,7 @@ def unsqueeze(input, dim):
 def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(input.shape)}}}, size={list(sizes)}): the "
+        raise RuntimeError(f"expand(autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}{{{list(input.shape)}}}, size={list(sizes)}): the "
                            "number of sizes provided must be greater or equal to the number of "
                            "dimensions in the tensor")
     lead = len(sizes) - input.ndim
@@ -725,7 +903,7 @@ def expand(input, *sizes):
         if s == -1:
             if own is None:
                 raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
-                                   "non-existing dimension")
+                                   f"non-existing dimension {i}")
             s = own
         elif own is not None and own != 1 and own != s:
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
@@ -745,18 +923,61 @@ def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views: one node with one output per
+    slice (iterating over a tensor calls this, as in PyTorch)."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if n == 0:
+        return ()
+    outputs = [_record("UnbindBackward0", input._data[dim_key(d, 0)], [("self", input)],
+                       {"self_shape": input.shape, "dim": d}, view_of=input)]
+    node = outputs[0].grad_fn
+    for i in range(1, n):
+        out = Tensor._make(input._data[dim_key(d, i)], input._version_counter)
+        out._base = outputs[0]._base
+        if node is not None:
+            out.grad_fn, out._output_nr = node, i
+        outputs.append(out)
+    if node is not None:
+        node.num_outputs = n
+    return tuple(outputs)
+
+
+def unbind_backward(grads, self_shape, dim):
+    """Stack the slices' gradients back, zeros for a slice that got none."""
+    if not isinstance(grads, (list, tuple)):
+        grads = [grads]
+    like = next(g for g in grads if g is not None)
+    shape = tuple(s for i, s in enumerate(self_shape) if i != dim)
+    return stack([zeros(shape, dtype=like.dtype) if g is None else g for g in grads], dim)
+
+
 def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = [_tensor(t) for t in tensors]
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError("autograd_lib.cat(): expected a non-empty list of Tensors")
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dt.promote_types(dtype, t.dtype)
     tensors = [_cast_operand(t, dtype) for t in tensors]
     d = _wrap_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and "
+                               f"{t.ndim}")
+        for k, (a, b) in enumerate(zip(first, t.shape)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                   f"size {a} but got size {b} for tensor number {i} in the list.")
     out = np.concatenate([t._data for t in tensors], axis=d)
-    return _record_join("CatBackward0", out, tensors, d, [t.shape[d] for t in tensors])
+    offsets = [0]
+    for t in tensors:
+        offsets.append(offsets[-1] + t.shape[d])
+    keys = [slice(offsets[i], offsets[i + 1]) for i in range(len(tensors))]
+    return _record_join("CatBackward0", out, tensors, d, keys)
 
 
 def stack(tensors, dim=0):
@@ -764,25 +985,33 @@ def stack(tensors, dim=0):
     tensors = [_tensor(t) for t in tensors]
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    return cat([unsqueeze(t, dim) for t in tensors], dim)
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _dt.promote_types(dtype, t.dtype)
+    tensors = [_cast_operand(t, dtype) for t in tensors]
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    out = np.stack([t._data for t in tensors], axis=d)
+    return _record_join("StackBackward0", out, tensors, d, list(range(len(tensors))))
 
 
-def _record_join(node_name, array, tensors, dim, sizes):
-    # Registered on the fly: one input per joined tensor, each taking its slice back.
+def _record_join(node_name, array, tensors, dim, keys):
+    # Registered on the fly: one input per joined tensor, each taking its part
+    # ``grad[..., keys[i]]`` back (a slice for cat, an index for stack).
     name = f"{node_name}_{len(tensors)}"
     if name not in NODES:
         formulas = {}
         for i in range(len(tensors)):
-            formulas[f"tensors{i}"] = (lambda i: lambda grad, dim, offsets: grad[
-                dim_key(dim, slice(offsets[i], offsets[i + 1]))])(i)
+            formulas[f"tensors{i}"] = (lambda i: lambda grad, dim, keys: grad[
+                dim_key(dim, keys[i])])(i)
         cls = rule(node_name, **formulas)
         NODES[node_name] = cls
         NODES[name] = cls
-    offsets = [0]
-    for s in sizes:
-        offsets.append(offsets[-1] + s)
     return _record(name, array, [(f"tensors{i}", t) for i, t in enumerate(tensors)],
-                   {"dim": dim, "offsets": offsets})
+                   {"dim": dim, "keys": keys})
 
 
 # ======================================================================
@@ -816,7 +1045,7 @@ def getitem(input, key):
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)
-    key = tuple(np.asarray(k) if isinstance(k, (bool, np.bool_)) else k for k in key)
+    key = tuple(_index_entry(k) for k in key)
     n_specified = builtins_sum(_dims_consumed(k) for k in key)
     if n_specified > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
@@ -861,6 +1090,15 @@ def getitem(input, key):
     return out
 
 
+def _index_entry(k):
+    """A 0-dim integer tensor indexes like an int (a view); a bool like a 0-dim mask."""
+    if isinstance(k, (bool, np.bool_)):
+        return np.asarray(k)
+    if isinstance(k, Tensor) and k.ndim == 0 and k._data.dtype.kind in "iu":
+        return int(k._data)
+    return k
+
+
 def _dims_consumed(k):
     """How many dims of the input an index entry uses up."""
     if k is None or k is Ellipsis:
@@ -898,7 +1136,10 @@ def embed_in_zeros(grad, shape, key, accumulate=False, node=None):
         np.add.at(array, key, grad._data)
     else:
         array[key] = grad._data
-    name = node or ("IndexPutBackward0" if accumulate else "SliceBackwardBackward0")
+    name = node or ("IndexPutImplBackward0" if accumulate else "SliceBackwardBackward0")
+    if name in ("IndexPutImplBackward0", "ScatterBackward0"):    # zeros.index_put_(key, grad)
+        return _record(name, array, [("self", None), ("values", grad)],
+                       {"key": key, "accumulate": accumulate})
     return _record(name, array, [("self", grad)], {"key": key})
 
 
@@ -917,16 +1158,64 @@ def _setitem_key(t, key):
 
 
 def setitem(input, key, value):
-    """``t[key] = value``: an in-place write, recorded as PyTorch's CopySlices."""
-    np_key = _setitem_key(input, key)
+    """``t[key] = value``: an in-place write, recorded as PyTorch records it:
 
-    def write(self, value):
-        src = _cast_operand(value, self.dtype) if isinstance(value, Tensor) else \
-            Tensor._make(np.asarray(value, dtype=self.dtype.numpy))
+    * a basic key (ints, slices, None) writes through a view: CopySlices;
+    * a key that selects the whole tensor (``t[:] = v``, ``t[...] = v``) is a
+      plain ``copy_``: CopyBackwards;
+    * an advanced key (integer lists, masks) calls ``index_put_``: IndexPutBackward0.
+
+    A tensor ``value`` first loses its leading size-1 dims (a view) and, for a
+    view, is expanded to the written shape, as in PyTorch's ``copy_to``.
+    """
+    np_key = _setitem_key(input, key)
+    entries = np_key if isinstance(np_key, tuple) else (np_key,)
+    advanced = any(isinstance(k, (list, np.ndarray)) and (np.ndim(k) > 0 or k.dtype == bool)
+                   or isinstance(k, (bool, np.bool_)) for k in entries)
+    whole = not advanced and _selects_whole(input, entries)
+    if not advanced and not whole and is_grad_enabled() and input.requires_grad and \
+            input.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if not isinstance(value, Tensor):
+        value = Tensor._make(np.asarray(value, dtype=input.dtype.numpy))
+    if advanced:
+        node, src_name = "IndexPutBackward0", "values"
+    elif whole:
+        node, src_name = ("FillBackward3", "value") if value.ndim == 0 else ("CopyBackwards", "src")
+    else:
+        node, src_name = "CopySlices", "src"
+
+    def write(self, src):
+        target = self._data[np_key].shape
+        if src.ndim and src.shape != target:
+            shape = tuple(src.shape)
+            while shape and shape[0] == 1:               # leading 1s are dropped (a view)
+                shape = shape[1:]
+            if not advanced or shape != src.shape:
+                src = view(src, shape)
+            if not advanced and src.shape != target:
+                src = expand(src, target)
+        src = _cast_operand(src, self.dtype)
         array = np.array(self._data, copy=True)
         array[np_key] = src._data
-        return _record("CopySlices", array, [("self", self), ("src", src)], {"key": np_key})
+        return _record(node, array, [("self", self), (src_name, src)],
+                       {"key": np_key, "accumulate": False})
     _inplace(input, write, value)
+
+
+def _selects_whole(t, entries):
+    """True when a basic key is only full slices and ``...`` (no view is made)."""
+    dim = 0
+    for k in entries:
+        if k is Ellipsis:
+            dim = t.ndim - builtins_sum(e is not Ellipsis and e is not None for e in entries) + dim
+            continue
+        if not isinstance(k, slice) or dim >= t.ndim or \
+                k.indices(t.shape[dim]) != (0, t.shape[dim], 1):
+            return False
+        dim += 1
+    return True
 
 
 # ======================================================================
@@ -945,15 +1234,36 @@ def _check_mm(a, b, name):
 def _matmul_operands(a, b):
     a, b = _tensor(a), _tensor(b)
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
-                           f"{b.dtype.name}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{_dt.C_TYPE_NAMES[a.dtype.name]} != {_dt.C_TYPE_NAMES[b.dtype.name]}")
     return a, b
 
 
 def mm(input, mat2):
     a, b = _matmul_operands(input, mat2)
     _check_mm(a, b, "mm")
-    return _record("MmBackward0", a._data @ b._data, [("self", a), ("mat2", b)])
+    return _record("MmBackward0", a._data @ b._data, [("self", a), ("mat2", b)],
+                   {"self_col_major": _col_major(a), "mat2_col_major": _col_major(b)})
+
+
+def _col_major(m):
+    """True for a matrix stored column by column (a transposed contiguous matrix):
+    PyTorch's mm backward then computes that input's gradient transposed."""
+    rows = m._data.shape[0]
+    strides = [st // m._data.itemsize for st in m._data.strides]
+    return strides[0] == 1 and strides[1] == rows
+
+
+def mm_mat1_backward(grad, mat2, mat1_col_major, alpha=1):
+    """The gradient of ``mat1 @ mat2`` for ``mat1`` (PyTorch's mm_mat1_backward)."""
+    out = mat2.mm(grad.t()).t() if mat1_col_major else grad.mm(mat2.t())
+    return out if alpha == 1 else mul_scalar(out, alpha)
+
+
+def mm_mat2_backward(grad, mat1, mat2_col_major, alpha=1):
+    """The gradient of ``mat1 @ mat2`` for ``mat2`` (PyTorch's mm_mat2_backward)."""
+    out = grad.t().mm(mat1).t() if mat2_col_major else mat1.t().mm(grad)
+    return out if alpha == 1 else mul_scalar(out, alpha)
 
 
 def mv(input, vec):
@@ -995,7 +1305,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     product = m1._data @ m2._data
     array = (product if alpha == 1 else alpha * product) + (input._data if beta == 1 else beta * input._data)
     return _record("AddmmBackward0", array.astype(m1._data.dtype, copy=False),
-                   [("self", input), ("mat1", m1), ("mat2", m2)], {"alpha": alpha, "beta": beta})
+                   [("self", input), ("mat1", m1), ("mat2", m2)],
+                   {"alpha": alpha, "beta": beta, "mat1_col_major": _col_major(m1),
+                    "mat2_col_major": _col_major(m2)})
 
 
 def _mT(x):
@@ -1005,12 +1317,12 @@ def _mT(x):
 def _should_fold(t1, t2):
     """PyTorch's rule for folding a batched product into one mm/mv (avoiding bmm)."""
     t1_larger = t1.ndim >= t2.ndim
-    big = t1 if t1_larger else _mT_shape(t2)
+    big = t1._data if t1_larger else _mT_shape(t2)
     dim_big, dim_small = (t1.ndim, t2.ndim) if t1_larger else (t2.ndim, t1.ndim)
     if not (dim_big >= 3 and dim_small <= 2):
         return False
     small_requires_grad = t2.requires_grad if t1_larger else t1.requires_grad
-    if small_requires_grad and is_grad_enabled():
+    if small_requires_grad:             # (PyTorch does not look at grad mode here)
         return True
     if t1.ndim == 2:
         return False
@@ -1038,8 +1350,9 @@ def matmul(input, other):
         return mv(t1, t2)
     if d1 == 1 and d2 == 2:
         product = mm(unsqueeze(t1, 0), t2)
+        # PyTorch squeezes the fresh product in place (squeeze_), so the result is not a view.
         return _record("SqueezeBackward4", product._data[0], [("self", product)],
-                       {"self_shape": product.shape}, view_of=product)
+                       {"self_shape": product.shape, "dims": (0,)})
     if d1 == 2 and d2 == 2:
         return mm(t1, t2)
     if _should_fold(t1, t2):
@@ -1058,41 +1371,66 @@ def matmul(input, other):
     m1 = t1.shape[-1]
     m2 = t2.shape[-2] if d2 > 1 else t2.shape[0]
     p = t2.shape[-1] if d2 > 1 else 1
+    batch1, batch2 = t1.shape[:_builtins.max(d1 - 2, 0)], t2.shape[:_builtins.max(d2 - 2, 0)]
+    if d1 == 3 and d2 == 3 and batch1[0] != batch2[0]:
+        # A batch of one that requires grad is squeezed (then folded), as in PyTorch,
+        # so that its gradient is not summed over an expanded copy.
+        if batch1[0] == 1 and t1.requires_grad:
+            return matmul(squeeze(t1, 0), t2)
+        if batch2[0] == 1 and t2.requires_grad:
+            return matmul(t1, squeeze(t2, 0))
+    batch = _broadcast_shape(batch1, batch2)
+    count = math.prod(batch)
     if m1 != m2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{math.prod(t1.shape[:-2])}, {m1}] but got: [{math.prod(t2.shape[:-2])}, {m2}].")
-    batch1, batch2 = t1.shape[:_builtins.max(d1 - 2, 0)], t2.shape[:_builtins.max(d2 - 2, 0)]
-    try:
-        batch = np.broadcast_shapes(batch1, batch2)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a must match the size of tensor b at non-singleton "
-                           f"dimension (batch shapes {list(batch1)} and {list(batch2)})") from None
-    count = math.prod(batch)
-    a = reshape(expand(t1 if d1 > 1 else unsqueeze(t1, 0), batch + (n, m1)), (count, n, m1))
-    b = reshape(expand(t2 if d2 > 1 else unsqueeze(t2, 1), batch + (m2, p)), (count, m2, p))
+                           f"[{count}, {m1}] but got: [{count}, {m2}].")
+    a = reshape(expand(t1, batch + (n, m1)), (count, n, m1))
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
+    if d2 == 1:                        # a vector on the right: one column per batch
+        b = unsqueeze(reshape(expand(t2, batch + (m2,)), (count, m2)), 2)
+        return _unsafe_view(squeeze(bmm(a, b), -1), out_shape)
+    b = reshape(expand(t2, batch + (m2, p)), (count, m2, p))
     return _unsafe_view(bmm(a, b), out_shape)
+
+
+def _broadcast_shape(a, b):
+    """The shape ``a`` and ``b`` broadcast to, with PyTorch's error."""
+    try:
+        return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
+    except ValueError as e:
+        raise _broadcast_error(e, (np.empty(a), np.empty(b))) from None
 
 
 # ======================================================================
 # Softmax and losses
 # ======================================================================
 
+def _check_softmax_dtype(name, input, dim):
+    if not input.dtype.is_floating_point:
+        kernel = f"{name}_lastdim_kernel_impl" if dim == _builtins.max(input.ndim - 1, 0) else \
+            f"{name}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dt.LEGACY_NAMES[input.dtype.name][:-6]}'")
+
+
 def softmax(input, dim, dtype=None):
-    input = _floating(_tensor(input)) if dtype is None else _tensor(input).to(dtype)
+    input = _tensor(input) if dtype is None else _tensor(input).to(dtype)
     d = _wrap_dim(dim, input.ndim)
+    _check_softmax_dtype("softmax", input, d)
     shifted = input._data - np.max(input._data, axis=d, keepdims=True)
     e = _np(np.exp, shifted)
-    return _record("SoftmaxBackward0", e / e.sum(axis=d, keepdims=True), [("self", input)], {"dim": d})
+    array = np.asarray(e / e.sum(axis=d, keepdims=True), order="C")     # contiguous, as PyTorch's
+    return _record("SoftmaxBackward0", array, [("self", input)], {"dim": d})
 
 
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)``, computed stably: the max is subtracted before exp."""
-    input = _floating(_tensor(input)) if dtype is None else _tensor(input).to(dtype)
+    input = _tensor(input) if dtype is None else _tensor(input).to(dtype)
     d = _wrap_dim(dim, input.ndim)
+    _check_softmax_dtype("log_softmax", input, d)
     shifted = input._data - np.max(input._data, axis=d, keepdims=True)
     array = shifted - _np(np.log, _np(np.exp, shifted).sum(axis=d, keepdims=True))
-    return _record("LogSoftmaxBackward0", array, [("self", input)], {"dim": d})
+    return _record("LogSoftmaxBackward0", np.asarray(array, order="C"), [("self", input)], {"dim": d})
 
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -1107,8 +1445,9 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """Negative log-likelihood of ``target`` classes under log-probabilities ``input`` (N, C)."""
     _check_reduction(reduction)
     input, target = _tensor(input), _tensor(target)
-    if target.dtype.is_floating_point or target.dtype is _dt.bool:
-        raise RuntimeError(f"expected scalar type Long but found {_dt.LEGACY_NAMES[target.dtype.name][:-6]}")
+    if target.dtype is not _dt.int64:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dt.LEGACY_NAMES[target.dtype.name][:-6]}")
     if input.ndim not in (1, 2):
         raise ValueError(f"Expected 1 or 2 dimensions (got {input.ndim})")
     logp = input._data if input.ndim == 2 else input._data[None]
@@ -1137,8 +1476,10 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return _record("NllLossBackward0", np.asarray(array, dtype=logp.dtype), [("self", input)], params)
 
 
-def nll_loss_backward(grad, self_shape, target, weight, reduction, ignore_index, total_weight):
-    """The gradient of nll_loss: ``-weight[target]`` at each target position, scaled."""
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    """The gradient of nll_loss: ``-weight[target]`` at each target position, scaled
+    by ``grad`` (one recorded op, as PyTorch's: NllLossBackwardBackward0)."""
+    self_shape = self.shape
     tgt = target._data.reshape(-1)
     valid = tgt != ignore_index
     safe = np.where(valid, tgt, 0)
@@ -1148,10 +1489,12 @@ def nll_loss_backward(grad, self_shape, target, weight, reduction, ignore_index,
         scale = _np(np.divide, scale, total_weight).astype(weight.dtype)
     coeff = np.zeros((len(tgt), self_shape[-1]), dtype=weight.dtype)
     coeff[rows, safe] = scale
-    coeff = Tensor._make(coeff.reshape(self_shape))
-    if reduction == "none" and len(self_shape) == 2:
-        return coeff * grad.unsqueeze(1)
-    return coeff * grad
+    coeff = coeff.reshape(self_shape)
+    g = grad._data[:, None] if reduction == "none" and len(self_shape) == 2 else grad._data
+    return _record("NllLossBackwardBackward0", (coeff * g).astype(grad._data.dtype, copy=False),
+                   [("grad_output", grad), ("self", self)],
+                   {"target": target, "weight": weight, "reduction": reduction,
+                    "ignore_index": ignore_index})
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -1164,9 +1507,90 @@ def mse_loss(input, target, reduction="mean"):
 
 
 def mse_loss_backward(grad, self, target, reduction):
+    """``2 * (self - target) * grad`` (divided by the count for "mean"), as one
+    recorded op like PyTorch's (MseLossBackwardBackward0)."""
     count = math.prod(np.broadcast_shapes(self.shape, target.shape))
     scale = 2.0 / count if reduction == "mean" else 2.0
-    return (self - target) * (grad * scale)
+    array = _np(lambda g, s, t: scale * (s - t) * g, grad._data, self._data, target._data)
+    return _record("MseLossBackwardBackward0", array.astype(self._data.dtype, copy=False),
+                   [("grad_output", grad), ("self", self), ("target", target)],
+                   {"reduction": reduction, "count": count})
+
+
+def mse_double_backward(grad, reduction, count):
+    """The gradient of mse_loss_backward for ``self``: ``2 * grad`` (over count for "mean")."""
+    out = mul_scalar(grad, 2)
+    return div_scalar(out, count) if reduction == "mean" else out
+
+
+# ======================================================================
+# Ops that gradient formulas record (for create_graph=True)
+# ======================================================================
+#
+# PyTorch writes some gradients as ops of their own (tanh_backward, ...) and
+# multiplies by numbers with ``mul.Scalar``; with ``create_graph=True`` these
+# appear in the graph of the gradient (TanhBackwardBackward0, MulBackward1, ...).
+# Formulas in derivatives.py call these so that our graphs are the same.
+
+def mul_scalar(input, other):
+    """``input * other`` for a number ``other`` (PyTorch's ``mul.Scalar``: MulBackward1)."""
+    array = _np(np.multiply, input._data, np.asarray(other, dtype=input._data.dtype))
+    return _record("MulBackward1", array, [("self", input)], {"other": other})
+
+
+def div_scalar(input, other):
+    """``input / other`` for a number ``other`` (``div.Scalar``: DivBackward1)."""
+    array = _np(np.true_divide, input._data, np.asarray(other, dtype=input._data.dtype))
+    return _record("DivBackward1", array, [("self", input)], {"other": other})
+
+
+def sub_scalar(input, other):
+    """``input - other`` for a number ``other`` (``sub.Scalar``: SubBackward1)."""
+    array = _np(np.subtract, input._data, np.asarray(other, dtype=input._data.dtype))
+    return _record("SubBackward1", array, [("self", input)])
+
+
+def add_scalar(input, other):
+    """``input + other`` for a number ``other`` (``add.Scalar``: AddBackward1)."""
+    array = _np(np.add, input._data, np.asarray(other, dtype=input._data.dtype))
+    return _record("AddBackward1", array, [("self", input)])
+
+
+def _backward_op(node_name, fn, grad_output, output, params=None, output_name="output"):
+    array = _np(fn, grad_output._data, output._data).astype(grad_output._data.dtype, copy=False)
+    return _record(node_name, array, [("grad_output", grad_output), (output_name, output)], params)
+
+
+def tanh_backward(grad_output, output):
+    """``grad_output * (1 - output**2)``: the gradient of tanh given its output."""
+    return _backward_op("TanhBackwardBackward0", lambda g, y: g * (1 - y * y), grad_output, output)
+
+
+def sigmoid_backward(grad_output, output):
+    """``grad_output * output * (1 - output)``: the gradient of sigmoid given its output."""
+    return _backward_op("SigmoidBackwardBackward0", lambda g, y: g * ((1 - y) * y),
+                        grad_output, output)
+
+
+def threshold_backward(grad_output, self, threshold):
+    """``grad_output`` where ``self > threshold``, else 0 (relu's backward, given its output)."""
+    return _backward_op("ThresholdBackwardBackward0",
+                        lambda g, x: np.where(x > threshold, g, 0), grad_output, self,
+                        {"threshold": threshold}, output_name="self")
+
+
+def softmax_backward_data(grad_output, output, dim):
+    """``(grad_output - sum(grad_output * output)) * output`` along ``dim``."""
+    return _backward_op("SoftmaxBackwardDataBackward0",
+                        lambda g, y: (g - (g * y).sum(axis=dim, keepdims=True)) * y,
+                        grad_output, output, {"dim": dim})
+
+
+def log_softmax_backward_data(grad_output, output, dim):
+    """``grad_output - exp(output) * sum(grad_output)`` along ``dim``."""
+    return _backward_op("LogSoftmaxBackwardDataBackward0",
+                        lambda g, y: g - np.exp(y) * g.sum(axis=dim, keepdims=True),
+                        grad_output, output, {"dim": dim})
 
 
 # ======================================================================
@@ -1201,10 +1625,7 @@ def _inplace(self, out_of_place, *args):
         _write(self, result)
         return self
     if self._base is not None:
-        raise NotImplementedError(
-            "autograd_lib does not record in-place operations on views of tensors that require grad "
-            "(PyTorch rewrites the base's history with CopySlices); apply the operation to the base "
-            "tensor, or use the out-of-place version")
+        return _inplace_on_view(self, out_of_place, *args)
     before = Tensor._make(np.array(self._data, copy=True))     # the old values, for formulas
     before.grad_fn, before._output_nr = self.grad_fn, self._output_nr
     before._requires_grad, before._accumulator = self._requires_grad, self._accumulator
@@ -1220,8 +1641,81 @@ def _inplace(self, out_of_place, *args):
     return self
 
 
+def _inplace_on_view(view, out_of_place, *args):
+    """An in-place op on a view changes its base, so (as PyTorch) the base's history
+    is rewritten: its new node is a CopySlices that wraps the op's node, and the
+    view becomes a view of the new base (AsStridedBackward0)."""
+    base = view._base
+    if view.grad_fn is None and base.requires_grad:
+        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
+                           "grad mode enabled. Given that this use case is ambiguous and "
+                           "error-prone, it is forbidden.")
+    key = _positions_in_base(view, base)
+    before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
+    before.grad_fn, before._output_nr = view.grad_fn, view._output_nr
+    result = out_of_place(before, *args)
+    _write(view, result)
+    fn = result.grad_fn
+    if fn is None:
+        return view
+    if "result" in fn._saved:
+        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter),
+                                          producer=fn, is_output=True)
+    node = CopySlices(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
+    _move_retain_grad(base, node)
+    base.grad_fn, base._output_nr = node, 0
+    alias = _record("AsStridedBackward0", view._data, [("self", base)],
+                    {"self_shape": base.shape, "key": key})
+    view.grad_fn, view._output_nr = alias.grad_fn, 0
+    return view
+
+
+def _positions_in_base(view, base):
+    """Where each element of ``view`` is in ``base`` (they share memory), as an
+    indexing key for ``base``: found from the elements' byte offsets."""
+    def offsets(a):
+        off = np.zeros(a.shape, dtype=np.int64)
+        for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+            shape = [1] * a.ndim
+            shape[d] = n
+            off = off + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+        return off
+    b, v = base._data, view._data
+    start = v.__array_interface__["data"][0] - b.__array_interface__["data"][0]
+    base_offsets = offsets(b).reshape(-1)
+    order = np.argsort(base_offsets, kind="stable")
+    flat = order[np.searchsorted(base_offsets[order], offsets(v) + start)]
+    return np.unravel_index(flat, b.shape)
+
+
+class CopySlices(Node):
+    """The node of an in-place op applied to a view, recorded on the view's base
+    (PyTorch's CopySlices).  Its first input is the base's old history, the others
+    are the op's other inputs.  Backward: the op's node ``fn`` turns the gradient of
+    the viewed region into gradients for the region's old values and for its other
+    inputs; the rest of the base's gradient passes through unchanged."""
+
+    def __init__(self, fn, key, base_edge, base_meta):
+        super().__init__()
+        self.fn, self.key = fn, key
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        self._input_meta = [base_meta] + list(fn._input_meta[1:])
+
+    def apply(self, grad_outputs):
+        from .engine import _validate
+        grad = grad_outputs[0]
+        fn_grads = _validate(self.fn, self.fn.apply([grad[self.key]]))
+        base_grad = index_fill_zero(grad, self.key)
+        if self.next_functions[0][0] is not None and fn_grads[0] is not None:
+            base_grad = base_grad + embed_in_zeros(fn_grads[0], grad.shape, self.key)
+        return [base_grad] + list(fn_grads[1:])
+
+    def release_saved(self):
+        self.fn.release_saved()
+
+
 def _write(self, result):
-    if result.dtype is not self.dtype and _dt.promote_types(result.dtype, self.dtype) is not self.dtype:
+    if _dt._category(result.dtype) > _dt._category(self.dtype):   # float into int, int into bool
         raise RuntimeError(f"result type {_dt.LEGACY_NAMES[result.dtype.name][:-6]} can't be cast "
                            f"to the desired output type {_dt.LEGACY_NAMES[self.dtype.name][:-6]}")
     try:
@@ -1294,7 +1788,14 @@ def copy_(self, src):
 # ======================================================================
 
 def _reflected(fn):
+    """``other OP self`` for a non-commutative op (``2 ** x``, ``a @ x``)."""
     return lambda self, other: fn(other, self)
+
+
+def _commuted(fn):
+    """``other OP self`` for a commutative op: PyTorch computes ``self OP other``, so the
+    tensor stays the first input (``next_functions`` order of ``2 * x`` is x's first)."""
+    return lambda self, other: fn(self, other)
 
 
 def _install_methods():
@@ -1311,18 +1812,18 @@ def _install_methods():
         "view": view, "reshape": reshape, "flatten": flatten, "transpose": transpose, "t": t,
         "permute": permute, "squeeze": squeeze, "unsqueeze": unsqueeze, "expand": expand,
         "expand_as": expand_as, "broadcast_to": broadcast_to, "contiguous": contiguous,
-        "clone": clone, "to": to, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
+        "clone": clone, "to": to, "unbind": unbind, "sgn": sgn, "masked_fill": masked_fill, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
         "softmax": softmax, "log_softmax": log_softmax,
         "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "clamp_": clamp_,
         "zero_": zero_, "fill_": fill_, "copy_": copy_,
-        "__add__": add, "__radd__": _reflected(add), "__sub__": sub, "__rsub__": rsub,
-        "__mul__": mul, "__rmul__": _reflected(mul), "__truediv__": div,
+        "__add__": add, "__radd__": _commuted(add), "__sub__": sub, "__rsub__": rsub,
+        "__mul__": mul, "__rmul__": _commuted(mul), "__truediv__": div,
         "__rtruediv__": lambda self, other: mul(reciprocal(self), other),
         "__pow__": pow, "__rpow__": _reflected(pow), "__matmul__": matmul,
         "__rmatmul__": _reflected(matmul), "__neg__": neg, "__abs__": abs,
         "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge,
         "__and__": bitwise_and, "__or__": bitwise_or, "__xor__": bitwise_xor,
-        "__rand__": _reflected(bitwise_and), "__ror__": _reflected(bitwise_or),
+        "__rand__": _commuted(bitwise_and), "__ror__": _commuted(bitwise_or),
         "__invert__": lambda self: logical_not(self) if self.dtype is _dt.bool
         else Tensor._make(np.invert(self._data)),
         "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
@@ -1333,8 +1834,29 @@ def _install_methods():
     }
     for name, fn in methods.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(lambda self: self if self.ndim < 2 else permute(self, tuple(range(self.ndim))[::-1]))
-    Tensor.mT = property(_mT)
+    Tensor.T = property(_T)
+    Tensor.mT = property(_mT_property)
+
+
+def _T(self):
+    """``x.T``: the dims reversed (a permute, as in PyTorch, which warns unless 2-D)."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=3)
+    elif self.ndim != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*autograd_lib.arange(x.ndim - 1, -1, -1))` to reverse the "
+                      "dimensions of a tensor.", UserWarning, stacklevel=3)
+    return permute(self, tuple(range(self.ndim))[::-1])
+
+
+def _mT_property(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return _mT(self)
 
 
 _install_methods()

@@ -72,6 +72,7 @@ class Tensor:
     _base = None
     _accumulator = None
     _hooks = None
+    _promoted_from = None           # ops._cast_operand: the tensor this is a type-promoted copy of
 
     __array_ufunc__ = None          # NumPy defers to our reflected operators: np.float64(2) * t
 
@@ -159,6 +160,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if self.grad_fn is not None and value:          # (requires_grad_(True) is allowed)
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True):
@@ -193,9 +196,14 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dt.C_TYPE_NAMES[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{_dt.LEGACY_NAMES[self.dtype.name][:-6]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a "
+                                   f"tensor of size '{list(self.shape)}'. Please ensure that the "
+                                   "gradient and the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -285,6 +293,10 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self):
+        if self.requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                          "unexpected behavior.\nConsider using tensor.detach() first.",
+                          UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):
@@ -308,7 +320,7 @@ class Tensor:
     def __iter__(self):
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self)))
+        return iter(self.unbind(0))
 
     def __hash__(self):
         return id(self)
@@ -338,10 +350,17 @@ class Tensor:
         new._requires_grad = self._requires_grad
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
-        for key, value in getattr(self, "__dict__", {}).items():
-            new.__dict__[key] = value
         memo[id(self)] = new
+        import copy
+        for key, value in self.__dict__.items():       # a user's own attributes (p.note = ...)
+            if key not in _TENSOR_FIELDS:
+                new.__dict__[key] = copy.deepcopy(value, memo)
         return new
+
+
+# What a tensor stores about itself (its other attributes are the user's).
+_TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "grad_fn", "_output_nr", "_grad",
+                  "_retains_grad", "_base", "_accumulator", "_hooks", "_promoted_from"}
 
 
 def _init(t, array, version_counter=None):

@@ -55,6 +55,7 @@ class FunctionCtx:
 class _FunctionNode(Node, FunctionCtx):
     """Base of every ``<Name>Backward`` node made by ``Function.apply``."""
     _function = None
+    saved_tensors = FunctionCtx.saved_tensors     # the ctx's tuple, not Node's dict by name
 
     def __init__(self):
         super().__init__()
@@ -83,15 +84,24 @@ class _FunctionNode(Node, FunctionCtx):
         grads = self._function.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        expected = len(self.next_functions)
+        # One gradient per forward input; only the tensor inputs have an edge.
+        expected = len(self._arg_is_tensor)
         if len(grads) < expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(grads)})")
         if len(grads) > expected and any(g is not None for g in grads[expected:]):
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(grads)})")
+        tensor_grads = []
+        for i, (g, is_tensor) in enumerate(zip(grads, self._arg_is_tensor)):
+            if is_tensor:
+                tensor_grads.append(g)
+            elif g is not None:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than None "
+                                   f"at position {i + 1}, but the corresponding forward input was "
+                                   "not a Variable")
         out = []
-        for g, (next_node, _) in zip(grads, self.next_functions):
+        for g, (next_node, _) in zip(tensor_grads, self.next_functions):
             if g is not None and not isinstance(g, Tensor):
                 raise TypeError(f"function {self.name()} returned a gradient of type "
                                 f"{type(g).__name__}; gradients must be Tensors or None")
@@ -145,10 +155,10 @@ class Function(metaclass=_FunctionMeta):
                 out.grad_fn, out._output_nr = node, i
             results.append(out)
         if record:
-            node.next_functions = tuple(a._gradient_edge() if a is not None and a.requires_grad
-                                        else (None, 0) for a in tensor_args)
-            node._input_meta = tuple((a._data.shape, a._data.dtype) if a is not None else None
-                                    for a in tensor_args)
+            inputs = [a for a in tensor_args if a is not None]    # non-tensor args have no edge
+            node._arg_is_tensor = tuple(a is not None for a in tensor_args)
+            node.next_functions = tuple(a._gradient_edge() for a in inputs)
+            node._input_meta = tuple((a._data.shape, a._data.dtype) for a in inputs)
             node.num_outputs = len(outputs)
             node._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
                                  for o in results]

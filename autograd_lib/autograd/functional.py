@@ -16,8 +16,11 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _make_grads(outputs, grad_outputs):
-    """The starting gradient of each output: given, or 1 for a single-element output."""
+def initial_gradients(outputs, grad_outputs):
+    """The gradients backward starts from, one per output: the given tensor (checked
+    against the output's shape), or an implicit 1 for a single-element output.
+
+    (Exercise 03.initial_gradients.)"""
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} "
                            f"gradients for {len(outputs)} outputs")
@@ -58,14 +61,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if isinstance(grad_tensors, tuple) and len(grad_tensors) == 0:
         grad_tensors = (None,) * len(tensors)
     if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     inputs = _as_tuple(inputs)
     for t in inputs:
         if not isinstance(t, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        if t.grad_fn is not None:
+            t.retain_grad()         # as PyTorch: a non-leaf input gets its .grad this way
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _make_grads(tensors, grad_tensors)
+    grads = initial_gradients(tensors, grad_tensors)
     _check_requires_grad(tensors)
     if create_graph:
         warnings.warn(
@@ -92,18 +97,19 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _make_grads(outputs, grad_outputs)
+    grads = initial_gradients(outputs, grad_outputs)
     _check_requires_grad(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
     out = []
-    for t, g in zip(inputs, result):
+    for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
                 from ..creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
-                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
         elif not create_graph:
             g = g.detach()
         out.append(g)

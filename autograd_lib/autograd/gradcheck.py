@@ -12,7 +12,7 @@ import numpy as np
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 
-__all__ = ["gradcheck", "numerical_jacobian"]
+__all__ = ["gradcheck", "numerical_grad", "numerical_jacobian"]
 
 
 def _outputs(fn, inputs):
@@ -20,28 +20,45 @@ def _outputs(fn, inputs):
     return (out,) if isinstance(out, Tensor) else tuple(out)
 
 
+def numerical_grad(f, x, eps=1e-6):
+    """d f / d x by central differences, for a function ``f`` of one tensor that
+    returns a single-element tensor: entry j is (f(x + eps e_j) - f(x - eps e_j)) / 2 eps.
+
+    ``x`` is perturbed in place and restored.  (Exercise 03.numerical_grad.)"""
+    grad = np.zeros(x.shape, dtype=np.float64)
+    flat_x, flat_grad = x._data.reshape(-1), grad.reshape(-1)     # views: writes change x
+    with no_grad():
+        for j in range(flat_x.size):
+            original = flat_x[j].item()
+            flat_x[j] = original + eps
+            plus = f(x).item()
+            flat_x[j] = original - eps
+            minus = f(x).item()
+            flat_x[j] = original
+            flat_grad[j] = (plus - minus) / (2 * eps)
+    return Tensor._make(grad)
+
+
 def numerical_jacobian(fn, inputs, eps=1e-6):
-    """One (output numel x input numel) matrix per (output, differentiable input) pair."""
+    """One (output numel x input numel) matrix per (output, differentiable input)
+    pair, built a row at a time with :func:`numerical_grad`."""
     inputs = tuple(inputs)
     with no_grad():
         outputs = _outputs(fn, inputs)
-        jacobians = [[np.zeros((o.numel(), x.numel())) for x in inputs if _differentiable(x)]
-                     for o in outputs]
-        column = 0
-        for x in inputs:
+    jacobians = []
+    for k, out in enumerate(outputs):
+        row = []
+        for col, x in enumerate(inputs):
             if not _differentiable(x):
                 continue
-            flat = x._data.reshape(-1)            # a view: writes change x
-            for j in range(flat.size):
-                original = flat[j].item()
-                flat[j] = original + eps
-                plus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[j] = original - eps
-                minus = [o._data.astype(np.float64).reshape(-1) for o in _outputs(fn, inputs)]
-                flat[j] = original
-                for k in range(len(outputs)):
-                    jacobians[k][column][:, j] = (plus[k] - minus[k]) / (2 * eps)
-            column += 1
+            jac = np.zeros((out.numel(), x.numel()))
+            for i in range(out.numel()):
+                def element(x_value, k=k, i=i, col=col):
+                    args = inputs[:col] + (x_value,) + inputs[col + 1:]
+                    return _outputs(fn, args)[k].reshape(-1)[i]
+                jac[i, :] = numerical_grad(element, x, eps)._data.reshape(-1)
+            row.append(jac)
+        jacobians.append(row)
     return jacobians
 
 
@@ -72,12 +89,12 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     """True when backward's Jacobian matches finite differences for every input that
     requires grad; otherwise raises (or returns False) saying where they differ."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    for x in inputs:
+    for index, x in enumerate(inputs):
         if _differentiable(x) and x.dtype.name != "float64":
             import warnings
-            warnings.warn(f"Input #{inputs.index(x)} requires gradient and is not a double precision "
-                          "floating point. This check will likely fail if all the inputs are not of "
-                          "double precision floating point.", UserWarning, stacklevel=2)
+            warnings.warn(f"Input #{index} requires gradient and is not a double precision "
+                          "floating point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. ", UserWarning, stacklevel=2)
     numerical = numerical_jacobian(fn, inputs, eps)
     analytic = _analytic_jacobian(fn, inputs)
     for k, (num_row, ana_row) in enumerate(zip(numerical, analytic)):

@@ -1,0 +1,232 @@
+"""Where the course's exercises plug into the library.
+
+Each assignment asks students to write a piece of autograd_lib: a rule, a
+node's wiring, a step of the engine.  Every such piece is a *slot*: a
+module-level function, a class attribute, or a gradient formula that the
+library always reaches through its slot.  So a student's function,
+plugged into the slot, runs inside the real engine exactly where the
+reference ran::
+
+    from autograd_lib import exercises
+
+    def gradient_edge(tensor):          # the student's version
+        ...
+
+    exercises.plug("02.gradient_edge", gradient_edge)   # the engine now uses it
+
+Grading uses two more tools:
+
+* :func:`checking` plugs one exercise and puts the *reference* back into
+  every other slot, so a mistake in one exercise never costs points in
+  another; and it turns the reference implementation of the exercise under
+  test into a **tripwire**, so a student function that merely calls the
+  library's own version fails with :class:`DelegationError`.
+* :func:`reference` returns the reference implementation (for comparisons
+  made outside the tripwire).
+
+The tripwire swaps the reference function's *code*, not just a name, so it
+catches every alias of the function (``from autograd_lib.ops import ...``,
+a reference saved in a variable before plugging, a bound method, ...).
+"""
+
+import contextlib
+import dataclasses
+import importlib
+import types
+
+__all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "checking",
+           "DelegationError", "exercises_of"]
+
+
+class DelegationError(AssertionError):
+    """A student function called the library's own implementation of the exercise."""
+
+
+@dataclasses.dataclass
+class Slot:
+    """One exercise: where it lives in the library and which assignment teaches it.
+
+    ``kind`` says how the student's function is installed:
+
+    * ``"function"``: a module-level function (``owner`` is the module);
+    * ``"method"``: a method of a class (``owner`` is ``"module:Class"``);
+    * ``"property"``: a read-only property, whose getter the student writes;
+    * ``"rule"``: the gradient formulas of backward node ``attribute``; the student
+      writes one vector-Jacobian product returning a gradient per input.
+    """
+    exercise_id: str          # "02.gradient_edge": assignment number, then the name
+    owner: str                # "module" or "module:Class"
+    attribute: str            # attribute name on the owner (the node name for rules)
+    summary: str              # one line: what the student writes
+    kind: str = "function"
+
+    @property
+    def assignment(self):
+        return self.exercise_id.split(".", 1)[0]
+
+    def _owner(self):
+        module_name, _, class_name = self.owner.partition(":")
+        module = importlib.import_module(module_name)
+        return getattr(module, class_name) if class_name else module
+
+    def get(self):
+        owner = self._owner()
+        if self.kind == "rule":
+            return owner.NODES[self.attribute].formulas
+        if self.kind == "property":
+            return owner.__dict__[self.attribute].fget
+        return owner.__dict__[self.attribute] if isinstance(owner, type) else getattr(owner, self.attribute)
+
+    def set(self, fn):
+        owner = self._owner()
+        if self.kind == "rule":
+            node_cls = owner.NODES[self.attribute]
+            node_cls.formulas = fn if isinstance(fn, dict) else _formulas_from_vjp(fn, node_cls.input_names)
+        elif self.kind == "property":
+            setattr(owner, self.attribute, property(fn))
+        else:
+            setattr(owner, self.attribute, fn)
+
+    def functions(self, value):
+        """The plain functions behind a slot value (to arm tripwires)."""
+        if self.kind == "rule":
+            return [fn for fn, _ in value.values()]
+        return [value]
+
+
+def _formulas_from_vjp(vjp, input_names):
+    """Turn ``vjp(grad, *saved) -> (grad_input0, grad_input1, ...)`` into per-input formulas."""
+    code = vjp.__code__
+    needs = tuple(code.co_varnames[1:code.co_argcount])
+
+    def pick(i):
+        def formula(*args):
+            grads = vjp(*args)
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            if len(grads) != len(input_names):
+                raise ValueError(f"{vjp.__name__} must return {len(input_names)} gradient(s), one per "
+                                 f"input {input_names}, but returned {len(grads)}")
+            return grads[i]
+        return formula
+    return {name: (pick(i), needs) for i, name in enumerate(input_names)}
+
+
+SLOTS = {}
+_REFERENCES = {}
+
+
+def _register(exercise_id, owner, attribute, summary, kind="function"):
+    SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind)
+
+
+_T = "autograd_lib.tensor:Tensor"
+_register("01.result_requires_grad", "autograd_lib.ops", "result_requires_grad",
+          "an op's result requires grad when grad mode is on and any input requires grad")
+_register("01.is_leaf", _T, "is_leaf", "a tensor is a leaf when no operation recorded it", "property")
+_register("01.requires_grad_", _T, "requires_grad_",
+          "set requires_grad on a leaf; refuse non-floating dtypes and non-leaves")
+_register("01.detach", _T, "detach", "a new leaf sharing storage and version counter")
+_register("02.gradient_edge", _T, "_gradient_edge",
+          "where a tensor's gradient enters the graph: (grad_fn, output_nr) or AccumulateGrad")
+_register("02.collect_next_functions", "autograd_lib.ops", "collect_next_functions",
+          "a new node's next_functions: one edge per input, (None, 0) where no grad is needed")
+for _name, _node in (("add", "AddBackward0"), ("mul", "MulBackward0"), ("pow", "PowBackward0"),
+                     ("mean", "MeanBackward0"), ("mm", "MmBackward0")):
+    _register(f"03.{_name}_backward", "autograd_lib.derivatives", _node,
+              f"the vector-Jacobian product of {_name}", "rule")
+_register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
+          "how many edges point into each node reachable from the roots (iteratively)")
+_register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
+          "the gradients backward starts from: 1 for a scalar, the given ones checked")
+_register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
+          "central finite differences of a scalar function")
+
+
+def reference(exercise_id):
+    """The library's own implementation of an exercise."""
+    _slot(exercise_id)
+    if exercise_id not in _REFERENCES:
+        _REFERENCES[exercise_id] = SLOTS[exercise_id].get()
+    return _REFERENCES[exercise_id]
+
+
+def _slot(exercise_id):
+    try:
+        return SLOTS[exercise_id]
+    except KeyError:
+        raise KeyError(f"no exercise {exercise_id!r}; known: {', '.join(sorted(SLOTS))}") from None
+
+
+def plug(exercise_id, fn):
+    """Make the library use ``fn`` for this exercise from now on; returns ``fn``."""
+    if not callable(fn):
+        raise TypeError(f"plug({exercise_id!r}, fn) needs a function, got {type(fn).__name__}")
+    reference(exercise_id)                    # remember the reference before replacing it
+    SLOTS[exercise_id].set(fn)
+    return fn
+
+
+def unplug(exercise_id):
+    """Put the reference implementation back."""
+    SLOTS[exercise_id].set(reference(exercise_id))
+
+
+def unplug_all():
+    for exercise_id in list(_REFERENCES):
+        unplug(exercise_id)
+
+
+@contextlib.contextmanager
+def plugged(exercise_id, fn):
+    """Use ``fn`` for this exercise inside the ``with`` block only."""
+    previous = SLOTS[exercise_id].get()
+    plug(exercise_id, fn)
+    try:
+        yield fn
+    finally:
+        SLOTS[exercise_id].set(previous)
+
+
+def _tripwire_code(exercise_id, reference_fn):
+    message = (f"your solution to exercise {exercise_id} calls autograd_lib's own implementation "
+               f"({reference_fn.__qualname__}); write it yourself")
+    # The code runs with the *reference function's* globals, so it may only use builtins.
+    source = ("def tripwire(*args, **kwargs):\n"
+              "    raise __import__('autograd_lib.exercises', fromlist=['DelegationError'])"
+              f".DelegationError({message!r})")
+    namespace = {}
+    exec(source, namespace)
+    return namespace["tripwire"].__code__
+
+
+@contextlib.contextmanager
+def checking(exercise_id, fn):
+    """Grade ``fn`` for one exercise: it alone is plugged (every other slot holds the
+    reference) and the reference of *this* exercise is a tripwire meanwhile."""
+    _slot(exercise_id)
+    saved = {eid: slot.get() for eid, slot in SLOTS.items() if eid in _REFERENCES}
+    ref = reference(exercise_id)
+    for eid in list(_REFERENCES):
+        if eid != exercise_id:
+            SLOTS[eid].set(_REFERENCES[eid])
+    SLOTS[exercise_id].set(fn)
+    armed = [f for f in SLOTS[exercise_id].functions(ref)
+             if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
+    originals = [f.__code__ for f in armed]
+    for f in armed:
+        f.__code__ = _tripwire_code(exercise_id, f)
+    try:
+        yield fn
+    finally:
+        for f, code in zip(armed, originals):
+            f.__code__ = code
+        for eid, value in saved.items():
+            SLOTS[eid].set(value)
+        if exercise_id not in saved:
+            SLOTS[exercise_id].set(ref)
+
+
+def exercises_of(assignment):
+    """The exercise ids of one assignment ("01", "02", ...)."""
+    return sorted(eid for eid, slot in SLOTS.items() if slot.assignment == assignment)

@@ -1,0 +1,105 @@
+"""Assertions for the course's test cells: each failure says what was expected,
+what was seen, and which rule of autograd is broken.
+
+    grading.expect_close(x.grad, [12., 96.], what="a.grad",
+                         rule="gradients of a tensor used twice add up")
+
+fails with::
+
+    AssertionError: a.grad is wrong.
+      expected: [12.0, 96.0]
+      seen:     [6.0, 48.0]
+      rule:     gradients of a tensor used twice add up
+
+The comparisons are made with functions captured when this module is first
+imported, so redefining ``numpy.allclose`` afterwards does not change them.
+"""
+
+import numpy as _np
+
+from .tensor import Tensor
+
+__all__ = ["expect_equal", "expect_close", "expect_true", "expect_raises", "expect_warns",
+           "random_cases", "to_list"]
+
+_allclose = _np.allclose
+_array = _np.asarray
+_isfinite = _np.isfinite
+
+
+def to_list(value):
+    """A plain, printable form of a tensor, array or nested values."""
+    if isinstance(value, Tensor):
+        return value._data.tolist()
+    if isinstance(value, _np.ndarray):
+        return value.tolist()
+    return value
+
+
+def _fail(what, expected, seen, rule, extra=""):
+    lines = [f"{what} is wrong.", f"  expected: {expected}", f"  seen:     {seen}"]
+    if rule:
+        lines.append(f"  rule:     {rule}")
+    if extra:
+        lines.append(f"  {extra}")
+    raise AssertionError("\n".join(lines))
+
+
+def expect_equal(seen, expected, *, what, rule=""):
+    """``seen == expected`` (for names, shapes, flags, objects)."""
+    if not (seen is expected or (type(seen) is type(expected) and seen == expected)
+            or (isinstance(seen, tuple) and isinstance(expected, tuple) and seen == expected)):
+        _fail(what, repr(expected), repr(seen), rule)
+
+
+def expect_true(condition, *, what, rule="", seen=None):
+    if condition is not True:
+        _fail(what, "True", repr(condition) if seen is None else seen, rule)
+
+
+def expect_close(seen, expected, *, what, rule="", rtol=1e-5, atol=1e-7):
+    """Tensor/array values equal within tolerance, with the same shape."""
+    if seen is None:
+        _fail(what, to_list(expected), "None", rule)
+    if not isinstance(seen, (Tensor, _np.ndarray, int, float, list, tuple)):
+        _fail(what, f"a tensor like {to_list(expected)}", f"an object of type {type(seen).__name__}", rule)
+    seen_array = _array(seen._data if isinstance(seen, Tensor) else seen, dtype=float)
+    expected_array = _array(expected._data if isinstance(expected, Tensor) else expected, dtype=float)
+    if seen_array.shape != expected_array.shape:
+        _fail(what, f"shape {tuple(expected_array.shape)}: {to_list(expected)}",
+              f"shape {tuple(seen_array.shape)}: {to_list(seen)}", rule)
+    if not _allclose(seen_array, expected_array, rtol=rtol, atol=atol, equal_nan=True):
+        _fail(what, to_list(expected), to_list(seen), rule)
+
+
+def expect_raises(fn, exception, sentence, *, what, rule=""):
+    """``fn()`` raises ``exception`` whose message contains ``sentence``."""
+    try:
+        fn()
+    except exception as e:
+        if sentence not in str(e):
+            _fail(what, f"{exception.__name__} containing {sentence!r}",
+                  f"{type(e).__name__}: {e}", rule)
+        return
+    except Exception as e:           # the wrong kind of error
+        _fail(what, f"{exception.__name__} containing {sentence!r}", f"{type(e).__name__}: {e}", rule)
+    _fail(what, f"{exception.__name__} containing {sentence!r}", "no error", rule)
+
+
+def expect_warns(fn, category, sentence, *, what, rule=""):
+    """``fn()`` warns with ``category`` containing ``sentence``; returns fn's result."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    for w in caught:
+        if issubclass(w.category, category) and sentence in str(w.message):
+            return result
+    _fail(what, f"a {category.__name__} containing {sentence!r}",
+          [f"{w.category.__name__}: {w.message}" for w in caught] or "no warning", rule)
+
+
+def random_cases(seed, count=5):
+    """A seeded NumPy generator per case, for hidden tests on randomized inputs."""
+    root = _np.random.default_rng(seed)
+    return [_np.random.default_rng(root.integers(2 ** 32)) for _ in range(count)]

@@ -1,0 +1,28 @@
+"""``autograd_lib.nn``: layers, losses and containers for building networks.
+
+==================  ====================================================
+``parameter.py``    ``Parameter``: a tensor a module trains
+``module.py``       ``Module``: registration of parameters and submodules,
+                    ``parameters()``, ``train()``/``eval()``, ``state_dict()``
+``linear.py``       ``Linear``, ``Identity``
+``activation.py``   ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``
+``flatten.py``      ``Flatten``
+``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``
+``container.py``    ``Sequential``, ``ModuleList``
+``functional.py``   the same computations as functions (``F.linear``, ...)
+``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
+==================  ====================================================
+"""
+
+from . import functional, init
+from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleList, Sequential
+from .flatten import Flatten
+from .linear import Identity, Linear
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
+           "LogSoftmax", "Flatten", "Sequential", "ModuleList", "MSELoss", "NLLLoss",
+           "CrossEntropyLoss", "functional", "init"]

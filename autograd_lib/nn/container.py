@@ -1,0 +1,144 @@
+"""Containers: modules that hold other modules.
+
+* ``nn.Sequential(a, b, c)``: a pipeline, ``forward(x)`` is ``c(b(a(x)))``;
+* ``nn.ModuleList([...])``: a list whose modules are *registered*, so their
+  parameters are found by ``parameters()`` (a plain Python list hides them).
+
+Both name their modules ``"0"``, ``"1"``, ... so parameter names read
+``"0.weight"``, ``"1.bias"``, as in PyTorch.
+"""
+
+import operator
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from .module import Module, _addindent
+
+__all__ = ["Sequential", "ModuleList"]
+
+
+def _absolute_index(idx, size):
+    """``idx`` (maybe negative) as a position in ``range(size)``, with PyTorch's error."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
+class Sequential(Module):
+    """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``.
+
+    Built from modules (named ``"0"``, ``"1"``, ...) or from an ``OrderedDict``
+    of named modules.  Supports ``len``, iteration, indexing (a slice gives a
+    new Sequential) and ``append``.
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def _key(self, idx):
+        return list(self._modules)[_absolute_index(idx, len(self))]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key(idx)]
+        for key in keys:
+            delattr(self, key)
+        # Renumber, so that the names stay "0", "1", ...
+        self._modules = dict(zip((str(i) for i in range(len(self._modules))),
+                                 self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add ``module`` at the end; returns the Sequential."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def forward(self, input):
+        for module in self:
+            input = module(input)
+        return input
+
+
+class ModuleList(Module):
+    """A list of registered modules: index it, iterate over it, ``append`` to it.
+
+    It has no ``forward``: you decide in your own ``forward`` how to use them.
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[str(_absolute_index(idx, len(self)))]
+
+    def __setitem__(self, idx, module):
+        setattr(self, str(_absolute_index(idx, len(self))), module)
+
+    def __delitem__(self, idx):
+        keys = (list(self._modules)[idx] if isinstance(idx, slice)
+                else [str(_absolute_index(idx, len(self)))])
+        for key in keys:
+            delattr(self, key)
+        self._modules = dict(zip((str(i) for i in range(len(self._modules))),
+                                 self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        """Add ``module`` at the end; returns the ModuleList."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        """Append every module of an iterable."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
+        for module in modules:
+            self.append(module)
+        return self
+
+    def __repr__(self):
+        """Like Module's, but runs of identical modules print once: ``(0-2): 3 x ReLU()``."""
+        reprs = [repr(module) for module in self]
+        if not reprs:
+            return f"{type(self).__name__}()"
+        blocks = []                                   # [first index, last index, repr]
+        for i, text in enumerate(reprs):
+            if blocks and blocks[-1][2] == text:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, text])
+        lines = []
+        for first, last, text in blocks:
+            line = (f"({first}): {text}" if first == last
+                    else f"({first}-{last}): {last - first + 1} x {text}")
+            lines.append(_addindent(line, 2))
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"

@@ -1,0 +1,20 @@
+"""``nn.Flatten``: merge dims into one, e.g. images ``(N, C, H, W)`` into rows ``(N, C*H*W)``."""
+
+from .module import Module
+
+__all__ = ["Flatten"]
+
+
+class Flatten(Module):
+    """Flatten dims ``start_dim`` to ``end_dim``; the default keeps the batch dim."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

@@ -1,0 +1,109 @@
+"""``nn.init``: fill parameters with their starting values, in place.
+
+Where training starts matters: weights drawn too large make activations and
+gradients explode layer after layer, too small and they vanish.  The schemes
+here scale the random values by the number of inputs (*fan-in*) and outputs
+(*fan-out*) of a layer so that the signal keeps its size.
+
+Every function writes into the tensor under ``no_grad`` (an initialisation is
+not part of the computation to differentiate) and returns it.  Random values
+come from the library's seeded generator: ``autograd_lib.manual_seed(0)``
+makes them reproducible (they are not PyTorch's numbers: the generators differ).
+"""
+
+import math
+import warnings
+
+from ..creation import rand, randn
+from ..grad_mode import no_grad
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_",
+           "xavier_uniform_", "kaiming_uniform_"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The factor by which ``nonlinearity`` shrinks the spread of its inputs is
+    compensated: 1 for linear/sigmoid, 5/3 for tanh, sqrt(2) for relu,
+    ``sqrt(2 / (1 + slope ** 2))`` for leaky_relu (slope ``param``, default 0.01)."""
+    if nonlinearity in ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                        "conv_transpose2d", "conv_transpose3d", "sigmoid"):
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif isinstance(param, (int, float)) and not isinstance(param, bool):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(tensor):
+    """For a weight ``(out_features, in_features, *kernel)``: (in * kernel, out * kernel)."""
+    if tensor.ndim < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
+                         "dimensions")
+    receptive_field = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """Fill with values drawn uniformly from ``[a, b)``."""
+    with no_grad():
+        values = rand(tensor.shape, dtype=tensor.dtype, generator=generator) * (b - a) + a
+        return tensor.copy_(values)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill with values drawn from the normal distribution N(mean, std**2)."""
+    with no_grad():
+        values = randn(tensor.shape, dtype=tensor.dtype, generator=generator) * std + mean
+        return tensor.copy_(values)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot & Bengio (2010): U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))``,
+    keeping the variance of both activations and gradients."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std                  # a uniform on [-a, a] has std a / sqrt(3)
+    return uniform_(tensor, -a, a, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He et al. (2015): U(-bound, bound) with ``bound = gain * sqrt(3 / fan)``.
+
+    ``mode="fan_in"`` keeps the size of the activations in the forward pass,
+    ``"fan_out"`` that of the gradients in the backward pass.  ``nn.Linear``
+    uses ``a=sqrt(5)``, which makes ``bound = 1 / sqrt(in_features)``.
+    """
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    fan = fan_in if mode == "fan_in" else fan_out
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)

@@ -1,0 +1,18 @@
+"""``autograd_lib.optim``: update rules that train parameters from their gradients.
+
+===================  ==================================================
+``optimizer.py``     ``Optimizer``: parameter groups, state, ``zero_grad``
+``sgd.py``           ``SGD`` (momentum, Nesterov, weight decay)
+``adam.py``          ``Adam`` (and AMSGrad, decoupled weight decay)
+===================  ==================================================
+
+Every ``step()`` runs under ``no_grad`` and changes the parameters *in
+place*: each keeps its identity (the model still holds the same tensor) and
+its ``_version`` goes up.
+"""
+
+from .adam import Adam
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam"]

@@ -1,0 +1,64 @@
+"""``SGD``: stochastic gradient descent, with momentum, Nesterov and weight decay.
+
+For each parameter ``p`` with gradient ``g`` (PyTorch's ``_single_tensor_sgd``,
+same operations in the same order)::
+
+    g = g + weight_decay * p                  # L2 penalty, if weight_decay
+    if momentum:
+        buf = g                               # first step: a copy of g
+        buf = momentum * buf + (1 - dampening) * g      # later steps, in place
+        g = g + momentum * buf if nesterov else buf
+    p = p - lr * g                            # in place
+
+``maximize=True`` uses ``-g``, climbing the objective instead.
+"""
+
+from ..grad_mode import enable_grad, no_grad
+from .optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Gradient descent; ``momentum`` averages the recent gradients (a heavy ball)."""
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
+        super().__init__(params, defaults)
+
+    @no_grad()
+    def step(self, closure=None):
+        """Update, in place, every parameter whose ``.grad`` is not None."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad if not group["maximize"] else -p.grad
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = grad.detach().clone()
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                p.add_(grad, alpha=-lr)
+        return loss

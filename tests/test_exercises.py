@@ -1,0 +1,123 @@
+"""The exercise slots: the library really reaches each piece through its slot,
+checking() isolates one exercise, and the tripwire catches delegation."""
+
+import pytest
+
+import autograd_lib as ag
+from autograd_lib import exercises
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    yield
+    exercises.unplug_all()
+
+
+def test_every_slot_resolves_to_the_reference():
+    for exercise_id, slot in exercises.SLOTS.items():
+        value = exercises.reference(exercise_id)
+        assert slot.functions(value), f"{exercise_id}: no reference functions found"
+        for fn in slot.functions(value):
+            assert callable(fn), f"{exercise_id}: reference {fn!r} is not callable"
+
+
+class Spy(Exception):
+    pass
+
+
+def _spy(*args, **kwargs):
+    raise Spy()
+
+
+def _exercise_the_library():
+    """A small workload touching every slot."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    w = ag.randn(2, 2, requires_grad=True)
+    y = ((x * x + x) ** 2).mean() + (x.unsqueeze(0) @ w).sum()
+    y.backward()
+    x.detach()
+    x.requires_grad_(True)
+    x.is_leaf
+    ag.autograd.gradcheck(lambda t: (t * t).sum(), (ag.tensor([1.0], dtype=ag.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("exercise_id", sorted(exercises.SLOTS))
+def test_library_reaches_each_exercise_through_its_slot(exercise_id):
+    slot = exercises.SLOTS[exercise_id]
+    spy = _spy
+    if slot.kind == "rule":
+        def spy(grad, *saved):                      # a rule's VJP: raise when the engine calls it
+            raise Spy()
+    if slot.kind == "property":
+        def spy(tensor):
+            raise Spy()
+    with exercises.plugged(exercise_id, spy):
+        with pytest.raises(Spy):
+            _exercise_the_library()
+
+
+def test_checking_plugs_one_exercise_and_restores_the_others():
+    calls = []
+
+    def my_is_leaf(t):
+        calls.append("mine")
+        return t.grad_fn is None
+
+    exercises.plug("01.detach", _spy)                # a broken exercise plugged earlier
+    with exercises.checking("01.is_leaf", my_is_leaf):
+        t = ag.tensor(1.0)
+        t.detach()                                   # reference again: must not raise Spy
+        assert t.is_leaf is True and calls == ["mine"], f"expected the student's is_leaf, saw {calls}"
+    with pytest.raises(Spy):
+        ag.tensor(1.0).detach()                      # the earlier plug is back afterwards
+
+
+def test_tripwire_catches_delegation_through_any_alias():
+    reference = exercises.reference("02.gradient_edge")
+    alias = ag.Tensor._gradient_edge                 # taken before grading starts
+
+    def by_reference(t):
+        return reference(t)
+
+    def by_alias(t):
+        return alias(t)
+
+    for cheat in (by_reference, by_alias):
+        with pytest.raises(exercises.DelegationError, match="02.gradient_edge"):
+            with exercises.checking("02.gradient_edge", cheat):
+                (ag.tensor([1.0], requires_grad=True) * 2).sum().backward()
+    x = ag.tensor([1.0], requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0], f"after grading the reference must work again, saw {x.grad}"
+
+
+def test_tripwire_covers_gradient_rules():
+    formulas = exercises.reference("03.mul_backward")
+
+    def cheat(grad, self, other):
+        return formulas["self"][0](grad, other), formulas["other"][0](grad, self)
+
+    with pytest.raises(exercises.DelegationError):
+        with exercises.checking("03.mul_backward", cheat):
+            a = ag.tensor([1.0, 2.0], requires_grad=True)
+            (a * a).sum().backward()
+
+
+def test_a_vjp_rule_runs_in_the_engine_and_must_return_one_gradient_per_input():
+    def mul_backward(grad, self, other):
+        return grad * other, grad * self
+
+    with exercises.checking("03.mul_backward", mul_backward):
+        a = ag.tensor([1.0, 2.0], requires_grad=True)
+        b = ag.tensor([3.0, 4.0], requires_grad=True)
+        (a * b).sum().backward()
+    assert (a.grad.tolist(), b.grad.tolist()) == ([3.0, 4.0], [1.0, 2.0]), f"saw {a.grad}, {b.grad}"
+
+    with pytest.raises(ValueError, match="must return 2 gradient"):
+        with exercises.checking("03.mul_backward", lambda grad, other: grad * other):
+            (ag.tensor([1.0], requires_grad=True) * ag.tensor([2.0], requires_grad=True)).backward()
+
+
+def test_unknown_exercise_is_a_clear_error():
+    with pytest.raises(KeyError, match="no exercise '99.nothing'"):
+        exercises.plug("99.nothing", _spy)

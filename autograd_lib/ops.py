@@ -1607,6 +1607,13 @@ def _check_inplace(t):
     if base is not None and base.requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
+    if base is not None and base.requires_grad and t.grad_fn is None:
+        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
+                           "grad mode enabled. Given that this use case is ambiguous and "
+                           "error-prone, it is forbidden. You can clarify your code by moving both "
+                           "the view and the inplace either both inside the no_grad block (if you "
+                           "don't want the inplace to be tracked) or both outside (if you want the "
+                           "inplace to be tracked).")
 
 
 def _inplace(self, out_of_place, *args):
@@ -1646,10 +1653,6 @@ def _inplace_on_view(view, out_of_place, *args):
     is rewritten: its new node is a CopySlices that wraps the op's node, and the
     view becomes a view of the new base (AsStridedBackward0)."""
     base = view._base
-    if view.grad_fn is None and base.requires_grad:
-        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
-                           "grad mode enabled. Given that this use case is ambiguous and "
-                           "error-prone, it is forbidden.")
     key = _positions_in_base(view, base)
     before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
     before.grad_fn, before._output_nr = view.grad_fn, view._output_nr

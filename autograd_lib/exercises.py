@@ -82,6 +82,7 @@ class Slot:
         if self.kind == "rule":
             node_cls = owner.NODES[self.attribute]
             node_cls.formulas = fn if isinstance(fn, dict) else _formulas_from_vjp(fn, node_cls.input_names)
+            node_cls._save_plans = {}        # what to save depends on the formulas' parameters
         elif self.kind == "property":
             setattr(owner, self.attribute, property(fn))
         else:

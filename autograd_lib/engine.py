@@ -181,12 +181,15 @@ def _call_pre_hooks(node, grads):
         for nr, ref in node._retains_grad.items():
             t = ref()
             if t is not None and grads[nr] is not None and t.grad_fn is node:
-                _store_retained(t, grads[nr])
+                store_retained_grad(t, grads[nr])
     return grads
 
 
-def _store_retained(t, grad):
-    """A non-leaf's ``.grad``: a copy the first time, then summed (never in place)."""
+def store_retained_grad(t, grad):
+    """Store a gradient in the ``.grad`` of a non-leaf that called ``retain_grad()``:
+    a copy the first time, then summed out of place (never aliasing ``grad``).
+
+    (Exercise 04.store_retained_grad.)"""
     if t._grad is None:
         t._grad = grad.clone() if grad.requires_grad else grad.detach().clone()
     else:

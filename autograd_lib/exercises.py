@@ -140,6 +140,29 @@ _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
           "how many edges point into each node reachable from the roots (iteratively)")
 _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
           "the gradients backward starts from: 1 for a scalar, the given ones checked")
+_register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",
+          "add a gradient into a leaf's .grad: a copy the first time, then summed")
+_register("04.retain_grad", _T, "retain_grad", "mark a non-leaf so backward stores its gradient")
+_register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad",
+          "store a retained non-leaf gradient: a copy first, then summed out of place")
+_register("05.sum_to", "autograd_lib.ops", "sum_to",
+          "sum a broadcast gradient back to an input's shape")
+_register("05.sum_backward", "autograd_lib.derivatives", "SumBackward1",
+          "the gradient of sum over dims, with and without keepdim", "rule")
+_register("05.exp_backward", "autograd_lib.derivatives", "ExpBackward0",
+          "the gradient of exp, from its saved result", "rule")
+_register("05.sigmoid_backward", "autograd_lib.ops", "sigmoid_backward",
+          "the gradient of sigmoid given its output")
+_register("05.index_backward", "autograd_lib.derivatives", "IndexBackward0",
+          "the gradient of x[indices]: repeated indices accumulate", "rule")
+_register("05.log_softmax_backward", "autograd_lib.ops", "log_softmax_backward_data",
+          "the gradient of log_softmax given its output")
+_register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
+          "free a node's saved tensors after backward")
+_register("06.saved_values", "autograd_lib.graph:Node", "saved_values",
+          "unpack the values a formula needs; refuse once they were freed")
+_register("06.hvp", "autograd_lib.autograd.functional", "hvp",
+          "a Hessian-vector product by differentiating a gradient again")
 _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
           "central finite differences of a scalar function")
 

@@ -33,12 +33,16 @@ def _exercise_the_library():
     """A small workload touching every slot."""
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     w = ag.randn(2, 2, requires_grad=True)
-    y = ((x * x + x) ** 2).mean() + (x.unsqueeze(0) @ w).sum()
+    h = (x.unsqueeze(0) @ w).exp()                        # exp, matmul
+    h.retain_grad()
+    y = ((x * x + x) ** 2).mean() + h.sum() + (w + x).sum(1).sum()   # broadcasting, sum(dim)
+    y = y + x.sigmoid().sum() + x[[0, 0]].sum() + ag.log_softmax(w, 1).sum()
     y.backward()
     x.detach()
     x.requires_grad_(True)
     x.is_leaf
     ag.autograd.gradcheck(lambda t: (t * t).sum(), (ag.tensor([1.0], dtype=ag.float64, requires_grad=True),))
+    ag.autograd.functional.hvp(lambda t: (t ** 3).sum(), ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
 
 
 @pytest.mark.parametrize("exercise_id", sorted(exercises.SLOTS))

@@ -5,7 +5,7 @@ import warnings
 from ..engine import run_backward
 from ..tensor import Tensor
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "hvp"]
 
 
 def _as_tuple(x):
@@ -114,3 +114,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = g.detach()
         out.append(g)
     return tuple(out)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """The Hessian of scalar ``func`` at ``inputs`` times ``v``, without forming the
+    Hessian: differentiate the gradient (built with ``create_graph=True``) once
+    more, with ``v`` as its upstream gradient.  Returns ``(func(inputs), H @ v)``,
+    as ``torch.autograd.functional.hvp``.  (Exercise 06.hvp.)"""
+    from ..grad_mode import enable_grad
+    from ..creation import zeros_like
+    single = isinstance(inputs, Tensor)
+    inputs = tuple(x.detach().requires_grad_(True) for x in _as_tuple(inputs))
+    vs = _as_tuple(v) if v is not None else ()
+    if v is None and not (len(inputs) == 1 and inputs[0].numel() == 1):
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
+    with enable_grad():
+        output = func(*inputs)
+        if not isinstance(output, Tensor) or output.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hvp should contain "
+                               "a single element")
+        first = grad(output, inputs, create_graph=True, allow_unused=True)
+        used = [(g, x, w) for g, x, w in zip(first, inputs, vs or [None] * len(inputs))
+                if g is not None and g.requires_grad]
+        second = grad([g for g, _, _ in used], [x for _, x, _ in used],
+                      grad_outputs=[w for _, _, w in used] if vs else None,
+                      create_graph=create_graph, allow_unused=True) if used else ()
+    by_input = {id(x): h for (_, x, _), h in zip(used, second)}
+    result = tuple(by_input.get(id(x)) if by_input.get(id(x)) is not None else zeros_like(x)
+                   for x in inputs)
+    if not create_graph:
+        output = output.detach()
+        result = tuple(h.detach() for h in result)
+    return output, (result[0] if single else result)

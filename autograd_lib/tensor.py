@@ -50,6 +50,10 @@ class _VersionCounter:
         self.value = 0
 
 
+NON_LEAF_REQUIRES_GRAD_OFF = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
@@ -160,27 +164,31 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if self.grad_fn is not None and value:          # (requires_grad_(True) is allowed)
-            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+        if self.grad_fn is not None:
+            if value:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+            raise RuntimeError(NON_LEAF_REQUIRES_GRAD_OFF)
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        """Set ``requires_grad`` in place (leaves only) and return ``self``."""
-        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
-        return self
+        """Set ``requires_grad`` in place and return ``self``.  Only a leaf has a flag
+        of its own: a non-leaf requires grad because it has a grad_fn, so turning it
+        off there is refused (``detach()`` is the way out of the graph).
 
-    def _set_requires_grad(self, value, dtype_message):
-        value = bool(value)
+        (Exercise 01.requires_grad_.)"""
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
+                            f"not {type(requires_grad).__name__}")
         if self.grad_fn is not None:
-            if not value:
-                raise RuntimeError(
-                    "you can only change requires_grad flags of leaf variables. If you want to use "
-                    "a computed variable in a subgraph that doesn't require differentiation use "
-                    "var_no_grad = var.detach().")
-            return
-        if value and not self.dtype.is_floating_point:
-            raise RuntimeError(dtype_message)
-        self._requires_grad = value
+            if not requires_grad:
+                raise RuntimeError(NON_LEAF_REQUIRES_GRAD_OFF)
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
 
     # ------------------------------------------------------------------- grad
     @property
@@ -326,9 +334,10 @@ class Tensor:
         return id(self)
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
-            return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        # As PyTorch: a 0-dim tensor formats as its number (f"{loss}" -> "0.25").
+        if self.ndim == 0 and type(self) is Tensor:
+            return self._data.item().__format__(spec)
+        return object.__format__(self, spec)
 
     def __repr__(self):
         from ._tensor_str import tensor_repr

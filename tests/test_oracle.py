@@ -2909,6 +2909,18 @@ for _name, _fn in _MISC.items():
 # The test
 # ======================================================================
 
+# ------------------------------------------------ formatting and flag types
+
+@scenario
+def format_zero_dim_tensor(lib):
+    return f"{lib.tensor(2.5)}|{lib.tensor(3)}|{lib.tensor(0.125):.2f}|{lib.tensor([1.0, 2.0])}"
+
+
+@scenario
+def requires_grad_needs_a_bool(lib):
+    lib.tensor([1.0]).requires_grad_(1)
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):
@@ -2933,3 +2945,4 @@ def test_T_warnings():
 
 def test_enough_scenarios():
     assert len(SCENARIOS) >= 150
+

@@ -70,16 +70,16 @@ class SavedTensor:
     the formula would read are no longer the ones of the forward pass, so
     :meth:`unpack` refuses, exactly like PyTorch.
 
-    A node's own output is saved without its ``grad_fn`` (which would be the
-    node itself: a reference cycle); unpacking reattaches it.
+    A node's own output is saved without its ``grad_fn`` and without any
+    reference to the node (either would be a reference cycle, keeping dead
+    graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "producer", "is_output")
+    __slots__ = ("tensor", "version", "is_output")
 
-    def __init__(self, tensor, producer=None, is_output=False):
+    def __init__(self, tensor, is_output=False):
         self.tensor = tensor
         self.version = tensor._version_counter.value
-        self.producer = producer if is_output else tensor.grad_fn   # for the error message
         self.is_output = is_output
 
     def unpack(self, node):
@@ -88,7 +88,7 @@ class SavedTensor:
         if current != self.version:
             # Name the op that produced the tensor *now* (for an input modified in place,
             # the in-place op), as PyTorch does.
-            producer = self.producer if self.is_output else t.grad_fn
+            producer = node if self.is_output else t.grad_fn
             where = (f", which is output {t._output_nr} of {_forward_name(producer)},"
                      if producer is not None else "")
             kind = LEGACY_NAMES[t.dtype.name]

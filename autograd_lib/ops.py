@@ -92,8 +92,7 @@ def _record(node_name, array, inputs, params=None, view_of=None):
     # Save what the formulas of the inputs that need a gradient ask for.
     for value_name, source in _save_plan(node_cls, inputs, edges):
         if source == _RESULT:
-            node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter),
-                                                  producer=node, is_output=True)
+            node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
             node._params[value_name] = params[value_name]
         elif tensors[source] is None:                 # an optional input left out (clamp's max)
@@ -1664,8 +1663,7 @@ def _inplace(self, out_of_place, *args):
     node = result.grad_fn
     if node is not None:
         if "result" in node._saved:                 # the saved output is now self
-            node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter),
-                                                producer=node, is_output=True)
+            node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter), is_output=True)
         _move_retain_grad(self, node)
         self.grad_fn, self._output_nr = node, result._output_nr
     return self
@@ -1685,8 +1683,7 @@ def _inplace_on_view(view, out_of_place, *args):
     if fn is None:
         return view
     if "result" in fn._saved:
-        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter),
-                                          producer=fn, is_output=True)
+        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True)
     node = CopySlices(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     _move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0

@@ -115,3 +115,23 @@ def test_engine_runs_each_node_once_in_topological_order():
     assert sorted(order) == ["a", "b", "c", "d"], f"each hook must run exactly once, saw {order}"
     expected = 3 * (np.exp(6.0) + np.cos(6.0))
     assert abs(x.grad.item() - expected) < 1e-3 * abs(expected), f"expected {expected}, saw {x.grad.item()}"
+
+
+def test_graphs_are_freed_by_reference_counting_alone():
+    """No reference cycles: a dead graph goes away at once, without the garbage
+    collector (a node saving its own output must not point back at itself)."""
+    gc.disable()
+    try:
+        x = ag.randn(3, requires_grad=True)
+        y = x.exp().tanh().sigmoid().relu().sqrt() * x
+        probes = []
+        node = y.grad_fn
+        while node is not None:
+            probes.append(weakref.ref(node))
+            nexts = [n for n, _ in node.next_functions if n is not None and type(n).__name__ != "AccumulateGrad"]
+            node = nexts[0] if nexts else None
+        del y, node, nexts
+        alive = [p() for p in probes if p() is not None]
+        assert alive == [], f"expected every node freed without gc, still alive: {[type(n).__name__ for n in alive]}"
+    finally:
+        gc.enable()

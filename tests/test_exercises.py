@@ -125,3 +125,22 @@ def test_a_vjp_rule_runs_in_the_engine_and_must_return_one_gradient_per_input():
 def test_unknown_exercise_is_a_clear_error():
     with pytest.raises(KeyError, match="no exercise '99.nothing'"):
         exercises.plug("99.nothing", _spy)
+
+
+def test_guarded_helpers_are_tripwires_too():
+    def sum_backward(grad, self_shape, dim, keepdim):       # delegates to a one-call helper
+        return ag.ops.restore_reduced_dims(grad, dim, keepdim).expand(self_shape)
+
+    with pytest.raises(exercises.DelegationError, match="05.sum_backward"):
+        with exercises.checking("05.sum_backward", sum_backward):
+            ag.randn(2, 3, requires_grad=True).sum(1).sum().backward()
+    x = ag.randn(2, 3, requires_grad=True)
+    x.mean(1).sum().backward()                              # the helper works again afterwards
+    assert x.grad.shape == (2, 3), f"expected a (2, 3) gradient, saw {x.grad.shape}"
+
+
+def test_the_reference_of_a_rule_can_be_plugged_back():
+    with exercises.plugged("05.exp_backward", exercises.reference("05.exp_backward")):
+        x = ag.tensor([0.0, 1.0], requires_grad=True)
+        x.exp().sum().backward()
+    assert x.grad.tolist() == pytest.approx([1.0, 2.718281828]), f"saw {x.grad}"

@@ -142,9 +142,12 @@ _register("02.gradient_edge", _T, "_gradient_edge",
 _register("02.collect_next_functions", "autograd_lib.ops", "collect_next_functions",
           "a new node's next_functions: one edge per input, (None, 0) where no grad is needed")
 for _name, _node in (("add", "AddBackward0"), ("mul", "MulBackward0"), ("pow", "PowBackward0"),
-                     ("mean", "MeanBackward0"), ("mm", "MmBackward0")):
+                     ("mean", "MeanBackward0")):
     _register(f"03.{_name}_backward", "autograd_lib.derivatives", _node,
               f"the vector-Jacobian product of {_name}", "rule")
+_register("03.mm_backward", "autograd_lib.derivatives", "MmBackward0",
+          "the vector-Jacobian product of mm", "rule",
+          guards=("autograd_lib.ops:mm_mat1_backward", "autograd_lib.ops:mm_mat2_backward"))
 _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
           "how many edges point into each node reachable from the roots (iteratively)")
 _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",

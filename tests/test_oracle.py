@@ -2921,6 +2921,24 @@ def requires_grad_needs_a_bool(lib):
     lib.tensor([1.0]).requires_grad_(1)
 
 
+@scenario
+def backward_extra_gradients_are_ignored(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    return lib.autograd.grad([x * 2], [x], grad_outputs=[lib.ones(2), lib.ones(2)])
+
+
+@scenario
+def backward_too_few_gradients(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    lib.autograd.backward([x * 2, x * 3], [lib.ones(2)])
+
+
+@scenario
+def backward_numpy_gradient_is_rejected(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    (x * 2).backward(np.ones(2))
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

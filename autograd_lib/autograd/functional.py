@@ -21,9 +21,6 @@ def initial_gradients(outputs, grad_outputs):
     against the output's shape), or an implicit 1 for a single-element output.
 
     (Exercise 03.initial_gradients.)"""
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} "
-                           f"gradients for {len(outputs)} outputs")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -48,6 +45,12 @@ def initial_gradients(outputs, grad_outputs):
     return grads
 
 
+def _check_count(outputs, grads):
+    # As PyTorch: too few gradients is an error; extra ones are ignored (zip).
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+
+
 def _check_requires_grad(outputs):
     for i, out in enumerate(outputs):
         if not out.requires_grad:
@@ -70,6 +73,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             t.retain_grad()         # as PyTorch: a non-leaf input gets its .grad this way
     if retain_graph is None:
         retain_graph = create_graph
+    _check_count(tensors, grad_tensors)
     grads = initial_gradients(tensors, grad_tensors)
     _check_requires_grad(tensors)
     if create_graph:
@@ -97,6 +101,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
+    _check_count(outputs, grad_outputs)
     grads = initial_gradients(outputs, grad_outputs)
     _check_requires_grad(outputs)
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)

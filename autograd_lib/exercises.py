@@ -197,12 +197,13 @@ def _slot(exercise_id):
 
 
 def plug(exercise_id, fn):
-    """Make the library use ``fn`` for this exercise from now on; returns ``fn``."""
+    """Make the library use ``fn`` for this exercise from now on.
+
+    Returns None, so a notebook cell ending with ``exercises.plug(...)`` shows nothing."""
     if not callable(fn) and not (isinstance(fn, dict) and _slot(exercise_id).kind == "rule"):
         raise TypeError(f"plug({exercise_id!r}, fn) needs a function, got {type(fn).__name__}")
     reference(exercise_id)                    # remember the reference before replacing it
     SLOTS[exercise_id].set(fn)
-    return fn
 
 
 def unplug(exercise_id):

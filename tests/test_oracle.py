@@ -2939,6 +2939,24 @@ def backward_numpy_gradient_is_rejected(lib):
     (x * 2).backward(np.ones(2))
 
 
+@scenario
+def hvp_create_graph_stays_connected(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    _, hv = lib.autograd.functional.hvp(lambda t: (t ** 3).sum(), x, lib.ones(3), create_graph=True)
+    return lib.autograd.grad(hv.sum(), x)
+
+
+@scenario
+def hvp_strict_rejects_a_linear_function(lib):
+    lib.autograd.functional.hvp(lambda t: (2 * t).sum(), lib.tensor([1.0, 2.0]), lib.ones(2), strict=True)
+
+
+@scenario
+def hvp_plain(lib):
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64)
+    return lib.autograd.functional.hvp(lambda t: (t.exp() * t).sum(), x, lib.tensor([1.0, -1.0], dtype=lib.float64))
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -129,7 +129,10 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     from ..grad_mode import enable_grad
     from ..creation import zeros_like
     single = isinstance(inputs, Tensor)
-    inputs = tuple(x.detach().requires_grad_(True) for x in _as_tuple(inputs))
+    # With create_graph the result must stay connected to the caller's inputs
+    # (a view keeps the history); otherwise work on fresh leaves.
+    inputs = tuple(x.view(x.shape) if create_graph and x.requires_grad
+                   else x.detach().requires_grad_(True) for x in _as_tuple(inputs))
     vs = _as_tuple(v) if v is not None else ()
     if v is None and not (len(inputs) == 1 and inputs[0].numel() == 1):
         raise RuntimeError("The vector v can only be None if the input to the user-provided "
@@ -139,7 +142,19 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         if not isinstance(output, Tensor) or output.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hvp should contain "
                                "a single element")
+        if strict and not output.requires_grad:
+            raise RuntimeError("Output 0 of the user-provided function does not require gradients. "
+                               "The outputs must be computed in a differentiable manner from the "
+                               "input when running in strict mode.")
         first = grad(output, inputs, create_graph=True, allow_unused=True)
+        for i, g in enumerate(first):
+            if strict and (g is None or not g.requires_grad):
+                raise RuntimeError(
+                    f"While computing the hessian, found that the jacobian of the user-provided "
+                    f"function with respect to input {i} is independent of the input. This is not "
+                    f"allowed in strict mode. You should ensure that your function is twice "
+                    f"differentiable and that the jacobian depends on the inputs (this would be "
+                    f"violated by a linear function for example).")
         used = [(g, x, w) for g, x, w in zip(first, inputs, vs or [None] * len(inputs))
                 if g is not None and g.requires_grad]
         second = grad([g for g, _, _ in used], [x for _, x, _ in used],

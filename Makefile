@@ -1,18 +1,27 @@
-# Two entry points, both work on a fresh machine (Python >= 3.11 on PATH):
-#   make demo   set up and run the main job (a tour of autograd_lib)
-#   make test   set up and run the whole test suite
+# Entry points; each works on a fresh machine (Python >= 3.11 on PATH):
+#   make lab      set up, then open JupyterLab on the first assignment (course/release/01_tensors)
+#   make demo     set up and run a tour of autograd_lib
+#   make test     set up and run the whole test suite (library, PyTorch oracle, course pipeline)
+# Instructor targets (see course/README.md):
+#   make release          regenerate course/release/ from course/source/ (nbgrader generate_assignment)
+#   make solutions        regenerate and execute solutions/
+#   make course-check     fail when course/release/ or solutions/ drift from course/source/
+#   make instructor-demo  generate, autograde example submissions, print the grade table
+#   make test-course      only the course pipeline tests (marker "course")
+#   make test-quick       the whole suite, grading only the first catalogued mistake per exercise
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv bench clean
+.PHONY: demo test venv bench clean lab release solutions course-check instructor-demo \
+        test-course test-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 venv: $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -e ".[course,test]"
 
 demo: venv
 	$(BIN)/python -m autograd_lib.demo
@@ -22,6 +31,27 @@ test: venv
 
 bench: venv
 	$(BIN)/python -m benchmarks.run
+
+lab: venv
+	$(BIN)/python -m tools.course lab
+
+release: venv
+	$(BIN)/python -m tools.course release
+
+solutions: venv
+	$(BIN)/python -m tools.course solutions
+
+course-check: venv
+	$(BIN)/python -m tools.course check
+
+instructor-demo: venv
+	$(BIN)/python -m tools.course demo
+
+test-course: venv
+	$(BIN)/python -m pytest -q -m course
+
+test-quick: venv
+	COURSE_MISTAKES=1 $(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV) artifacts benchmarks/results

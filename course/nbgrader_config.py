@@ -1,0 +1,81 @@
+"""nbgrader configuration of autograd-course (nbgrader 0.9.6, Python >= 3.11).
+
+nbgrader's command-line apps read this file when they run in ``course/``.
+``tools/course.py`` and the course tests load it explicitly with traitlets'
+``PyFileConfigLoader``, because ``NbGraderAPI`` does not read it by itself.
+Every path is relative to this file, so a copy of ``course/`` in a temporary
+directory (what the tests and ``make instructor-demo`` use) is a course of
+its own, with its own gradebook.
+"""
+
+import os
+
+c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
+
+COURSE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# --------------------------------------------------------------- the course
+
+c.CourseDirectory.course_id = "autograd-course"
+c.CourseDirectory.root = COURSE_DIR
+# The gradebook is the default: sqlite:///<course>/gradebook.db (per-term data, not committed).
+
+# The assignments.  The course plans nine (below); only those whose source
+# notebook exists are registered.  nbgrader >= 0.6 has no
+# ``NbGrader.db_assignments`` trait any more: an assignment enters the gradebook
+# when it is generated (``nbgrader generate_assignment`` creates it), and
+# ``tools/course.py`` registers every name of this list in the gradebook
+# before it generates or grades anything.
+PLANNED = ["01_tensors", "02_graph", "03_backward", "04_leaves", "05_ops",
+           "06_lifetime", "07_no_grad", "08_inplace", "09_training"]
+_SOURCE = os.path.join(COURSE_DIR, "source")
+c.AutogradCourse.assignments = sorted(
+    name for name in (os.listdir(_SOURCE) if os.path.isdir(_SOURCE) else [])
+    if os.path.isfile(os.path.join(_SOURCE, name, name + ".ipynb"))
+)
+
+# ------------------------------------------------------ generate_assignment
+
+# Answer cells: the code between ### BEGIN SOLUTION and ### END SOLUTION
+# becomes this stub (indented like the markers) in the release.
+c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
+c.ClearSolutions.end_solution_delimeter = "END SOLUTION"
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+c.ClearSolutions.enforce_metadata = True      # markers are only allowed in answer cells
+
+# Test cells: the region between ### BEGIN HIDDEN TESTS and ### END HIDDEN
+# TESTS is removed from the release and restored by autograde (nbgrader's defaults).
+c.ClearHiddenTests.begin_test_delimeter = "BEGIN HIDDEN TESTS"
+c.ClearHiddenTests.end_test_delimeter = "END HIDDEN TESTS"
+c.ClearHiddenTests.enforce_metadata = True
+
+# The release carries no outputs and none of the volatile per-cell metadata.
+c.ClearOutput.enabled = True
+c.ClearOutput.remove_metadata_fields = {"collapsed", "scrolled", "execution", "ExecuteTime"}
+
+c.GenerateAssignment.create_assignment = True
+
+# ---------------------------------------------------------------- autograde
+
+# A student who deletes a test cell gets it back: autograde re-inserts every
+# grade cell missing from the submission (from the gradebook's copy) and runs it.
+c.OverwriteCells.add_missing_cells = True
+
+# Any stderr output in a test cell zeroes it (nbgrader.utils.determine_grade).
+# A harmless warning printed while a test runs (a NumPy or matplotlib warning,
+# a warnings.warn in the student's function) must not do that: remove
+# stderr outputs that are Python warnings before the cell is graded.  Real
+# failures are exceptions, which stay in the cell as "error" outputs.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"(?m)^[^\n]*:\d+: [A-Za-z_.]*Warning: "
+
+# Per-cell limit: a student's infinite loop costs one cell, not the whole run.
+c.ExecutePreprocessor.timeout = 60            # seconds per cell (nbgrader's Execute inherits it)
+c.Execute.timeout = 60
+c.Execute.interrupt_on_timeout = True         # interrupt the cell, grade the rest of the notebook
+c.Execute.raise_on_iopub_timeout = True
+
+# Output beyond this is cut, so a runaway print cannot bloat the gradebook.
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100

@@ -1,0 +1,1 @@
+"""The course pipeline tests: real nbgrader on a temporary copy of course/ (marker ``course``)."""

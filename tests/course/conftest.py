@@ -1,0 +1,154 @@
+"""Shared fixtures of the course tests.
+
+Everything runs real nbgrader (0.9.6) through its Python API in a temporary
+copy of ``course/``, never in ``course/`` itself, so the instructor's
+gradebook and submissions are never touched.  Kernel starts are the main
+cost: submissions are graded in parallel worker processes (one per CPU,
+``COURSE_WORKERS`` overrides), each with its own copy of the generated course.
+"""
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tools import course
+
+NBGRADER_MISSING = importlib.util.find_spec("nbgrader") is None
+NBGRADER_REASON = ("the course tests run real nbgrader: install the course extra "
+                   "(pip install -e '.[course,test]'; nbgrader 0.9.6 needs Python >= 3.11)")
+
+# Every module of tests/course starts with: pytestmark = COURSE_MARKS
+COURSE_MARKS = [pytest.mark.course, pytest.mark.skipif(NBGRADER_MISSING, reason=NBGRADER_REASON)]
+
+
+def require_assignments():
+    """The assignments of course/source/; the test fails when there are none."""
+    names = course.assignments()
+    if not names:
+        pytest.fail(f"{course.COURSE / 'source'} has no assignment (expected "
+                    f"source/<NN_topic>/<NN_topic>.ipynb): nothing to release or grade")
+    return names
+
+
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory):
+    """A temporary copy of course/ in which every assignment has been generated
+    (``nbgrader generate_assignment``): gradebook, source/ and release/."""
+    names = require_assignments()
+    work = course.make_course(tmp_path_factory.mktemp("generated") / "course")
+    course.generate(work, names)
+    return work
+
+
+@pytest.fixture(scope="session")
+def fixture_course(tmp_path_factory):
+    """A generated course whose only assignment is tests/course/fixtures/00_fixture."""
+    work = course.make_course(tmp_path_factory.mktemp("fixture") / "course",
+                              course.REPO / "tests" / "course" / "fixtures")
+    course.generate(work)
+    return work
+
+
+@pytest.fixture(scope="session")
+def grader():
+    """One pool of grading processes for the whole session (see tools.course.Grader)."""
+    with course.Grader() as pool:
+        yield pool
+
+
+SANITIZE = course.REPO / "tests" / "course" / "nbval_sanitize.cfg"
+
+
+def nbval_command(paths):
+    """nbval, strictly, on the given notebooks (nbval is off by default: -p no:nbval)."""
+    return [sys.executable, "-m", "pytest", "-p", "nbval", "--nbval", "--nbval-current-env",
+            "--nbval-sanitize-with", str(SANITIZE), "-q", "-p", "no:cacheprovider",
+            *map(str, paths)]
+
+
+class NbvalRun:
+    """nbval on solutions/ in a subprocess, started early so that it overlaps
+    the grading (it is mostly kernel time)."""
+
+    def __init__(self):
+        self.paths = [course.SOLUTIONS / f"{name}.ipynb" for name in course.assignments()]
+        self.process = None
+
+    def start(self):
+        if self.process is None and self.paths and all(p.is_file() for p in self.paths):
+            self.process = subprocess.Popen(
+                nbval_command(self.paths), cwd=course.REPO, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, env=course._env_with_kernel_paths(os.environ))
+        return self
+
+    def result(self):
+        """(command, return code, output)."""
+        self.start()
+        output, _ = self.process.communicate(timeout=900)
+        return " ".join(nbval_command(self.paths)), self.process.returncode, output
+
+
+@pytest.fixture(scope="session")
+def nbval_run(request):
+    run = NbvalRun()
+    yield run
+    if run.process is not None and run.process.poll() is None:
+        run.process.kill()
+        run.process.communicate()
+
+
+# Each mistake costs one kernel running the whole notebook (2-10 s of CPU), and
+# the catalogs hold 20-40 mistakes per assignment: far too many for a quick
+# suite on two cores.  By default the whole catalog is graded (make test, CI);
+# COURSE_MISTAKES=N grades only the first N mistakes of every exercise, for a
+# quick run while writing a notebook (make test-quick).
+MISTAKES_SETTING = os.environ.get("COURSE_MISTAKES", "all").strip().lower()
+MISTAKES_REASON = (f"COURSE_MISTAKES={MISTAKES_SETTING} grades the first {MISTAKES_SETTING} "
+                   f"mistake(s) of each exercise; COURSE_MISTAKES=all grades every one")
+
+
+def mistake_selected(mistakes, index):
+    """Whether mistake ``index`` of a catalog is graded in this run."""
+    if MISTAKES_SETTING == "all":
+        return True
+    limit = int(MISTAKES_SETTING)
+    grade_id = mistakes[index].grade_id
+    return sum(m.grade_id == grade_id for m in mistakes[:index]) < limit
+
+
+@pytest.fixture(scope="session")
+def mistake_futures(generated_course, grader):
+    """{(number, index): Future of Graded} for every selected catalogued mistake
+    whose assignment exists, submitted to the grading pool as soon as requested."""
+    from .mistakes import catalogs
+    futures = {}
+    for number, mistakes in sorted(catalogs().items()):
+        assignment = course.assignment_for(number)
+        if assignment is None:
+            continue
+        pairs = course.mistake_submissions(course.COURSE, {assignment: mistakes})
+        for index, (submission, _) in enumerate(pairs):
+            if mistake_selected(mistakes, index):
+                futures[(number, index)] = grader.submit(generated_course, submission)
+    return futures
+
+
+# Run the pipeline first: it submits the mistakes to the pool before it grades
+# its own submissions in this process, so both use the CPUs at the same time.
+MODULE_ORDER = {"test_pipeline.py": 0, "test_mistakes.py": 1, "test_solutions_nbval.py": 2}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    here = [i for i, item in enumerate(items)
+            if item.path.parent == course.REPO / "tests" / "course" and item.path.name in MODULE_ORDER]
+    ordered = sorted((items[i] for i in here), key=lambda item: MODULE_ORDER[item.path.name])
+    for position, item in zip(here, ordered):
+        items[position] = item
+
+
+def wants(request, module):
+    """Whether the session runs any test of ``tests/course/<module>.py``."""
+    return any(item.path.name == f"{module}.py" for item in request.session.items)

@@ -1,0 +1,174 @@
+"""Realistic wrong answers for assignment 02 (the computational graph).
+
+Each mistake replaces one answer cell of course/source/02_graph/02_graph.ipynb.
+The test cells of that exercise must fail with ``rule`` in their output, and the
+test cells of the other exercise must keep passing.
+"""
+
+import textwrap
+
+from . import Mistake
+
+
+def _cell(source):
+    return textwrap.dedent(source).strip("\n")
+
+
+_EDGE = "02_gradient_edge_answer"
+_NEXT = "02_collect_next_functions_answer"
+
+MISTAKES = [
+    # ------------------------------------------------------------------ 02.gradient_edge
+    Mistake(_EDGE, "a fresh AccumulateGrad at every call (no cache)", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return (tensor.grad_fn, tensor._output_nr)
+            if not tensor.requires_grad:
+                return (None, 0)
+            return (ag.graph.AccumulateGrad(tensor), 0)
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="a leaf's AccumulateGrad is created once and reused while it is alive"),
+    Mistake(_EDGE, "caches the AccumulateGrad with a strong reference", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return (tensor.grad_fn, tensor._output_nr)
+            if not tensor.requires_grad:
+                return (None, 0)
+            if tensor._accumulator is None:
+                tensor._accumulator = ag.graph.AccumulateGrad(tensor)
+            return (tensor._accumulator, 0)
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="the tensor holds its AccumulateGrad only weakly"),
+    Mistake(_EDGE, "uses a dead weak reference instead of making a new node", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return (tensor.grad_fn, tensor._output_nr)
+            if not tensor.requires_grad:
+                return (None, 0)
+            if tensor._accumulator is not None:
+                return (tensor._accumulator(), 0)
+            node = ag.graph.AccumulateGrad(tensor)
+            tensor._accumulator = weakref.ref(node)
+            return (node, 0)
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="when the weak reference is dead (it returns None), make a new AccumulateGrad"),
+    Mistake(_EDGE, "output_nr of a non-leaf is always 0", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return (tensor.grad_fn, 0)
+            if not tensor.requires_grad:
+                return (None, 0)
+            node = tensor._accumulator() if tensor._accumulator is not None else None
+            if node is None:
+                node = ag.graph.AccumulateGrad(tensor)
+                tensor._accumulator = weakref.ref(node)
+            return (node, 0)
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="output_nr says which output of its node it is"),
+    Mistake(_EDGE, "an AccumulateGrad for every leaf, even without requires_grad", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return (tensor.grad_fn, tensor._output_nr)
+            node = tensor._accumulator() if tensor._accumulator is not None else None
+            if node is None:
+                node = ag.graph.AccumulateGrad(tensor)
+                tensor._accumulator = weakref.ref(node)
+            return (node, 0)
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="a tensor that does not require grad has no edge: (None, 0)"),
+    Mistake(_EDGE, "returns a list instead of a tuple", _cell('''
+        def gradient_edge(tensor):
+            if tensor.grad_fn is not None:
+                return [tensor.grad_fn, tensor._output_nr]
+            if not tensor.requires_grad:
+                return [None, 0]
+            node = tensor._accumulator() if tensor._accumulator is not None else None
+            if node is None:
+                node = ag.graph.AccumulateGrad(tensor)
+                tensor._accumulator = weakref.ref(node)
+            return [node, 0]
+
+        exercises.plug("02.gradient_edge", gradient_edge)
+        '''), rule="an edge is a tuple (node, output_nr)"),
+
+    # --------------------------------------------------------- 02.collect_next_functions
+    Mistake(_NEXT, "skips the inputs that need no gradient", _cell('''
+        def collect_next_functions(*inputs):
+            return tuple(t._gradient_edge() for t in inputs if t is not None and t.requires_grad)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="(None, 0) for an input that needs no gradient"),
+    Mistake(_NEXT, "returns a list instead of a tuple", _cell('''
+        def collect_next_functions(*inputs):
+            edges = []
+            for t in inputs:
+                if t is not None and t.requires_grad:
+                    edges.append(t._gradient_edge())
+                else:
+                    edges.append((None, 0))
+            return edges
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="next_functions is a tuple"),
+    Mistake(_NEXT, "crashes on a None input", _cell('''
+        def collect_next_functions(*inputs):
+            return tuple(t._gradient_edge() if t.requires_grad else (None, 0) for t in inputs)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="an absent optional input (None) gets the edge (None, 0)"),
+    Mistake(_NEXT, "reads the leaf flag _requires_grad, so non-leaf inputs get no edge", _cell('''
+        def collect_next_functions(*inputs):
+            edges = []
+            for t in inputs:
+                if t is not None and t._requires_grad:
+                    edges.append(t._gradient_edge())
+                else:
+                    edges.append((None, 0))
+            return tuple(edges)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="a non-leaf input requires grad too: its edge is (grad_fn, output_nr)"),
+    Mistake(_NEXT, "uses (grad_fn, output_nr), so leaves get no AccumulateGrad", _cell('''
+        def collect_next_functions(*inputs):
+            edges = []
+            for t in inputs:
+                if t is not None and t.requires_grad:
+                    edges.append((t.grad_fn, t._output_nr))
+                else:
+                    edges.append((None, 0))
+            return tuple(edges)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="a leaf that requires grad is reached through its AccumulateGrad node"),
+    Mistake(_NEXT, "one edge per distinct tensor: x * x gets a single edge", _cell('''
+        def collect_next_functions(*inputs):
+            edges, seen = [], set()
+            for t in inputs:
+                if t is not None and id(t) in seen:
+                    continue
+                if t is not None:
+                    seen.add(id(t))
+                if t is not None and t.requires_grad:
+                    edges.append(t._gradient_edge())
+                else:
+                    edges.append((None, 0))
+            return tuple(edges)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="one edge per input, even when the same tensor is passed twice"),
+    Mistake(_NEXT, "builds the edges in reverse order", _cell('''
+        def collect_next_functions(*inputs):
+            edges = []
+            for t in inputs:
+                edge = t._gradient_edge() if t is not None and t.requires_grad else (None, 0)
+                edges.insert(0, edge)
+            return tuple(edges)
+
+        exercises.plug("02.collect_next_functions", collect_next_functions)
+        '''), rule="edges follow the input order"),
+]

@@ -1,0 +1,1 @@
+"""Maintenance tools of the repository (``python -m tools.course ...``)."""

@@ -46,10 +46,6 @@ def rule(node_name, **formulas):
     return cls
 
 
-def _zeros(grad, self_shape):
-    return F.zeros(self_shape, dtype=grad.dtype)
-
-
 # --------------------------------------------------------------- arithmetic
 # Formulas multiply by numbers with F.mul_scalar (not ``*``): PyTorch's formulas
 # do it with mul.Scalar, which shows up in a create_graph=True gradient's graph

@@ -30,7 +30,6 @@ from .graph import Node, SavedTensor
 from .tensor import Tensor, _wrap_dim
 from .creation import zeros, zeros_like     # used by gradient formulas (derivatives.py)
 
-bool_dtype = _dt.bool
 
 # ======================================================================
 # Recording
@@ -1137,9 +1136,6 @@ def _slice(input, dim, k):
                    [("self", input)],
                    {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
                    view_of=input)
-
-
-_EMBED_NODE = {"SelectBackward0": "SelectBackwardBackward0"}
 
 
 def embed_in_zeros(grad, shape, key, accumulate=False, node=None):

@@ -22,7 +22,6 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
-from .dtypes import dtype as _dtype_cls
 from .graph import AccumulateGrad, HookDict, add_hook
 from .grad_mode import is_grad_enabled
 

@@ -25,30 +25,11 @@ def _absolute_index(idx, size):
     return idx % size
 
 
-class Sequential(Module):
-    """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``.
-
-    Built from modules (named ``"0"``, ``"1"``, ...) or from an ``OrderedDict``
-    of named modules.  Supports ``len``, iteration, indexing (a slice gives a
-    new Sequential) and ``append``.
-    """
-
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for name, module in args[0].items():
-                self.add_module(name, module)
-        else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: modules named "0", "1", ... kept in order."""
 
     def _key(self, idx):
         return list(self._modules)[_absolute_index(idx, len(self))]
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        return self._modules[self._key(idx)]
 
     def __setitem__(self, idx, module):
         setattr(self, self._key(idx), module)
@@ -68,9 +49,32 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module):
-        """Add ``module`` at the end; returns the Sequential."""
+        """Add ``module`` at the end; returns the container."""
         self.add_module(str(len(self)), module)
         return self
+
+
+class Sequential(_ModuleSequence):
+    """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``.
+
+    Built from modules (named ``"0"``, ``"1"``, ...) or from an ``OrderedDict``
+    of named modules.  Supports ``len``, iteration, indexing (a slice gives a
+    new Sequential) and ``append``.
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for idx, module in enumerate(args):
+                self.add_module(str(idx), module)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key(idx)]
 
     def forward(self, input):
         for module in self:
@@ -78,7 +82,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of registered modules: index it, iterate over it, ``append`` to it.
 
     It has no ``forward``: you decide in your own ``forward`` how to use them.
@@ -92,29 +96,7 @@ class ModuleList(Module):
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
-        return self._modules[str(_absolute_index(idx, len(self)))]
-
-    def __setitem__(self, idx, module):
-        setattr(self, str(_absolute_index(idx, len(self))), module)
-
-    def __delitem__(self, idx):
-        keys = (list(self._modules)[idx] if isinstance(idx, slice)
-                else [str(_absolute_index(idx, len(self)))])
-        for key in keys:
-            delattr(self, key)
-        self._modules = dict(zip((str(i) for i in range(len(self._modules))),
-                                 self._modules.values()))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        """Add ``module`` at the end; returns the ModuleList."""
-        self.add_module(str(len(self)), module)
-        return self
+        return self._modules[self._key(idx)]
 
     def extend(self, modules):
         """Append every module of an iterable."""

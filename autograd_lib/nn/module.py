@@ -61,6 +61,22 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def clear_grads(params, set_to_none=True):
+    """What ``zero_grad`` does, for modules and optimizers alike: ``.grad = None``,
+    or keep each ``.grad`` tensor (cut from any graph) and fill it with zeros."""
+    for param in params:
+        if param.grad is None:
+            continue
+        if set_to_none:
+            param.grad = None
+        else:
+            if param.grad.grad_fn is not None:
+                param.grad.detach_()
+            else:
+                param.grad.requires_grad_(False)
+            param.grad.zero_()
+
+
 class Module:
     """Base class for all neural network modules: subclass it and define ``forward``."""
 
@@ -296,17 +312,7 @@ class Module:
         ``set_to_none=True`` sets ``p.grad = None`` (the next backward stores a
         fresh tensor); ``False`` keeps each ``.grad`` tensor and fills it with zeros.
         """
-        for param in self.parameters():
-            if param.grad is None:
-                continue
-            if set_to_none:
-                param.grad = None
-            else:
-                if param.grad.grad_fn is not None:
-                    param.grad.detach_()
-                else:
-                    param.grad.requires_grad_(False)
-                param.grad.zero_()
+        clear_grads(self.parameters(), set_to_none)
 
     # -------------------------------------------------------------- state dict
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):

@@ -19,7 +19,7 @@ instead of adding to the gradient (that is AdamW).  ``maximize=True`` uses ``-g`
 """
 
 from ..creation import tensor, zeros_like
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import no_grad
 from .optimizer import Optimizer
 
 __all__ = ["Adam"]
@@ -50,10 +50,7 @@ class Adam(Optimizer):
     @no_grad()
     def step(self, closure=None):
         """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             beta1, beta2 = group["betas"]

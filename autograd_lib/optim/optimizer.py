@@ -26,6 +26,8 @@ import warnings
 from collections import defaultdict
 
 from ..dtypes import LEGACY_NAMES
+from ..grad_mode import enable_grad
+from ..nn.module import clear_grads
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -103,18 +105,7 @@ class Optimizer:
         keeps its tensor, filled with zeros (a zero gradient still counts: Adam
         and momentum keep moving ``p``).
         """
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        clear_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient (subclasses implement the rule).
@@ -124,6 +115,14 @@ class Optimizer:
         mode on) and returns its loss.
         """
         raise NotImplementedError
+
+    @staticmethod
+    def _evaluate(closure):
+        """The closure's loss, computed with grad mode on (step itself runs under no_grad)."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
 
     # -------------------------------------------------------------- state dict
     def state_dict(self):

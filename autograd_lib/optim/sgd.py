@@ -13,7 +13,7 @@ same operations in the same order)::
 ``maximize=True`` uses ``-g``, climbing the objective instead.
 """
 
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import no_grad
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -39,10 +39,7 @@ class SGD(Optimizer):
     @no_grad()
     def step(self, closure=None):
         """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = None
-        if closure is not None:
-            with enable_grad():
-                loss = closure()
+        loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             weight_decay = group["weight_decay"]

@@ -50,7 +50,7 @@ class Slot:
 
     * ``"function"``: a module-level function (``owner`` is the module);
     * ``"method"``: a method of a class (``owner`` is ``"module:Class"``);
-    * ``"property"``: a read-only property, whose getter the student writes;
+    * ``"property"``: a property, whose getter the student writes (a setter stays);
     * ``"rule"``: the gradient formulas of backward node ``attribute``; the student
       writes one vector-Jacobian product returning a gradient per input.
     """
@@ -85,7 +85,8 @@ class Slot:
             node_cls.formulas = fn if isinstance(fn, dict) else _formulas_from_vjp(fn, node_cls.input_names)
             node_cls._save_plans = {}        # what to save depends on the formulas' parameters
         elif self.kind == "property":
-            setattr(owner, self.attribute, property(fn))
+            setter = owner.__dict__[self.attribute].fset      # a settable property stays settable
+            setattr(owner, self.attribute, property(fn, setter))
         else:
             setattr(owner, self.attribute, fn)
 
@@ -177,6 +178,34 @@ _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",
           "unpack the values a formula needs; refuse once they were freed")
 _register("06.hvp", "autograd_lib.autograd.functional", "hvp",
           "a Hessian-vector product by differentiating a gradient again")
+_GM = "autograd_lib.grad_mode:_GradModeContext"
+_register("07.grad_mode_enter", _GM, "__enter__",
+          "entering no_grad/enable_grad: remember the current grad mode, switch to this one", "method")
+_register("07.grad_mode_exit", _GM, "__exit__",
+          "leaving the block: restore the remembered mode, even after an exception, which propagates",
+          "method")
+_register("07.grad_mode_decorator", "autograd_lib.grad_mode", "decorate",
+          "a decorated function runs each call inside a fresh grad-mode context")
+_register("07.data", _T, "data",
+          "tensor.data: shares storage, but no history and its own version counter", "property")
+_register("07.detach_", _T, "detach_",
+          "detach in place: the tensor becomes a leaf without requires_grad; views refuse")
+_register("08.increment_version", "autograd_lib.graph", "increment_version",
+          "count an in-place write on the version counter shared by every alias of the storage")
+_register("08.check_version", "autograd_lib.graph:SavedTensor", "check_version",
+          "unpacking a saved tensor: refuse, with PyTorch's message, once its version moved on",
+          "method")
+_register("08.check_inplace", "autograd_lib.ops", "check_inplace",
+          "the leaf rule: no in-place write, while recording, into a leaf that requires grad "
+          "or a view of one")
+_register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",
+          "walk the module tree: every parameter (or buffer) once, under its dotted name", "method")
+_register("09.clear_grads", "autograd_lib.nn.module", "clear_grads",
+          "zero_grad: set each .grad to None, or cut it from any graph and fill it with zeros")
+_register("09.sgd_update", "autograd_lib.optim.sgd", "sgd_update",
+          "one SGD step for one parameter: weight decay, momentum (Nesterov), in place")
+_register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
+          "a large batch's gradient from micro-batches, each loss weighted by its share")
 _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
           "central finite differences of a scalar function")
 

@@ -3,13 +3,15 @@
 As in PyTorch the switch is *thread-local*: turning gradients off in one
 thread (say, an evaluation thread) never changes what another thread records.
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work both as context
-managers and as function decorators.
+managers and as function decorators; all three share one ``__enter__``, one
+``__exit__`` and one way of decorating (:func:`decorate`).
 """
 
 import functools
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
 
 class _GradState(threading.local):
     enabled = True                  # every thread starts with recording on
@@ -23,8 +25,22 @@ def is_grad_enabled():
     return _state.enabled
 
 
-def _set_enabled(mode):
+def _set_grad_enabled(mode):
+    """Flip this thread's switch (PyTorch's ``torch._C._set_grad_enabled``)."""
     _state.enabled = bool(mode)
+
+
+def decorate(make_context, fn):
+    """``fn`` wrapped so that every call runs inside a fresh ``make_context()``.
+
+    A fresh context per call (PyTorch's ``clone()``) matters: a context object
+    remembers the mode it replaced, so one object shared by nested or recursive
+    calls would restore the wrong mode."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_context():
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 class _GradModeContext:
@@ -34,25 +50,31 @@ class _GradModeContext:
 
     def __enter__(self):
         self._previous = is_grad_enabled()
-        _set_enabled(self.mode)
-        return None
+        _set_grad_enabled(self.mode)
 
-    def __exit__(self, *exc):
-        _set_enabled(self._previous)
-        return False
+    def __exit__(self, exc_type, exc_value, traceback):
+        _set_grad_enabled(self._previous)
+        return False                             # never swallow the block's exception
+
+    def clone(self):
+        """A new context of the same kind, for one call of a decorated function."""
+        return type(self)()
 
     def __call__(self, fn):
         """Use as a decorator: the function body runs in this grad mode."""
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-        return wrapper
+        return decorate(self.clone, fn)
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecoratorContextManager(_GradModeContext):
+    """Allows both ``@no_grad()`` and ``@no_grad`` (PyTorch's base of the same name)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Stop recording: results are leaves with ``requires_grad=False``.
 
     >>> with no_grad():
@@ -60,28 +82,10 @@ class no_grad(_GradModeContext):
     """
     mode = False
 
-    def __init__(self, fn=None):
-        # Allows both ``@no_grad()`` and ``@no_grad``.
-        self._fn = fn if callable(fn) else None
-        if self._fn is not None:
-            functools.update_wrapper(self, self._fn)
 
-    def __call__(self, *args, **kwargs):
-        if self._fn is not None:
-            with no_grad():
-                return self._fn(*args, **kwargs)
-        return super().__call__(*args)
-
-
-class enable_grad(no_grad):
+class enable_grad(_NoParamDecoratorContextManager):
     """Record again, even inside a ``no_grad`` block."""
     mode = True
-
-    def __call__(self, *args, **kwargs):
-        if self._fn is not None:
-            with enable_grad():
-                return self._fn(*args, **kwargs)
-        return _GradModeContext.__call__(self, *args)
 
 
 class set_grad_enabled(_GradModeContext):
@@ -94,11 +98,14 @@ class set_grad_enabled(_GradModeContext):
             raise TypeError(f"set_grad_enabled() expects a bool, got {type(mode).__name__}")
         self.mode = mode
         self._previous = is_grad_enabled()
-        _set_enabled(mode)
+        _set_grad_enabled(mode)
 
     def __enter__(self):
-        return None
+        pass                                     # the mode was set by the constructor
+
+    def clone(self):
+        return type(self)(self.mode)
 
     def __call__(self, fn):
-        _set_enabled(self._previous)            # decorating must not change the mode now
+        _set_grad_enabled(self._previous)        # decorating must not change the mode now
         return super().__call__(fn)

@@ -83,27 +83,44 @@ class SavedTensor:
         self.is_output = is_output
 
     def unpack(self, node):
+        """The saved tensor, for ``node``'s backward formula (checked first)."""
+        self.check_version(node)
         t = self.tensor
-        current = t._version_counter.value
-        if current != self.version:
-            # Name the op that produced the tensor *now* (for an input modified in place,
-            # the in-place op), as PyTorch does.
-            producer = node if self.is_output else t.grad_fn
-            where = (f", which is output {t._output_nr} of {_forward_name(producer)},"
-                     if producer is not None else "")
-            kind = LEGACY_NAMES[t.dtype.name]
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [autograd_lib.{kind} [{', '.join(map(str, t.shape))}]]{where} "
-                f"is at version {current}; expected version {self.version} instead. Hint: an "
-                "in-place operation (a method ending in _, +=, or t[...] = ...) changed a tensor "
-                "that backward needs; use an out-of-place operation or modify a clone() instead.")
         if self.is_output and is_grad_enabled():
             # create_graph=True: the output must lead back into this node.
             attached = type(t)._make(t._data, t._version_counter)
             attached.grad_fn = node
             return attached
         return t
+
+    def check_version(self, node):
+        """Refuse when an in-place operation changed the tensor since it was saved."""
+        t = self.tensor
+        if t._version != self.version:
+            # Name the op that produced the tensor *now*: for a saved input modified
+            # in place that is the in-place op, as in PyTorch's message.
+            producer = node if self.is_output else t.grad_fn
+            raise modified_by_inplace_error(t, producer, self.version)
+
+
+def modified_by_inplace_error(tensor, producer, saved_version):
+    """PyTorch's error for a saved tensor whose version moved on since it was saved."""
+    where = (f", which is output {tensor._output_nr} of {_forward_name(producer)},"
+             if producer is not None else "")
+    kind = LEGACY_NAMES[tensor.dtype.name]
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [autograd_lib.{kind} [{', '.join(map(str, tensor.shape))}]]{where} "
+        f"is at version {tensor._version}; expected version {saved_version} instead. Hint: an "
+        "in-place operation (a method ending in _, +=, or t[...] = ...) changed a tensor "
+        "that backward needs; use an out-of-place operation or modify a clone() instead.")
+
+
+def increment_version(tensor):
+    """Record that ``tensor``'s storage was written in place (PyTorch's
+    ``torch.autograd.graph.increment_version``).  The counter is shared by every
+    tensor on the same storage (views, ``detach()``), so all of them see the change."""
+    tensor._version_counter.value += 1
 
 
 def _forward_name(node):
@@ -269,4 +286,4 @@ def accumulate_grad(variable, new_grad):
         variable._grad = old + new_grad
     else:
         np.add(old._data, new_grad._data, out=old._data, casting="unsafe")
-        old._version_counter.value += 1
+        increment_version(old)

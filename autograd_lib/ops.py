@@ -26,6 +26,7 @@ import numpy as np
 from . import dtypes as _dt
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
+from . import graph as _graph
 from .graph import Node, SavedTensor
 from .tensor import Tensor, _wrap_dim
 from .creation import zeros, zeros_like     # used by gradient formulas (derivatives.py)
@@ -1615,8 +1616,11 @@ def log_softmax_backward_data(grad_output, output, dim):
 # In-place operations
 # ======================================================================
 
-def _check_inplace(t):
-    """PyTorch's rules for writing into a tensor while recording."""
+def check_inplace(t):
+    """The leaf rule: while recording, refuse to write in place into a leaf that
+    requires grad, or into a view of one.  Its old values may be needed by the
+    graph (as the start of every path back to it), and the write itself would have
+    to be recorded on a tensor that has no history to attach it to."""
     if not is_grad_enabled():
         return
     if t.requires_grad and t.grad_fn is None:
@@ -1625,13 +1629,24 @@ def _check_inplace(t):
     if base is not None and base.requires_grad and base.grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
-    if base is not None and base.requires_grad and t.grad_fn is None:
+
+
+def _check_view_grad_mode(t):
+    """A view made under no_grad of a tensor that requires grad cannot be written
+    in place while recording (PyTorch forbids it as ambiguous)."""
+    base = t._base
+    if is_grad_enabled() and base is not None and base.requires_grad and t.grad_fn is None:
         raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
                            "grad mode enabled. Given that this use case is ambiguous and "
                            "error-prone, it is forbidden. You can clarify your code by moving both "
                            "the view and the inplace either both inside the no_grad block (if you "
                            "don't want the inplace to be tracked) or both outside (if you want the "
                            "inplace to be tracked).")
+
+
+def _check_write(t):
+    check_inplace(t)
+    _check_view_grad_mode(t)
 
 
 def _inplace(self, out_of_place, *args):
@@ -1641,7 +1656,7 @@ def _inplace(self, out_of_place, *args):
     The node's inputs point at ``self``'s *old* history: an in-place op is the
     out-of-place op plus a rewrite of which node produced ``self``.
     """
-    _check_inplace(self)
+    _check_write(self)
     recording = is_grad_enabled() and (self.requires_grad or _builtins.any(
         isinstance(a, Tensor) and a.requires_grad for a in args))
     if not recording:
@@ -1749,7 +1764,7 @@ def _write(self, result):
     if result.shape != self.shape and not is_expandable_to(result.shape, self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    self._version_counter.value += 1
+    _graph.increment_version(self)
 
 
 def _move_retain_grad(self, node):
@@ -1768,7 +1783,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
         isinstance(other, Tensor) and other.requires_grad))
     if recording:
         return _inplace(self, out_of_place, other)
-    _check_inplace(self)
+    _check_write(self)
     result_dtype = _dt.result_type(self, other)
     if ufunc is np.true_divide and not result_dtype.is_floating_point:
         result_dtype = _dt.get_default_dtype()
@@ -1787,7 +1802,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     _np(ufunc, self._data, value, out=self._data, casting="unsafe")
-    self._version_counter.value += 1
+    _graph.increment_version(self)
     return self
 
 

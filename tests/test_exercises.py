@@ -11,6 +11,7 @@ from autograd_lib import exercises
 def _restore():
     yield
     exercises.unplug_all()
+    ag.grad_mode._set_grad_enabled(True)     # a spied __exit__ never restored the mode
 
 
 def test_every_slot_resolves_to_the_reference():
@@ -43,6 +44,18 @@ def _exercise_the_library():
     x.is_leaf
     ag.autograd.gradcheck(lambda t: (t * t).sum(), (ag.tensor([1.0], dtype=ag.float64, requires_grad=True),))
     ag.autograd.functional.hvp(lambda t: (t ** 3).sum(), ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
+    with ag.no_grad():                                    # grad mode: enter, exit
+        x.data.add_(1)                                    # .data, an in-place write (version)
+    ag.no_grad(lambda t: t * 2)(x)                        # the decorator
+    (x * 3).detach_()
+    z = x * 1
+    z.add_(1)                                             # the leaf rule checked on a non-leaf
+    model = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.Linear(2, 1))
+    optimizer = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)   # parameter discovery
+    optimizer.zero_grad()
+    ag.optim.accumulate_gradients(lambda a, b: ((model(a) - b) ** 2).mean(),
+                                  [(ag.randn(3, 2), ag.randn(3, 1))])
+    optimizer.step()
 
 
 @pytest.mark.parametrize("exercise_id", sorted(exercises.SLOTS))

@@ -283,3 +283,34 @@ def test_state_dict_round_trip():
         assert al.equal(p, q)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         optim.SGD([{"params": [net[0].weight]}, {"params": [net[0].bias]}]).load_state_dict(saved)
+
+
+# ==================================================================== accumulation
+
+def test_accumulated_gradient_equals_the_large_batch_gradient():
+    """Micro-batches of unequal sizes (4, 4, 2): the accumulated .grad and loss are the
+    large batch's, which only holds because each loss is weighted by its share."""
+    al.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 5, dtype=al.float64), nn.Tanh(), nn.Linear(5, 1, dtype=al.float64))
+    x, y = al.randn(10, 3, dtype=al.float64), al.randn(10, 1, dtype=al.float64)
+    loss_fn = nn.MSELoss()
+    full = loss_fn(net(x), y)
+    full.backward()
+    expected = {name: p.grad.clone() for name, p in net.named_parameters()}
+    net.zero_grad()
+    loss = optim.accumulate_gradients(lambda a, b: loss_fn(net(a), b),
+                                      [(x[0:4], y[0:4]), (x[4:8], y[4:8]), (x[8:10], y[8:10])])
+    assert isinstance(loss, float), f"expected the mean loss as a float, saw {type(loss).__name__}"
+    np.testing.assert_allclose(loss, full.item(), rtol=1e-12, err_msg="mean loss over all samples")
+    for name, p in net.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), expected[name].numpy(), rtol=1e-10, atol=1e-14,
+                                   err_msg=f"accumulated gradient of {name!r} vs one large batch")
+
+
+def test_accumulation_adds_to_existing_gradients_and_refuses_no_samples():
+    w = al.tensor([1.0, 2.0], requires_grad=True)
+    w.grad = al.tensor([10.0, 10.0])
+    optim.accumulate_gradients(lambda a, b: (w * a).sum(1).mean(), [(al.ones(2, 2), None)])
+    assert w.grad.tolist() == [11.0, 11.0], f"expected [11, 11] (10 + 1), saw {w.grad.tolist()}"
+    with pytest.raises(ValueError, match="at least one sample"):
+        optim.accumulate_gradients(lambda a, b: a.sum(), [])

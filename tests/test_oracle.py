@@ -2112,6 +2112,54 @@ def grad_mode_exception_restores(lib):
 
 
 @scenario
+def grad_mode_bare_decorator_and_recursion(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+
+    @lib.no_grad
+    def f(t):
+        return t * 2
+
+    @lib.enable_grad
+    def g(t, depth):
+        # a decorated function calling itself: each call needs its own context
+        return t * 1 if depth == 0 else g(t, depth - 1) * 1
+
+    with lib.no_grad():
+        deep = g(x, 3)
+        still_off = lib.is_grad_enabled()
+    return f(x), f.__name__, type(f).__name__, deep, still_off, lib.is_grad_enabled()
+
+
+@scenario
+def grad_mode_is_thread_local(lib):
+    import threading
+    seen = {}
+
+    def worker():
+        seen["worker"] = lib.is_grad_enabled()
+
+    with lib.no_grad():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        seen["main"] = lib.is_grad_enabled()
+    return seen["worker"], seen["main"]
+
+
+@scenario
+def grad_mode_decorator_restores_after_exception(lib):
+    @lib.no_grad()
+    def boom():
+        raise ValueError("boom")
+
+    try:
+        boom()
+    except ValueError:
+        pass
+    return lib.is_grad_enabled()
+
+
+@scenario
 def grad_mode_backward_under_no_grad(lib):
     x = lib.tensor([1., 2.], requires_grad=True)
     y = (x * x).sum()
@@ -2198,6 +2246,38 @@ def detach_inplace_detach_(lib):
     y = x * 2
     y.detach_()
     return y, y.is_leaf
+
+
+@scenario
+def detach_inplace_on_view_refused(lib):
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 2
+    y[:2].detach_()
+
+
+@scenario
+def detach_inplace_on_leaf(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    x.detach_()
+    return x, x.requires_grad, x.is_leaf
+
+
+@scenario
+def data_has_its_own_version_counter(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    d = x.data
+    d.add_(1)
+    e = x.detach()
+    e.add_(1)
+    return d._version, x._version, e._version, d.requires_grad, d.is_leaf, x
+
+
+@scenario
+def data_setter_keeps_the_tensor(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    v = x._version
+    x.data = lib.tensor([3., 4., 5.])
+    return x, x.requires_grad, x._version, v
 
 
 # ======================================================================

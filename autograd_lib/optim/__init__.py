@@ -1,18 +1,21 @@
 """``autograd_lib.optim``: update rules that train parameters from their gradients.
 
-===================  ==================================================
-``optimizer.py``     ``Optimizer``: parameter groups, state, ``zero_grad``
-``sgd.py``           ``SGD`` (momentum, Nesterov, weight decay)
-``adam.py``          ``Adam`` (and AMSGrad, decoupled weight decay)
-===================  ==================================================
+=====================  ==================================================
+``optimizer.py``       ``Optimizer``: parameter groups, state, ``zero_grad``
+``sgd.py``             ``SGD`` (momentum, Nesterov, weight decay)
+``adam.py``            ``Adam`` (and AMSGrad, decoupled weight decay)
+``accumulation.py``    ``accumulate_gradients``: a large batch's gradient,
+                       one micro-batch at a time
+=====================  ==================================================
 
 Every ``step()`` runs under ``no_grad`` and changes the parameters *in
 place*: each keeps its identity (the model still holds the same tensor) and
 its ``_version`` goes up.
 """
 
+from .accumulation import accumulate_gradients
 from .adam import Adam
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "accumulate_gradients"]

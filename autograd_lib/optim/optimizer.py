@@ -27,7 +27,7 @@ from collections import defaultdict
 
 from ..dtypes import LEGACY_NAMES
 from ..grad_mode import enable_grad
-from ..nn.module import clear_grads
+from ..nn import module as _module
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -105,7 +105,7 @@ class Optimizer:
         keeps its tensor, filled with zeros (a zero gradient still counts: Adam
         and momentum keep moving ``p``).
         """
-        clear_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+        _module.clear_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         """Update every parameter that has a gradient (subclasses implement the rule).

@@ -41,21 +41,28 @@ class SGD(Optimizer):
         """Update, in place, every parameter whose ``.grad`` is not None."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            weight_decay = group["weight_decay"]
+            options = {key: group[key] for key in ("lr", "momentum", "dampening", "weight_decay",
+                                                   "nesterov", "maximize")}
             for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = p.grad if not group["maximize"] else -p.grad
-                if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                p.add_(grad, alpha=-lr)
+                if p.grad is not None:
+                    # Only momentum keeps state: without it, self.state stays empty (as in PyTorch).
+                    sgd_update(p, self.state[p] if group["momentum"] != 0 else {}, **options)
         return loss
+
+
+def sgd_update(param, state, *, lr, momentum, dampening, weight_decay, nesterov, maximize):
+    """One SGD step for one parameter, in place (runs under no_grad, inside ``step``).
+
+    ``state`` is the parameter's state dict: it keeps the ``"momentum_buffer"``
+    from one step to the next."""
+    grad = param.grad if not maximize else -param.grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    if momentum != 0:
+        buf = state.get("momentum_buffer")
+        if buf is None:
+            buf = state["momentum_buffer"] = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        grad = grad.add(buf, alpha=momentum) if nesterov else buf
+    param.add_(grad, alpha=-lr)

@@ -110,6 +110,16 @@ MISTAKES_REASON = (f"COURSE_MISTAKES={MISTAKES_SETTING} grades the first {MISTAK
                    f"mistake(s) of each exercise; COURSE_MISTAKES=all grades every one")
 
 
+# COURSE_ASSIGNMENTS=07,08 grades only the mistakes of those assignments (while
+# writing one notebook); unset, every catalog is graded.
+ASSIGNMENTS_SETTING = {n.strip() for n in os.environ.get("COURSE_ASSIGNMENTS", "").split(",") if n.strip()}
+
+
+def catalog_selected(number):
+    """Whether the mistakes of assignment ``number`` ("07") are graded in this run."""
+    return not ASSIGNMENTS_SETTING or number in ASSIGNMENTS_SETTING
+
+
 def mistake_selected(mistakes, index):
     """Whether mistake ``index`` of a catalog is graded in this run."""
     if MISTAKES_SETTING == "all":
@@ -127,7 +137,7 @@ def mistake_futures(generated_course, grader):
     futures = {}
     for number, mistakes in sorted(catalogs().items()):
         assignment = course.assignment_for(number)
-        if assignment is None:
+        if assignment is None or not catalog_selected(number):
             continue
         pairs = course.mistake_submissions(course.COURSE, {assignment: mistakes})
         for index, (submission, _) in enumerate(pairs):

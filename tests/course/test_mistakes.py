@@ -13,15 +13,17 @@ import pytest
 
 from tools import course
 
-from .conftest import MISTAKES_REASON, COURSE_MARKS, mistake_selected, require_assignments
+from .conftest import (MISTAKES_REASON, COURSE_MARKS, catalog_selected, mistake_selected,
+                       require_assignments)
 from .mistakes import Mistake, catalogs
 
 pytestmark = COURSE_MARKS
 
 CATALOGS = catalogs()
 CASES = [pytest.param(number, index, mistake, id=f"m{number}-{index:02d}-{mistake.grade_id}",
-                      marks=[] if mistake_selected(mistakes, index)
-                      else [pytest.mark.skip(reason=MISTAKES_REASON)])
+                      marks=[] if mistake_selected(mistakes, index) and catalog_selected(number)
+                      else [pytest.mark.skip(reason=MISTAKES_REASON if catalog_selected(number) else
+                                             f"COURSE_ASSIGNMENTS excludes {number}")])
          for number, mistakes in sorted(CATALOGS.items()) for index, mistake in enumerate(mistakes)]
 MIN_MISTAKES = 3                      # per exercise (AUTHORING.md)
 

@@ -8,6 +8,7 @@ managers and as function decorators; all three share one ``__enter__``, one
 """
 
 import functools
+import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
@@ -35,11 +36,40 @@ def decorate(make_context, fn):
 
     A fresh context per call (PyTorch's ``clone()``) matters: a context object
     remembers the mode it replaced, so one object shared by nested or recursive
-    calls would restore the wrong mode."""
+    calls would restore the wrong mode.  A generator function gets each of its
+    steps run in the mode, as in PyTorch."""
+    if inspect.isgeneratorfunction(fn):
+        return _decorate_generator(make_context, fn)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with make_context():
             return fn(*args, **kwargs)
+    return wrapper
+
+
+def _decorate_generator(make_context, fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        generator = fn(*args, **kwargs)
+        with make_context():
+            response = next(generator)           # StopIteration here ends this generator too
+        while True:
+            try:
+                request = yield response
+            except GeneratorExit:
+                with make_context():
+                    generator.close()
+                raise
+            except BaseException as error:      # thrown in by the caller: pass it on
+                step = functools.partial(generator.throw, error)
+            else:
+                step = functools.partial(generator.send, request)
+            try:
+                with make_context():
+                    response = step()
+            except StopIteration as stop:
+                return stop.value
     return wrapper
 
 

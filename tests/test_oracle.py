@@ -2131,6 +2131,28 @@ def grad_mode_bare_decorator_and_recursion(lib):
 
 
 @scenario
+def grad_mode_decorated_generator(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+
+    @lib.no_grad()
+    def steps(t):
+        got = yield (t * 2).requires_grad, lib.is_grad_enabled()
+        yield (t * got).requires_grad, lib.is_grad_enabled()
+        return "done"
+
+    gen = steps(x)
+    first = next(gen)
+    outside = lib.is_grad_enabled()
+    second = gen.send(3)
+    try:
+        next(gen)
+        value = None
+    except StopIteration as stop:
+        value = stop.value
+    return first, outside, second, value, lib.is_grad_enabled()
+
+
+@scenario
 def grad_mode_is_thread_local(lib):
     import threading
     seen = {}

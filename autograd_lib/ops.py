@@ -955,6 +955,8 @@ def unbind(input, dim=0):
         outputs.append(out)
     if node is not None:
         node.num_outputs = n
+        for out in outputs:
+            out._multi_output_view = "Unbind"
     return tuple(outputs)
 
 
@@ -1644,9 +1646,22 @@ def _check_view_grad_mode(t):
                            "inplace to be tracked).")
 
 
+def _check_multi_output_view(t):
+    """The outputs of a function returning several views (unbind) share one node:
+    PyTorch refuses to rewrite the history of one of them in place."""
+    if is_grad_enabled() and t._multi_output_view is not None and t.grad_fn is not None:
+        raise RuntimeError(f"Output {t._output_nr} of {t._multi_output_view} is a view and is being "
+                           "modified inplace. This view is the output of a function that returns "
+                           "multiple views. Such functions do not allow the output views to be "
+                           "modified inplace. You should replace the inplace operation by an "
+                           "out-of-place one.")
+
+
 def _check_write(t):
-    check_inplace(t)
+    # PyTorch's order: how the view was made first, then the leaf rule.
+    _check_multi_output_view(t)
     _check_view_grad_mode(t)
+    check_inplace(t)
 
 
 def _inplace(self, out_of_place, *args):

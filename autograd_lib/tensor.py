@@ -73,6 +73,7 @@ class Tensor:
     _grad = None
     _retains_grad = False
     _base = None
+    _multi_output_view = None       # ops.unbind: the function whose views these are
     _accumulator = None
     _hooks = None
     _promoted_from = None           # ops._cast_operand: the tensor this is a type-promoted copy of
@@ -368,7 +369,8 @@ class Tensor:
 
 # What a tensor stores about itself (its other attributes are the user's).
 _TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "grad_fn", "_output_nr", "_grad",
-                  "_retains_grad", "_base", "_accumulator", "_hooks", "_promoted_from"}
+                  "_retains_grad", "_base", "_accumulator", "_hooks", "_promoted_from",
+                  "_multi_output_view"}
 
 
 def _init(t, array, version_counter=None):

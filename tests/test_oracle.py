@@ -2271,6 +2271,39 @@ def detach_inplace_detach_(lib):
 
 
 @scenario
+def inplace_on_unbind_output_refused(lib):
+    h = lib.tensor([1., 2., 3.], requires_grad=True) * 2
+    a, b, c = h.unbind(0)
+    b.add_(1)
+
+
+@scenario
+def inplace_on_unbind_output_of_leaf_refused(lib):
+    a, b = lib.tensor([1., 2.], requires_grad=True).unbind(0)
+    a.mul_(2)
+
+
+@scenario
+def inplace_on_unbind_output_allowed_without_grad(lib):
+    with lib.no_grad():
+        a, b = lib.tensor([1., 2.], requires_grad=True).unbind(0)
+        a.mul_(2)
+    c, d = lib.tensor([1., 2.]).unbind(0)
+    c.add_(1)
+    # (a view made under no_grad of a tensor that requires grad: torch says it requires grad,
+    # autograd_lib does not; a documented divergence, so only the values are compared)
+    return a.tolist(), c
+
+
+@scenario
+def inplace_on_view_of_leaf_made_under_no_grad(lib):
+    w = lib.tensor([1., 2., 3.], requires_grad=True)
+    with lib.no_grad():
+        v = w[1:]
+    v.add_(1)
+
+
+@scenario
 def detach_inplace_on_view_refused(lib):
     x = lib.tensor([1., 2., 3.], requires_grad=True)
     y = x * 2

@@ -17,6 +17,7 @@ one, a method (``x.exp()``), installed on :class:`Tensor` at the bottom.
 """
 
 import builtins as _builtins
+import contextlib
 import math
 import warnings
 import weakref
@@ -601,13 +602,19 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {_dt.LEGACY_NAMES[out_dtype.name][:-6]}")
     if dim is None:
-        array = _np(np.mean, input._data, dtype=out_dtype.numpy)
-        return _record("MeanBackward0", np.asarray(array, dtype=out_dtype.numpy), [("self", input)],
-                       {"self_shape": input.shape})
+        array = _mean_array(input._data, None, False, out_dtype)
+        return _record("MeanBackward0", array, [("self", input)], {"self_shape": input.shape})
     dims = _reduce_dims(dim, input.ndim)
-    array = _np(np.mean, input._data, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy)
-    return _record("MeanBackward1", np.asarray(array, dtype=out_dtype.numpy, order="C"), [("self", input)],
+    return _record("MeanBackward1", _mean_array(input._data, dims, keepdim, out_dtype), [("self", input)],
                    {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
+
+
+def _mean_array(array, dims, keepdim, out_dtype):
+    with warnings.catch_warnings() if array.size == 0 else contextlib.nullcontext():
+        if array.size == 0:
+            warnings.simplefilter("ignore", RuntimeWarning)   # NaN, silently, as in PyTorch
+        result = _np(np.mean, array, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy)
+    return np.asarray(result, dtype=out_dtype.numpy, order="C")
 
 
 class _ReturnType(tuple):

@@ -312,5 +312,10 @@ def test_accumulation_adds_to_existing_gradients_and_refuses_no_samples():
     w.grad = al.tensor([10.0, 10.0])
     optim.accumulate_gradients(lambda a, b: (w * a).sum(1).mean(), [(al.ones(2, 2), None)])
     assert w.grad.tolist() == [11.0, 11.0], f"expected [11, 11] (10 + 1), saw {w.grad.tolist()}"
+    w.grad = None
+    loss = optim.accumulate_gradients(lambda a, b: (w * a).sum(1).mean(),
+                                      [(al.ones(3, 2), None), (al.ones(0, 2), None)])
+    assert loss == 3.0 and w.grad.tolist() == [1.0, 1.0], \
+        f"an empty micro-batch adds nothing: expected loss 3.0 and grad [1, 1], saw {loss}, {w.grad}"
     with pytest.raises(ValueError, match="at least one sample"):
         optim.accumulate_gradients(lambda a, b: a.sum(), [])

@@ -2304,6 +2304,14 @@ def inplace_on_view_of_leaf_made_under_no_grad(lib):
 
 
 @scenario
+def mean_of_empty_is_nan(lib):
+    x = lib.zeros(0, 3, requires_grad=True)
+    m = x.mean()
+    m.backward()
+    return m, x.mean(0), x.mean(1), x.grad
+
+
+@scenario
 def detach_inplace_on_view_refused(lib):
     x = lib.tensor([1., 2., 3.], requires_grad=True)
     y = x * 2

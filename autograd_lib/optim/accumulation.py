@@ -32,6 +32,8 @@ def accumulate_gradients(loss_fn, micro_batches):
                          "or only empty ones")
     mean_loss = 0.0
     for (inputs, targets), size in zip(micro_batches, sizes):
+        if size == 0:
+            continue                            # its mean loss is NaN, and its share is zero
         loss = loss_fn(inputs, targets) * (size / total)
         loss.backward()
         mean_loss += loss.item()

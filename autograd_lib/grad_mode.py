@@ -125,13 +125,17 @@ class set_grad_enabled(_GradModeContext):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled() expects a bool, got {type(mode).__name__}")
+            raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.mode = mode
         self._previous = is_grad_enabled()
         _set_grad_enabled(mode)
 
     def __enter__(self):
-        pass                                     # the mode was set by the constructor
+        _set_grad_enabled(self.mode)             # again: the mode may have changed since construction
+
+    def __repr__(self):
+        return f"autograd_lib.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def clone(self):
         return type(self)(self.mode)

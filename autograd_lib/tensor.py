@@ -151,6 +151,11 @@ class Tensor:
         return self._version_counter.value
 
     @property
+    def output_nr(self):
+        """Which output of its ``grad_fn`` this tensor is (0 for single-output ops and leaves)."""
+        return self._output_nr
+
+    @property
     def is_leaf(self):
         return self.grad_fn is None
 

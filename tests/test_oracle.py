@@ -2153,6 +2153,27 @@ def grad_mode_decorated_generator(lib):
 
 
 @scenario
+def grad_mode_set_grad_enabled_enter_switches_again(lib):
+    ctx = lib.set_grad_enabled(False)
+    lib.set_grad_enabled(True)
+    with ctx:
+        inside = lib.is_grad_enabled()
+    return inside, lib.is_grad_enabled(), repr(ctx).split(".")[-1]
+
+
+@scenario(key="argument 'enabled' (position 1) must be bool")
+def grad_mode_set_grad_enabled_needs_a_bool(lib):
+    lib.set_grad_enabled(1)
+
+
+@scenario
+def output_nr_of_multi_output_node(lib):
+    x = lib.tensor([1., 2.], requires_grad=True) * 2
+    a, b = x.unbind(0)
+    return a.output_nr, b.output_nr, x.output_nr
+
+
+@scenario
 def grad_mode_is_thread_local(lib):
     import threading
     seen = {}

@@ -171,7 +171,7 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = browser_path
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1400,1100"):
+                     "--window-size=1400,1800"):
         options.add_argument(argument)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SE_OFFLINE", "true")       # Selenium Manager must never download a driver
@@ -330,6 +330,17 @@ def check_png(path):
 
 def test_student_answers_runs_and_validates_assignment_01(browser, lab):
     student = Student(browser, lab)
+    try:
+        student_session(student, lab)
+    except Exception:
+        with contextlib.suppress(Exception):               # what the page showed, for the failure report
+            print(f"screenshot: {student.save_screenshot(f'{ASSIGNMENT}_failure.png')}")
+        print(f"JupyterLab's log (end):\n{lab.log_tail()}")
+        raise
+
+
+def student_session(student, lab):
+    """Steps 1 to 3 of the module docstring."""
     student.open()
     first, first_answer = student.answers[0]
     first_exercise = exercise_of(course.grade_id(student.release.cells[first]))

@@ -1,5 +1,6 @@
 # Entry points; each works on a fresh machine (Python >= 3.11 on PATH):
-#   make lab      set up, then open JupyterLab on the first assignment (course/release/01_tensors)
+#   make lab      set up, then open JupyterLab on the first assignment (course/release/01_tensors),
+#                 with the nbgrader extensions students have on Binder (binder/student-extensions)
 #   make demo     set up and run a tour of autograd_lib
 #   make test     set up and run the whole test suite (library, PyTorch oracle, course pipeline)
 # Instructor targets (see course/README.md):
@@ -32,7 +33,12 @@ test: venv
 bench: venv
 	$(BIN)/python -m benchmarks.run
 
-lab: venv
+# Once per .venv: only the nbgrader extensions a student has on Binder (Validate).
+$(VENV)/.student-extensions: binder/student-extensions | venv
+	PATH="$(abspath $(BIN)):$$PATH" binder/student-extensions
+	touch $@
+
+lab: venv $(VENV)/.student-extensions
 	$(BIN)/python -m tools.course lab
 
 release: venv

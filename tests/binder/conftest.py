@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from binder_env import BinderEnv, copy_repository, python_for, runtime_version
+from .binder_env import BinderEnv, copy_repository, python_for, runtime_version
 
 
 @pytest.fixture(scope="session")

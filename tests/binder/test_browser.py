@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-from binder_env import FIRST_ASSIGNMENT, FIRST_NOTEBOOK, REPO, run
+from .binder_env import FIRST_ASSIGNMENT, FIRST_NOTEBOOK, REPO, run
 from tools import course
 
 pytestmark = [pytest.mark.binder, pytest.mark.browser]

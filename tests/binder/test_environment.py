@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from binder_env import BINDER, FIRST_NOTEBOOK, REPO, run, runtime_version
+from .binder_env import BINDER, FIRST_NOTEBOOK, REPO, run, runtime_version
 from tools import course
 
 pytestmark = [pytest.mark.binder]

@@ -20,13 +20,13 @@
 * **No partial credit from outputs.** A test cell's ``execute_result`` is
   turned into ``display_data``: nbgrader would read a number there as partial
   credit, and student code (a display hook) can print one.
-* **Canary.** After the notebook ran, every test cell that earned points runs
-  once more, with the student's function of its exercise (the name given to
-  ``exercises.plug`` in the assignment's answer cell) replaced by a function
-  that always fails.  A test that still earns points does not depend on the
-  student's code: something (an exception swallowed by a patched context
-  manager, an input transformer, a fake output) makes it pass regardless.
-  It gets 0, with a ``GradingIntegrityError`` saying why.
+* **Canary.** Right after a test cell earns points, it runs once more, with
+  the student's function of its exercise (the name given to ``exercises.plug``
+  in the assignment's answer cell) replaced by a function that always fails;
+  then the names and the random generators are put back.  A test that still
+  earns points does not depend on the student's code: something (an exception
+  swallowed by a patched context manager, an input transformer, a fake output)
+  makes it pass regardless.  It gets 0, with a ``GradingIntegrityError``.
 
 ``RestoreGradeCells`` runs first when a submission is sanitized: every cell
 that carries nbgrader metadata gets the metadata of its cell in the gradebook
@@ -99,14 +99,13 @@ class Assignment:
             lines += [ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
         return "\n".join(lines)
 
-    def exercises(self):
-        """[(names the tests call, [test grade ids])] for every answer cell that plugs a function."""
-        found = []
+    def names_by_test(self):
+        """{test grade id: the names its answer cell plugs (what the test calls)}."""
+        found = {}
         for gid in sorted(self.solution_ids):
             names = sorted(set(PLUG.findall(self.cells[gid][0])))
-            tests = tests_of(exercise_of(gid), self.grade_ids)
-            if names and tests:
-                found.append((names, tests))
+            for test in tests_of(exercise_of(gid), self.grade_ids) if names else ():
+                found[test] = names
         return found
 
 
@@ -198,7 +197,16 @@ class GuardedExecute(Execute):
     def _started(self):
         info = self.wait_for_reply(self.kc.kernel_info())
         self.nb.metadata["language_info"] = info["content"]["language_info"]
+        if self.sandbox:                         # sockets are bound: no more files in there
+            os.chmod(os.path.dirname(self.km.connection_file), 0o500)
         self._scratch(BOOTSTRAP, 0)
+
+    def _cleanup_kernel(self):
+        if self.sandbox and self.km is not None and self.km.connection_file:
+            runtime = os.path.dirname(self.km.connection_file)
+            if os.path.isdir(runtime):
+                os.chmod(runtime, 0o700)
+        super()._cleanup_kernel()
 
     def _restart(self):
         self._cleanup_kernel()
@@ -229,7 +237,7 @@ class GuardedExecute(Execute):
         NotebookClient.__init__(self, nb, km)
         self.reset_execution_trackers()
         self._check_assign_resources(resources)
-        self._runtimes, self._exit_asked = [], False
+        self._runtimes, self._exit_asked, self._restarts = [], False, 0
         self.error_on_timeout = {
             "ename": "CellTimeoutError",
             "evalue": f"the cell ran longer than the per-cell limit of {self.timeout} s and was interrupted",
@@ -239,9 +247,7 @@ class GuardedExecute(Execute):
         try:
             with self.setup_kernel(**self._kernel_kwargs()):
                 self._started()
-                self._run_cells(resources, assignment.prologue() if assignment else "")
-                if self.canary and assignment:
-                    self._canaries(assignment)
+                self._run_cells(resources, assignment)
         finally:
             for runtime in self._runtimes:
                 shutil.rmtree(runtime, ignore_errors=True)
@@ -253,13 +259,15 @@ class GuardedExecute(Execute):
         payloads = kwargs["execute_reply"].get("content", {}).get("payload", [])
         self._exit_asked = any(p.get("source") == "ask_exit" and not p.get("keepkernel") for p in payloads)
 
-    def _run_cells(self, resources, prologue):
-        done, killers, restarts = [], set(), 0
+    def _run_cells(self, resources, assignment):
+        prologue = assignment.prologue() if assignment else ""
+        names_of = assignment.names_by_test() if assignment and self.canary else {}
+        done, killers = [], set()
         for index, cell in enumerate(self.nb.cells):
             if cell.cell_type != "code" or not cell.source.strip():
                 continue
-            if restarts > self.max_restarts:
-                cell.outputs = [error_output("NotRun", f"the kernel stopped {restarts} times in this "
+            if self._restarts > self.max_restarts:
+                cell.outputs = [error_output("NotRun", f"the kernel stopped {self._restarts} times in this "
                                              f"notebook; the grader gives up after {self.max_restarts} restarts")]
                 continue
             try:
@@ -271,18 +279,30 @@ class GuardedExecute(Execute):
             except GRADER_ERRORS as error:
                 died = self._why(error)
             self._name_limits(cell)
-            if died is None:
-                done.append(index)
+            if died is not None:
+                cell.outputs.append(error_output(
+                    "KernelDied", f"{died}. This cell gets no points; the grader started a new kernel and "
+                                  f"ran the earlier cells again before going on."))
+                killers.add(index)
+                self._restarts += 1
+                self._recover(done, killers)
                 continue
-            cell.outputs.append(error_output(
-                "KernelDied", f"{died}. This cell gets no points; the grader started a new kernel and "
-                              f"ran the earlier cells again before going on."))
-            killers.add(index)
-            restarts = self._recover(done, killers, restarts + 1)
+            done.append(index)
+            names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
+            if names and self._earns(cell):
+                try:
+                    self._canary(cell, index, names, prologue)
+                except GRADER_ERRORS as error:
+                    cell.outputs.append(error_output(
+                        "GradingIntegrityError",
+                        f"the grader could not check this test: when it ran the test again with "
+                        f"{', '.join(names)} replaced, {self._why(error)}. This cell gets no points."))
+                    self._restarts += 1
+                    self._recover(done, killers)
 
-    def _recover(self, done, killers, restarts):
+    def _recover(self, done, killers):
         """A new kernel with the state of the cells in ``done`` (except ``killers``)."""
-        while restarts <= self.max_restarts:
+        while self._restarts <= self.max_restarts:
             replay = None
             try:
                 self._restart()
@@ -290,12 +310,11 @@ class GuardedExecute(Execute):
                     if index not in killers:
                         replay = index
                         self._scratch(self.nb.cells[index].source, index)
-                return restarts
+                return
             except GRADER_ERRORS:
                 if replay is not None:
                     killers.add(replay)
-                restarts += 1
-        return restarts
+                self._restarts += 1
 
     def _why(self, error):
         if isinstance(error, CellTimeoutError):
@@ -317,13 +336,20 @@ class GuardedExecute(Execute):
         return "the kernel died"
 
     def _name_limits(self, cell):
-        """Say which limit a MemoryError hit; test cells get no partial credit from outputs."""
+        """Say which limit an error hit; test cells get no partial credit from outputs."""
         for output in cell.get("outputs", []):
-            if output.output_type == "error" and output.ename == "MemoryError":
+            if output.output_type != "error":
+                continue
+            note = None
+            if output.ename == "MemoryError":
                 note = f"the kernel hit the memory limit of {self.memory_mb} MB"
-                if note not in output.evalue:
-                    output.evalue = f"{output.evalue} ({note})".strip()
-                    output.traceback = list(output.traceback) + [f"MemoryError: {note}"]
+            elif "[Errno 28]" in output.evalue:
+                note = f"the kernel's writable scratch space is {self.scratch_mb} MB (/tmp and the working directory)"
+            elif "[Errno 27]" in output.evalue:
+                note = f"files the kernel writes are limited to {self.file_mb} MB"
+            if note and note not in output.evalue:
+                output.evalue = f"{output.evalue} ({note})".strip()
+                output.traceback = list(output.traceback) + [f"{output.ename}: {note}"]
         if is_test_cell(cell):
             for output in cell.get("outputs", []):
                 if output.output_type == "execute_result":
@@ -344,43 +370,34 @@ class GuardedExecute(Execute):
         score, _ = utils.determine_grade(probe, self.log)
         return bool(score)
 
-    def _canaries(self, assignment):
-        nonce = secrets.token_hex(6)
-        canary, saved = f"_autograde_canary_{nonce}", f"_autograde_saved_{nonce}"
-        prologue = assignment.prologue()
-        tests = [(names, [(i, c) for i, c in enumerate(self.nb.cells)
-                          if is_test_cell(c) and c.metadata["nbgrader"].get("grade_id") in ids])
-                 for names, ids in assignment.exercises()]
-        try:
-            self._scratch(f"class _AutogradeCanary_{nonce}(BaseException):\n    pass\n\n"
-                          f"def {canary}(*args, **kwargs):\n"
-                          f"    raise _AutogradeCanary_{nonce}('the grader replaced your function')\n", 0)
-            for names, cells in tests:
-                passing = [(i, c) for i, c in cells if self._earns(c)]
-                if not passing:
-                    continue
-                self._scratch(f"{saved} = {{n: globals()[n] for n in {names!r} if n in globals()}}", 0)
-                for index, cell in passing:
-                    source = "".join(f"{name} = {canary}\n" for name in names) + cell.source
-                    if prologue:
-                        source = prologue + "\n" + source
-                    if self._earns(self._scratch(source, index, cell.metadata)):
-                        cell.outputs.append(error_output(
-                            "GradingIntegrityError",
-                            f"this test still passes when {', '.join(names)} is replaced by a function "
-                            f"that always fails, so it does not measure your code: something in your "
-                            f"notebook changes how the tests run (it swallows their errors, fakes their "
-                            f"output or replaces what they use). This cell gets no points."))
-                self._scratch(f"globals().update({saved})", 0)
-        except GRADER_ERRORS as error:
-            reason = self._why(error)
-            for names, cells in tests:
-                for index, cell in cells:
-                    if self._earns(cell):
-                        cell.outputs.append(error_output(
-                            "GradingIntegrityError",
-                            f"the grader could not check this test: when it ran the tests again with "
-                            f"your function replaced, {reason}. This cell gets no points."))
+    def _canary(self, cell, index, names, prologue):
+        """Run test ``cell`` again with ``names`` bound to a function that always fails
+        (right after the test, so in the state it ran in); the names, NumPy's and
+        autograd_lib's random generators are restored afterwards."""
+        tag = f"_autograde_{secrets.token_hex(6)}"
+        self._scratch(
+            f"class {tag}_Canary(BaseException):\n    pass\n\n"
+            f"def {tag}_canary(*args, **kwargs):\n    raise {tag}_Canary('the grader replaced your function')\n\n"
+            f"{tag}_saved = {{n: globals()[n] for n in {names!r} if n in globals()}}\n"
+            f"try:\n    import numpy as _np, autograd_lib.creation as _c\n"
+            f"    {tag}_rng = (_c, _c._generator, _c._generator.bit_generator.state, _np.random.get_state())\n"
+            f"    del _np, _c\nexcept Exception:\n    {tag}_rng = None\n", index)
+        source = "".join(f"{name} = {tag}_canary\n" for name in names) + cell.source
+        passed = self._earns(self._scratch(prologue + "\n" + source if prologue else source,
+                                            index, cell.metadata))
+        self._scratch(
+            f"globals().update({tag}_saved)\n"
+            f"if {tag}_rng:\n    import numpy as _np\n    {tag}_rng[0]._generator = {tag}_rng[1]\n"
+            f"    {tag}_rng[1].bit_generator.state = {tag}_rng[2]\n    _np.random.set_state({tag}_rng[3])\n"
+            f"    del _np\n"
+            f"for _n in [n for n in globals() if n.startswith({tag!r})]:\n    del globals()[_n]\n", index)
+        if passed:
+            cell.outputs.append(error_output(
+                "GradingIntegrityError",
+                f"this test still passes when {', '.join(names)} is replaced by a function that always "
+                f"fails, so it does not measure your code: something in your notebook changes how the "
+                f"tests run (it swallows their errors, fakes their output or replaces what they use). "
+                f"This cell gets no points."))
 
 
 # --------------------------------------------------------------- gradebook

@@ -131,6 +131,7 @@ def load_config(course):
 
 SANDBOX_ENV = "COURSE_SANDBOX"        # auto (default): when bubblewrap works; 1: required; 0: off
 _SANDBOX = {}
+_EXCHANGE = {}                        # an empty exchange for courses without .exchange/
 
 
 def sandbox_enabled(setting=None):
@@ -162,7 +163,11 @@ def nbgrader_api(course, log_level="WARN", sandbox=None, overrides=None):
     merged last).  Use inside :func:`kernel_environment`."""
     from nbgrader.apps.api import NbGraderAPI
     config = load_config(course)
-    config.Exchange.root = str(Path(course) / ".exchange")    # hermetic: never the real exchange
+    exchange = Path(course) / ".exchange"                      # hermetic: never the real exchange
+    if not exchange.is_dir():                                  # (nor nbgrader's "unwritable" noise)
+        _EXCHANGE.setdefault("root", tempfile.mkdtemp(prefix="course-exchange-"))
+        exchange = _EXCHANGE["root"]
+    config.Exchange.root = str(exchange)
     config.NbGraderAPI.log_level = log_level
     if not sandbox_enabled(sandbox):
         config.GuardedExecute.sandbox = False

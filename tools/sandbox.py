@@ -45,10 +45,10 @@ NOBODY = 65534
 # The limits, and the environment variables (set by the grader, read by the
 # launcher) that override them.  tools/autograde.py passes nbgrader_config.py's
 # values this way, and quotes the same numbers in students' feedback.
-LIMITS = {"memory_mb": 1024, "cpu_seconds": 900, "file_mb": 64, "scratch_mb": 64}
+LIMITS = {"memory_mb": 1024, "cpu_seconds": 900, "file_mb": 32, "scratch_mb": 64}
 ENV = {name: "AUTOGRAD_SANDBOX_" + name.upper() for name in LIMITS}
 
-# What the kernel inherits from the grader's environment; everything else is cleared.
+# What the kernel inherits from the grader's environment; nothing else reaches the sandbox.
 PASS_ENV = ("PYTHONHASHSEED", "MPLBACKEND", "LANG", "LC_ALL", "TZ")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
                 "Fedora: dnf install bubblewrap), or grade without the sandbox "
@@ -221,7 +221,9 @@ def _workdir_binds(cwd, size):
 
 
 def command(connection_file, kernel_args, cwd, values):
-    """The bwrap command line that runs the kernel (also creates its runtime directory)."""
+    """The bwrap command line that runs the kernel, and its whole environment (bwrap
+    is pid 1 in the sandbox, so its environment is readable there: it gets only
+    what the kernel gets, nothing of the grader's)."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
         raise SystemExit("sandbox: " + INSTALL_HINT)
@@ -237,7 +239,8 @@ def command(connection_file, kernel_args, cwd, values):
     args += ["--ro-bind", package, package]
     args += ["--bind", runtime, runtime]
     args += _workdir_binds(cwd, scratch)
-    args += ["--chdir", cwd, "--clearenv"]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]     # only the two tmpfs stay writable
+    args += ["--chdir", cwd]
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "nobody", "LOGNAME": "nobody",
            "PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]),
            "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
@@ -247,10 +250,8 @@ def command(connection_file, kernel_args, cwd, values):
     env.update({k: os.environ[k] for k in PASS_ENV if k in os.environ})
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    for key, value in sorted(env.items()):
-        args += ["--setenv", key, value]
     args += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *kernel_args]
-    return args
+    return args, env
 
 
 def _set_limits(values):
@@ -267,11 +268,11 @@ def launch(argv):
     if len(argv) < 2 or argv[0] != "-f":
         raise SystemExit("usage: sandbox.py -f CONNECTION_FILE [ipykernel arguments]")
     values = limits()
-    args = command(os.path.abspath(argv[1]), argv[2:], os.getcwd(), values)
+    args, env = command(os.path.abspath(argv[1]), argv[2:], os.getcwd(), values)
     _set_limits(values)
     devnull = os.open(os.devnull, os.O_WRONLY)     # ipykernel's banner; errors still go to stderr
     os.dup2(devnull, 1)
-    os.execv(args[0], args)
+    os.execve(args[0], args, env)
 
 
 def main(argv=None):

@@ -48,7 +48,7 @@ import sys
 import types
 
 __all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "checking",
-           "DelegationError", "TamperingError", "exercises_of", "seal"]
+           "DelegationError", "TamperingError", "exercises_of", "seal", "CHECKS"]
 
 
 class DelegationError(AssertionError):
@@ -261,17 +261,21 @@ def checking(exercise_id, fn):
     reference) and the reference of *this* exercise is a tripwire meanwhile.
 
     Raises :class:`TamperingError`, when the block starts or ends, if the library,
-    the grading helpers, NumPy or the builtins differ from the snapshot; and
-    :class:`DelegationError` if ``fn`` refers to a copy of the reference's code."""
+    the grading helpers, NumPy or the builtins differ from the snapshot, or if the
+    test's own names ``exercises``, ``grading``, ``np``, ``ag`` are not those modules;
+    and :class:`DelegationError` if ``fn`` refers to a copy of the reference's code.
+    A block that ends normally, with everything intact, is counted in ``CHECKS``
+    (the course's grader checks that a passing test cell ran at least one)."""
     slot = _slot(exercise_id)
     snapshot = seal()
+    caller = _caller_globals()
     saved = {eid: s.get() for eid, s in SLOTS.items()}
     for eid, ref in snapshot.references.items():
         if eid != exercise_id:
             SLOTS[eid].set(ref)
     ref = snapshot.references[exercise_id]
     try:
-        snapshot.verify()
+        snapshot.verify(caller)
         armed = [f for f in slot.functions(ref) + slot.guarded()
                  if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
         _refuse_copies(exercise_id, fn, armed, [snapshot.code_of(f) for f in armed])
@@ -282,13 +286,28 @@ def checking(exercise_id, fn):
     originals = [f.__code__ for f in armed]
     for f in armed:
         f.__code__ = _tripwire_code(exercise_id, f)
+    completed = False
     try:
         yield fn
+        completed = True
     finally:
         for f, code in zip(armed, originals):
             f.__code__ = code
         _restore(saved)
-        snapshot.verify()
+        snapshot.verify(caller)
+        if completed:
+            CHECKS[0] += 1
+
+
+CHECKS = [0]      # checking() blocks that completed with everything intact
+
+
+def _caller_globals():
+    """The globals of the code that entered ``with checking(...)`` (a test cell)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") in (__name__, "contextlib"):
+        frame = frame.f_back
+    return frame.f_globals if frame is not None else {}
 
 
 def _restore(saved):
@@ -381,6 +400,10 @@ class _Snapshot:
         self.reference_items = {eid: tuple(ref.items()) if isinstance(ref, dict) else ref
                                 for eid, ref in self.references.items()}
         importlib.import_module("autograd_lib.grading")
+        # The names test cells use for the modules (AUTHORING.md's setup cell).
+        self.modules = {name: sys.modules[module] for name, module in (
+            ("exercises", __name__), ("grading", "autograd_lib.grading"), ("np", "numpy"),
+            ("numpy", "numpy"), ("ag", "autograd_lib"), ("autograd_lib", "autograd_lib"))}
         slot_keys = set()
         for slot in SLOTS.values():
             owner = slot._owner()
@@ -466,8 +489,14 @@ class _Snapshot:
                 found.append(f"the reference of {eid} was changed")
         return found[:limit]
 
-    def verify(self):
+    def verify(self, names=None):
+        """TamperingError when something differs from the snapshot, or when ``names``
+        (a test's globals) binds ``exercises``, ``grading``, ``np`` or ``ag`` to
+        something else than those modules."""
         found = self.problems()
+        for name, module in self.modules.items():
+            if names and name in names and names[name] is not module:
+                found.append(f"the name {name!r} of the notebook is not the module {module.__name__} any more")
         if found:
             raise TamperingError(
                 "the tests run only on autograd_lib, its grading helpers and NumPy as they were "

@@ -16,7 +16,11 @@
 * **The test cells see the real helpers.** Before each test cell the grader
   runs again the import lines of the assignment's locked setup cells
   (``import numpy as np``, ``from autograd_lib import exercises, grading``),
-  so a student who rebinds ``grading`` or ``np`` to a fake gains nothing.
+  so a student who rebinds ``grading`` or ``np`` to a fake gains nothing
+  (``exercises.checking`` also refuses to run when they are rebound), and
+  a test cell that earns points must have completed at least one real
+  ``exercises.checking`` block (its counter ``CHECKS``): a fake
+  ``exercises`` never does.
 * **No partial credit from outputs.** A test cell's ``execute_result`` is
   turned into ``display_data``: nbgrader would read a number there as partial
   credit, and student code (a display hook) can print one.
@@ -64,6 +68,7 @@ PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*
 BOOTSTRAP = ("try:\n    import autograd_lib.exercises as _autograde_e\n    _autograde_e.seal()\n"
              "    del _autograde_e\nexcept Exception:\n    pass\n")
 GRADER_ERRORS = (DeadKernelError, CellTimeoutError)
+CHECKS = "__import__('sys').modules['autograd_lib.exercises'].CHECKS[0]"
 
 
 # --------------------------------------------------------- the assignment
@@ -199,7 +204,7 @@ class GuardedExecute(Execute):
         self.nb.metadata["language_info"] = info["content"]["language_info"]
         if self.sandbox:                         # sockets are bound: no more files in there
             os.chmod(os.path.dirname(self.km.connection_file), 0o500)
-        self._scratch(BOOTSTRAP, 0)
+        self._silent(BOOTSTRAP)
 
     def _cleanup_kernel(self):
         if self.sandbox and self.km is not None and self.km.connection_file:
@@ -214,6 +219,18 @@ class GuardedExecute(Execute):
         self.start_new_kernel(**self._kernel_kwargs())
         self.start_new_kernel_client()
         self._started()
+
+    def _silent(self, code, expression=None):
+        """Run grader code in the kernel, outputs unseen (no IPython cell hooks run);
+        returns the value of ``expression`` (as text) evaluated afterwards, or None."""
+        msg_id = self.kc.execute(code, silent=True, store_history=False, allow_stdin=False,
+                                 stop_on_error=False,
+                                 user_expressions={"value": expression} if expression else None)
+        reply = self.wait_for_reply(msg_id)
+        if reply is None:
+            raise CellTimeoutError(f"the grader's own code did not finish within {self.timeout} s")
+        value = reply["content"].get("user_expressions", {}).get("value", {})
+        return value.get("data", {}).get("text/plain") if value.get("status") == "ok" else None
 
     def _scratch(self, source, index, metadata=None):
         """Run ``source`` as if it were cell ``index``, without touching that cell."""
@@ -270,9 +287,11 @@ class GuardedExecute(Execute):
                 cell.outputs = [error_output("NotRun", f"the kernel stopped {self._restarts} times in this "
                                              f"notebook; the grader gives up after {self.max_restarts} restarts")]
                 continue
+            names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
             try:
-                if prologue and is_test_cell(cell):
-                    self._scratch(prologue, index)
+                checks = None
+                if is_test_cell(cell) and (prologue or names):
+                    checks = self._silent(prologue, CHECKS if names else None)
                 self._exit_asked = False
                 self.preprocess_cell(cell, resources, index)
                 died = "it called exit() or quit(), which ends the kernel" if self._exit_asked else None
@@ -288,9 +307,16 @@ class GuardedExecute(Execute):
                 self._recover(done, killers)
                 continue
             done.append(index)
-            names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
             if names and self._earns(cell):
                 try:
+                    after = self._silent("", CHECKS)
+                    if checks is not None and after is not None and int(after) <= int(checks):
+                        cell.outputs.append(error_output(
+                            "GradingIntegrityError",
+                            "this test passed without running autograd_lib's exercises.checking(...) "
+                            "to the end, so it did not check your code: something in your notebook "
+                            "replaced what the test uses. This cell gets no points."))
+                        continue
                     self._canary(cell, index, names, prologue)
                 except GRADER_ERRORS as error:
                     cell.outputs.append(error_output(
@@ -309,7 +335,7 @@ class GuardedExecute(Execute):
                 for index in done:
                     if index not in killers:
                         replay = index
-                        self._scratch(self.nb.cells[index].source, index)
+                        self._silent(self.nb.cells[index].source)
                 return
             except GRADER_ERRORS:
                 if replay is not None:
@@ -375,22 +401,25 @@ class GuardedExecute(Execute):
         (right after the test, so in the state it ran in); the names, NumPy's and
         autograd_lib's random generators are restored afterwards."""
         tag = f"_autograde_{secrets.token_hex(6)}"
-        self._scratch(
+        self._silent(
             f"class {tag}_Canary(BaseException):\n    pass\n\n"
             f"def {tag}_canary(*args, **kwargs):\n    raise {tag}_Canary('the grader replaced your function')\n\n"
             f"{tag}_saved = {{n: globals()[n] for n in {names!r} if n in globals()}}\n"
             f"try:\n    import numpy as _np, autograd_lib.creation as _c\n"
             f"    {tag}_rng = (_c, _c._generator, _c._generator.bit_generator.state, _np.random.get_state())\n"
-            f"    del _np, _c\nexcept Exception:\n    {tag}_rng = None\n", index)
+            f"    del _np, _c\nexcept Exception:\n    {tag}_rng = None\n"
+            f"{tag}_xmode = get_ipython().InteractiveTB.mode\n"      # its traceback is not shown:
+            f"get_ipython().InteractiveTB.set_mode('Minimal')\n"   # no need to format it
+            + prologue)
         source = "".join(f"{name} = {tag}_canary\n" for name in names) + cell.source
-        passed = self._earns(self._scratch(prologue + "\n" + source if prologue else source,
-                                            index, cell.metadata))
-        self._scratch(
+        passed = self._earns(self._scratch(source, index, cell.metadata))
+        self._silent(
             f"globals().update({tag}_saved)\n"
+            f"get_ipython().InteractiveTB.set_mode({tag}_xmode)\n"
             f"if {tag}_rng:\n    import numpy as _np\n    {tag}_rng[0]._generator = {tag}_rng[1]\n"
             f"    {tag}_rng[1].bit_generator.state = {tag}_rng[2]\n    _np.random.set_state({tag}_rng[3])\n"
             f"    del _np\n"
-            f"for _n in [n for n in globals() if n.startswith({tag!r})]:\n    del globals()[_n]\n", index)
+            f"for _n in [n for n in globals() if n.startswith({tag!r})]:\n    del globals()[_n]\n")
         if passed:
             cell.outputs.append(error_output(
                 "GradingIntegrityError",

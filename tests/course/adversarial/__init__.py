@@ -127,6 +127,18 @@ CATALOG = [
               "grading = exercises = _Fake()\n\n"
               + WRONG_DETACH.replace(PLUG, "") +
               "import autograd_lib.exercises\nautograd_lib.exercises.plug('01.detach', detach)\n")}),
+    Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
+          "notebook's grading and exercises to fakes right before every later cell runs",
+          "0 for detach (exercises.checking never ran: GradingIntegrityError); full points elsewhere",
+          zero=("01_detach",),
+          answers={"01_detach_answer": WRONG_DETACH + (
+              "\nimport contextlib\n\nclass _Fake:\n"
+              "    def __getattr__(self, name):\n"
+              "        return lambda *args, **kwargs: contextlib.nullcontext()\n\n"
+              "def _rebind(*args):\n"
+              "    get_ipython().user_ns.update(grading=_Fake(), exercises=_Fake())\n\n"
+              "get_ipython().events.register('pre_run_cell', _rebind)\n")},
+          says={"01_detach_test": "GradingIntegrityError"}),
     Cheat("swallow_errors", "a wrong detach, and an IPython input transformer that wraps every later "
           "cell in try/except, so no test can fail",
           "0 for detach (the canary re-run passes too: GradingIntegrityError); full points elsewhere",

@@ -41,6 +41,13 @@ WRONG_DETACH = ("def detach(tensor):\n"
                 + PLUG)
 
 
+# A stand-in for a module: every attribute is a function that accepts anything,
+# returns a context manager that does nothing, and raises nothing.
+FAKE = ("import contextlib\n\nclass _Fake:\n"
+        "    def __getattr__(self, name):\n"
+        "        return lambda *args, **kwargs: contextlib.nullcontext()\n\n")
+
+
 def _detach(body, before=""):
     """A detach answer cell: ``before`` at the top of the cell, then the function."""
     return before + "def detach(tensor):\n" + body + "\n\n" + PLUG
@@ -121,27 +128,21 @@ CATALOG = [
           "0 for detach (the grader re-imports the real modules before each test); full points elsewhere",
           zero=("01_detach",),
           answers={"01_detach_answer": (
-              "import contextlib\n\nclass _Fake:\n"
-              "    def __getattr__(self, name):\n"
-              "        return lambda *args, **kwargs: contextlib.nullcontext()\n\n"
-              "grading = exercises = _Fake()\n\n"
-              + WRONG_DETACH.replace(PLUG, "") +
+              FAKE + "grading = exercises = _Fake()\n\n" + WRONG_DETACH.replace(PLUG, "") +
               "import autograd_lib.exercises\nautograd_lib.exercises.plug('01.detach', detach)\n")}),
     Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
           "notebook's grading and exercises to fakes right before every later cell runs",
           "0 for detach (exercises.checking never ran: GradingIntegrityError); full points elsewhere",
           zero=("01_detach",),
-          answers={"01_detach_answer": WRONG_DETACH + (
-              "\nimport contextlib\n\nclass _Fake:\n"
-              "    def __getattr__(self, name):\n"
-              "        return lambda *args, **kwargs: contextlib.nullcontext()\n\n"
+          answers={"01_detach_answer": WRONG_DETACH + "\n" + FAKE + (
               "def _rebind(*args):\n"
               "    get_ipython().user_ns.update(grading=_Fake(), exercises=_Fake())\n\n"
               "get_ipython().events.register('pre_run_cell', _rebind)\n")},
           says={"01_detach_test": "GradingIntegrityError"}),
     Cheat("swallow_errors", "a wrong detach, and an IPython input transformer that wraps every later "
           "cell in try/except, so no test can fail",
-          "0 for detach (the canary re-run passes too: GradingIntegrityError); full points elsewhere",
+          "0 for detach (GradingIntegrityError: no checking block completed, and the canary re-run "
+          "would pass too); full points elsewhere",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + (
               "\ndef _swallow(lines):\n"

@@ -126,9 +126,11 @@ def ensure(install_packages=False):
     if not ok and install_packages and not shutil.which("bwrap"):
         apt = shutil.which("apt-get")
         if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
-            subprocess.run([apt, "install", "-y", "-qq", "--no-install-recommends", "bubblewrap"],
-                           capture_output=True, text=True, timeout=600,
-                           env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            apt_install = [apt, "install", "-y", "-qq", "--no-install-recommends", "bubblewrap"]
+            if subprocess.run(apt_install, capture_output=True, timeout=600, env=env).returncode:
+                subprocess.run([apt, "update", "-qq"], capture_output=True, timeout=600, env=env)
+                subprocess.run(apt_install, capture_output=True, timeout=600, env=env)
             ok, reason = check()
     if ok:
         install()

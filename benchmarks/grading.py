@@ -14,8 +14,9 @@ sandboxed, with the canary) from a clean gradebook:
    kill it; the plain ``python3`` kernel against the ``autograd-sandbox`` one;
 2. **serial**: one worker process;
 3. **parallel**: ``--workers`` processes (default 2, one per core here);
-4. **no sandbox** (full run only): parallel, with ``--no-sandbox``: what the
-   sandbox and the grader's checks cost;
+4. (full run only) **one more worker than CPUs**, which fills the moments a
+   worker waits for its kernel; and **no sandbox**, parallel with
+   ``--no-sandbox``: what the sandbox costs;
 5. the **extrapolation** to a class of 100 students x 9 assignments, from the
    parallel seconds per notebook and the assignments that exist (the
    assignments not written yet are assumed to cost the average of those that are).
@@ -139,8 +140,10 @@ def main(argv=None):
         _log(f"building a class of {students} student(s) x {len(names)} assignment(s) ...")
         template = make_class(tmp, names, students)
         runs = [grade_run(template, "serial", 1, ok), grade_run(template, "parallel", args.workers, ok)]
-        if ok and not args.quick:
-            runs.append(grade_run(template, "parallel, no sandbox", args.workers, False))
+        if not args.quick:
+            runs.append(grade_run(template, "parallel, one more worker than CPUs", os.cpu_count() + 1, ok))
+            if ok:
+                runs.append(grade_run(template, "parallel, no sandbox", args.workers, False))
     results["runs"] = runs
     parallel = runs[1]
     per_student = parallel["per_notebook_s"] * len(names)

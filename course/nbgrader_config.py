@@ -97,6 +97,9 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
+# Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (tools/autograde.py).
+c.GenerateFeedback.exporter_class = "tools.autograde.FeedbackExporter"
+
 # A student who deletes a test cell gets it back: autograde re-inserts every
 # grade cell missing from the submission (from the gradebook's copy) and runs it.
 c.OverwriteCells.add_missing_cells = True

@@ -150,7 +150,9 @@ def _grade(student, assignment, digest_, feedback=True):
     for directory in ("autograded", "feedback"):           # regrade from scratch
         shutil.rmtree(course / directory / student / assignment, ignore_errors=True)
     with kernel_environment():
-        api = nbgrader_api(course, sandbox=_WORKER["sandbox"], overrides=_WORKER["overrides"])
+        if "api" not in _WORKER:                           # one API per worker process
+            _WORKER["api"] = nbgrader_api(course, sandbox=_WORKER["sandbox"], overrides=_WORKER["overrides"])
+        api = _WORKER["api"]
         result = api.autograde(assignment, student)
         if not result.get("success"):
             return Outcome(student, assignment, "failed", seconds=time.perf_counter() - start,

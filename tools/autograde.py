@@ -316,7 +316,8 @@ class GuardedExecute(Execute):
             if names and self._earns(cell):
                 try:
                     after = self._silent("", CHECKS)
-                    if checks is not None and after is not None and int(after) <= int(checks):
+                    if not (checks and after and after.isdigit() and checks.isdigit()
+                            and int(after) > int(checks)):
                         cell.outputs.append(error_output(
                             "GradingIntegrityError",
                             "this test passed without running autograd_lib's exercises.checking(...) "

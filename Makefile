@@ -8,6 +8,8 @@
 #   make solutions        regenerate and execute solutions/
 #   make course-check     fail when course/release/ or solutions/ drift from course/source/
 #   make instructor-demo  generate, autograde example submissions, print the grade table
+#   make grade-class      autograde every submission in course/submitted/ (parallel, sandboxed,
+#                         incremental), write the feedback and course/grades.csv
 #   make test-course      only the course pipeline tests (marker "course")
 #   make test-quick       the whole suite, grading only the first catalogued mistake per exercise
 PYTHON ?= python3
@@ -15,7 +17,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 
 .PHONY: demo test venv bench clean lab release solutions course-check instructor-demo \
-        test-course test-quick
+        grade-class test-course test-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +54,9 @@ course-check: venv
 
 instructor-demo: venv
 	$(BIN)/python -m tools.course demo
+
+grade-class: venv
+	$(BIN)/python -m tools.course grade-class
 
 test-course: venv
 	$(BIN)/python -m pytest -q -m course

@@ -13,6 +13,9 @@ fails with::
 
 The comparisons are made with functions captured when this module is first
 imported, so redefining ``numpy.allclose`` afterwards does not change them.
+Importing this module also takes the snapshot of ``exercises.seal``: while a
+test runs inside ``exercises.checking``, these helpers, NumPy and the library
+must be what they were then, or the test fails with ``TamperingError``.
 """
 
 import numpy as _np
@@ -103,3 +106,8 @@ def random_cases(seed, count=5):
     """A seeded NumPy generator per case, for hidden tests on randomized inputs."""
     root = _np.random.default_rng(seed)
     return [_np.random.default_rng(root.integers(2 ** 32)) for _ in range(count)]
+
+
+from . import exercises as _exercises  # noqa: E402 - after the helpers: the snapshot includes them
+
+_exercises.seal()

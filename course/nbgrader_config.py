@@ -6,19 +6,35 @@ nbgrader's command-line apps read this file when they run in ``course/``.
 Every path is relative to this file, so a copy of ``course/`` in a temporary
 directory (what the tests and ``make instructor-demo`` use) is a course of
 its own, with its own gradebook.
+
+Autograding uses the course's nbgrader extensions in ``tools/autograde.py``
+(the repository's ``tools`` package, found next to this directory): students'
+kernels run in a sandbox, limits are named in the feedback, test cells are
+restored with their released metadata, and a canary re-run catches tests
+that pass without the student's code.  ``course/README.md`` explains them.
 """
 
 import os
+import sys
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 
 COURSE_DIR = os.path.dirname(os.path.abspath(__file__))
+_REPO = os.path.dirname(COURSE_DIR)
+if os.path.isfile(os.path.join(_REPO, "tools", "autograde.py")) and _REPO not in sys.path:
+    sys.path.insert(0, _REPO)           # `nbgrader autograde` run from course/ finds tools.autograde
 
 # --------------------------------------------------------------- the course
 
 c.CourseDirectory.course_id = "autograd-course"
 c.CourseDirectory.root = COURSE_DIR
-# The gradebook is the default: sqlite:///<course>/gradebook.db (per-term data, not committed).
+# The gradebook: sqlite:///<course>/gradebook.db by default (per-term data, not
+# committed).  For a large class, or graders on several machines, use a
+# PostgreSQL database instead (pip install psycopg2-binary; see course/README.md):
+#   c.CourseDirectory.db_url = "postgresql://grader:PASSWORD@dbhost/autograd_course"
+# The environment variable AUTOGRAD_COURSE_DB_URL sets it without editing this file.
+if os.environ.get("AUTOGRAD_COURSE_DB_URL"):
+    c.CourseDirectory.db_url = os.environ["AUTOGRAD_COURSE_DB_URL"]
 
 # The assignments.  The course plans nine (below); only those whose source
 # notebook exists are registered.  nbgrader >= 0.6 has no
@@ -58,9 +74,48 @@ c.GenerateAssignment.create_assignment = True
 
 # ---------------------------------------------------------------- autograde
 
+# nbgrader's pipelines with the course's extensions (tools/autograde.py):
+# RestoreGradeCells gives every nbgrader cell its released metadata (a test
+# cell whose grade flag, points or type was edited is graded as released);
+# GuardedExecute replaces Execute (sandbox, named limits, recovery from a dead
+# kernel, canary).  The other steps are nbgrader's defaults, in its order.
+c.Autograde.sanitize_preprocessors = [
+    "tools.autograde.RestoreGradeCells",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Autograde.autograde_preprocessors = [
+    "tools.autograde.GuardedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (tools/autograde.py).
+c.GenerateFeedback.exporter_class = "tools.autograde.FeedbackExporter"
+
 # A student who deletes a test cell gets it back: autograde re-inserts every
 # grade cell missing from the submission (from the gradebook's copy) and runs it.
 c.OverwriteCells.add_missing_cells = True
+
+# Students' kernels run in a bubblewrap sandbox (tools/sandbox.py): no network,
+# no access to source/, the gradebook or other submissions, and these limits.
+# A cell that hits one scores 0 and its output names the limit.
+# `python -m tools.course grade-class --no-sandbox` turns the sandbox off.
+c.GuardedExecute.sandbox = True
+c.GuardedExecute.memory_mb = 1024             # address space of a kernel: MemoryError beyond
+c.GuardedExecute.cpu_seconds = 900            # CPU time of a whole notebook's kernel
+c.GuardedExecute.file_mb = 32                 # largest file a kernel may write
+c.GuardedExecute.scratch_mb = 64              # each writable tmpfs (/tmp, the working directory)
+c.GuardedExecute.max_restarts = 5             # kernel deaths per notebook before the rest is given up
+c.GuardedExecute.canary = True                # passing tests re-run with the student's function failing
+c.Execute.shutdown_kernel = "immediate"       # a finished kernel is killed, not waited for
 
 # Any stderr output in a test cell zeroes it (nbgrader.utils.determine_grade).
 # A harmless warning printed while a test runs (a NumPy or matplotlib warning,
@@ -71,6 +126,7 @@ c.IgnorePattern.enabled = True
 c.IgnorePattern.pattern = r"(?m)^[^\n]*:\d+: [A-Za-z_.]*Warning: "
 
 # Per-cell limit: a student's infinite loop costs one cell, not the whole run.
+# A cell that ignores the interrupt gets a new kernel (GuardedExecute).
 c.ExecutePreprocessor.timeout = 60            # seconds per cell (nbgrader's Execute inherits it)
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True         # interrupt the cell, grade the rest of the notebook

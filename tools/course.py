@@ -6,11 +6,13 @@
     python -m tools.course demo        # grade example submissions in a temporary course, print the table
     python -m tools.course lab         # JupyterLab on course/release/01_tensors/01_tensors.ipynb
     python -m tools.course register    # register every assignment in course/gradebook.db (a term's start)
+    python -m tools.course grade-class # autograde every submission of course/submitted/, feedback, grades.csv
 
 Everything that touches nbgrader happens in a temporary copy of ``course/``
 (its own gradebook, its own submitted/ and autograded/), so nothing here
-changes the instructor's gradebook.  The course tests (``tests/course/``)
-use the same functions.
+changes the instructor's gradebook, except ``register`` and ``grade-class``
+(tools/classgrade.py), which work on the instructor's course.  The course
+tests (``tests/course/``) use the same functions.
 
 ``nbgrader_config.py`` is loaded explicitly with traitlets'
 ``PyFileConfigLoader``: ``NbGraderAPI`` does not read it by itself.
@@ -42,8 +44,8 @@ KERNEL = "python3"
 CELL_TIMEOUT = 60                     # seconds per cell, as in nbgrader_config.py
 
 # Per-term data of a course directory: never copied, never committed.
-PER_TERM = ["gradebook.db", "submitted", "autograded", "feedback", "grades.csv",
-            ".nbgrader.log", "source_with_tests", ".exchange"]
+PER_TERM = ["gradebook.db", "gradebook.db.lock", "submitted", "autograded", "feedback", "grades.csv",
+            ".nbgrader.log", "source_with_tests", ".exchange", ".grade-class.json"]
 JUNK = [".ipynb_checkpoints", "__pycache__", "*.pyc", ".DS_Store"]
 
 # nbgrader's own rule: a line *containing* the delimiter is a marker line.
@@ -127,13 +129,50 @@ def load_config(course):
     return config
 
 
-def nbgrader_api(course, log_level="WARN"):
-    """An ``NbGraderAPI`` on ``course`` configured by its nbgrader_config.py.
-    Use inside :func:`kernel_environment`."""
+SANDBOX_ENV = "COURSE_SANDBOX"        # auto (default): when bubblewrap works; 1: required; 0: off
+_SANDBOX = {}
+_EXCHANGE = {}                        # an empty exchange for courses without .exchange/
+
+
+def sandbox_enabled(setting=None):
+    """Whether students' kernels run in the sandbox (tools/sandbox.py).  ``setting``:
+    True (required: PipelineError when it cannot run), False, or None for the
+    ``COURSE_SANDBOX`` environment variable (``auto`` when unset: the sandbox when
+    bubblewrap works here, otherwise a warning and no sandbox)."""
+    if setting is None:
+        value = os.environ.get(SANDBOX_ENV, "auto").strip().lower()
+        setting = {"1": True, "yes": True, "true": True, "0": False, "no": False,
+                   "false": False}.get(value, "auto")
+    if setting is False:
+        return False
+    if "status" not in _SANDBOX:
+        from tools import sandbox
+        _SANDBOX["status"] = sandbox.ensure()
+    ok, reason = _SANDBOX["status"]
+    if not ok and setting is True:
+        raise PipelineError(f"students' kernels cannot be sandboxed: {reason}")
+    if not ok and not _SANDBOX.get("warned"):
+        _SANDBOX["warned"] = True
+        print(f"warning: grading WITHOUT the sandbox ({reason})", file=sys.stderr)
+    return ok
+
+
+def nbgrader_api(course, log_level="WARN", sandbox=None, overrides=None):
+    """An ``NbGraderAPI`` on ``course`` configured by its nbgrader_config.py
+    (``sandbox``: see :func:`sandbox_enabled`; ``overrides``: a traitlets Config
+    merged last).  Use inside :func:`kernel_environment`."""
     from nbgrader.apps.api import NbGraderAPI
     config = load_config(course)
-    config.Exchange.root = str(Path(course) / ".exchange")    # hermetic: never the real exchange
+    exchange = Path(course) / ".exchange"                      # hermetic: never the real exchange
+    if not exchange.is_dir():                                  # (nor nbgrader's "unwritable" noise)
+        _EXCHANGE.setdefault("root", tempfile.mkdtemp(prefix="course-exchange-"))
+        exchange = _EXCHANGE["root"]
+    config.Exchange.root = str(exchange)
     config.NbGraderAPI.log_level = log_level
+    if not sandbox_enabled(sandbox):
+        config.GuardedExecute.sandbox = False
+    if overrides:
+        config.merge(overrides)
     return NbGraderAPI(config=config)
 
 
@@ -723,14 +762,16 @@ def default_workers():
     return int(os.environ.get("COURSE_WORKERS") or max(1, os.cpu_count() or 1))
 
 
-def export_csv(course, path=None):
-    """``nbgrader export`` (CSV plugin) of the course's gradebook; returns the path."""
+def export_csv(course, path=None, db_url=None):
+    """``nbgrader export`` (CSV plugin) of the course's gradebook (``db_url``: the
+    configured ``CourseDirectory.db_url``, by default ``<course>/gradebook.db``);
+    returns the path."""
     from nbgrader.api import Gradebook
     from nbgrader.plugins import CsvExportPlugin
     config = load_config(course)
     path = Path(path or Path(course) / "grades.csv")
-    with kernel_environment(), Gradebook(f"sqlite:///{Path(course) / 'gradebook.db'}",
-                                         config.CourseDirectory.course_id) as gb:
+    db_url = db_url or config.CourseDirectory.get("db_url") or f"sqlite:///{Path(course) / 'gradebook.db'}"
+    with kernel_environment(), Gradebook(db_url, config.CourseDirectory.course_id) as gb:
         CsvExportPlugin(config=config, to=str(path)).export(gb)
     return path
 
@@ -932,6 +973,16 @@ def main(argv=None):
     lab.add_argument("notebook", nargs="?")
     lab.add_argument("--dry-run", action="store_true", help="print the command only")
     sub.add_parser("register", help="register every assignment in course/gradebook.db")
+    klass = sub.add_parser("grade-class", help="autograde every submission in course/submitted/ "
+                                               "(parallel, sandboxed, incremental), feedback, grades.csv")
+    klass.add_argument("--course", default=str(COURSE), help="the course directory (default: course/)")
+    klass.add_argument("--workers", type=int, help="grading processes (default: one per CPU)")
+    klass.add_argument("--assignment", action="append", dest="assignments", metavar="A",
+                       help="only this assignment (repeatable; default: all)")
+    klass.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    klass.add_argument("--no-sandbox", action="store_true",
+                       help="run students' code as yourself, without bubblewrap (unsafe)")
+    klass.add_argument("--csv", help="where to write the grades (default: <course>/grades.csv)")
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
@@ -944,6 +995,12 @@ def main(argv=None):
             return cmd_demo(args.keep)
         if args.command == "register":
             return cmd_register()
+        if args.command == "grade-class":
+            from tools.classgrade import grade_class
+            report = grade_class(args.course, args.workers, args.assignments, args.force,
+                                 sandbox=not args.no_sandbox, csv=args.csv)
+            print(report.summary())
+            return 1 if report.of("failed") else 0
         return cmd_lab(args.notebook, args.dry_run)
     except PipelineError as error:
         print(f"error: {error}", file=sys.stderr)

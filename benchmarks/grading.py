@@ -1,0 +1,181 @@
+"""Grading throughput: how long the class command takes per notebook and per student.
+
+Run from the repository root (a benchmark, not a test)::
+
+    python -m benchmarks.grading            # 4 students, every assignment; several minutes
+    python -m benchmarks.grading --quick    # 1 student, the first two assignments; about a minute
+
+It builds a temporary course with every assignment of ``course/source/``, hands
+in the solution notebook of each for every student, and times
+``tools.classgrade.grade_class`` (nbgrader's autograde and generate_feedback,
+sandboxed, with the canary) from a clean gradebook:
+
+1. **kernel start-up**, measured apart: start a kernel, get its first reply,
+   kill it; the plain ``python3`` kernel against the ``autograd-sandbox`` one;
+2. **serial**: one worker process;
+3. **parallel**: ``--workers`` processes (default 2, one per core here);
+4. (full run only) **one more worker than CPUs**, which fills the moments a
+   worker waits for its kernel; and **no sandbox**, parallel with
+   ``--no-sandbox``: what the sandbox costs;
+5. the **extrapolation** to a class of 100 students x 9 assignments, from the
+   parallel seconds per notebook and the assignments that exist (the
+   assignments not written yet are assumed to cost the average of those that are).
+
+The Markdown report goes to stdout; progress to stderr; all numbers to
+``benchmarks/results/grading.json`` (``--json``).  The load average is printed
+because other processes on the machine slow everything down.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CLASS = (100, 9)                     # students x assignments of the target
+TARGET_MINUTES = 30
+
+
+def _log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def kernel_startup(kernel, repeats):
+    """Median seconds to start ``kernel`` until it answers, and to kill it."""
+    from jupyter_client.manager import KernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+    from tools import course, sandbox
+    starts, stops = [], []
+    with course.kernel_environment():
+        for _ in range(repeats):
+            runtime = tempfile.mkdtemp(prefix="bench-", dir=jupyter_runtime_dir())
+            km = KernelManager(kernel_name=kernel)
+            if kernel == sandbox.KERNEL_NAME:
+                km.transport = "ipc"
+                km.connection_file = os.path.join(runtime, "kernel.json")
+                km.ip = os.path.join(runtime, "kernel-ipc")
+            workdir = tempfile.mkdtemp(prefix="bench-cwd-")
+            t0 = time.perf_counter()
+            km.start_kernel(cwd=workdir)
+            kc = km.client()
+            kc.start_channels()
+            kc.wait_for_ready(timeout=60)
+            t1 = time.perf_counter()
+            kc.stop_channels()
+            km.shutdown_kernel(now=True)
+            starts.append(t1 - t0)
+            stops.append(time.perf_counter() - t1)
+            shutil.rmtree(runtime, ignore_errors=True)
+            shutil.rmtree(workdir, ignore_errors=True)
+    return {"start_s": statistics.median(starts), "stop_s": statistics.median(stops), "repeats": repeats}
+
+
+def make_class(root, names, students):
+    """A generated course with the solution of every assignment handed in by each student."""
+    from tools import course
+    work = course.make_course(Path(root) / "course", names=names)
+    course.generate(work, names)
+    for name in names:
+        solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(name)))
+        for index in range(students):
+            course._submit(work, course.Submission(name, f"student{index:03d}", solution))
+    return work
+
+
+def grade_run(template, label, workers, sandbox):
+    """grade_class on a fresh copy of ``template``; seconds and scores."""
+    from tools import classgrade
+    work = Path(tempfile.mkdtemp(prefix=f"bench-{label}-")) / "course"
+    shutil.copytree(template, work)
+    _log(f"[{label}] grading {work} with {workers} worker(s), sandbox={'on' if sandbox else 'off'} ...")
+    load = os.getloadavg()[0]
+    start = time.perf_counter()
+    report = classgrade.grade_class(work, workers=workers, sandbox=sandbox)
+    seconds = time.perf_counter() - start
+    failed = [o for o in report.outcomes if o.status != "graded" or o.score != o.max_score]
+    shutil.rmtree(work.parent, ignore_errors=True)
+    notebooks = len(report.outcomes)
+    return {"label": label, "workers": workers, "sandbox": sandbox, "seconds": seconds,
+            "notebooks": notebooks, "per_notebook_s": seconds / notebooks,
+            "per_notebook_cpu_s": sum(o.seconds for o in report.outcomes) / notebooks,
+            "load_before": load, "load_after": os.getloadavg()[0],
+            "not_full_marks": [f"{o.student}/{o.assignment}: {o.status} {o.score}/{o.max_score}" for o in failed]}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1 student, 2 assignments, 3 kernel starts")
+    parser.add_argument("--students", type=int, help="students per run (default 4; 1 with --quick)")
+    parser.add_argument("--workers", type=int, default=2, help="workers of the parallel run (default 2)")
+    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "grading.json"))
+    args = parser.parse_args(argv)
+    from tools import course, sandbox
+    ok, reason = sandbox.ensure()
+    if not ok:
+        _log(f"the sandbox cannot run here ({reason}): timing without it")
+    names = course.assignments()
+    if args.quick:
+        names = names[:2]
+    students = args.students or (1 if args.quick else 4)
+    repeats = 3 if args.quick else 10
+
+    results = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                           "platform": platform.platform(), "load_at_start": os.getloadavg()},
+               "assignments": names, "students": students}
+    _log(f"kernel start-up, {repeats} times each ...")
+    results["kernel"] = {"python3": kernel_startup("python3", repeats)}
+    if ok:
+        results["kernel"]["sandbox"] = kernel_startup(sandbox.KERNEL_NAME, repeats)
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
+        _log(f"building a class of {students} student(s) x {len(names)} assignment(s) ...")
+        template = make_class(tmp, names, students)
+        runs = [grade_run(template, "serial", 1, ok), grade_run(template, "parallel", args.workers, ok)]
+        if not args.quick:
+            runs.append(grade_run(template, "parallel, one more worker than CPUs", os.cpu_count() + 1, ok))
+            if ok:
+                runs.append(grade_run(template, "parallel, no sandbox", args.workers, False))
+    results["runs"] = runs
+    parallel = runs[1]
+    per_student = parallel["per_notebook_s"] * len(names)
+    total = parallel["per_notebook_s"] * CLASS[0] * CLASS[1]
+    results["extrapolation"] = {"class": CLASS, "seconds": total, "target_s": TARGET_MINUTES * 60}
+    results["machine"]["load_at_end"] = os.getloadavg()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    results["commit"] = commit.stdout.strip()
+
+    print(f"Grading throughput at commit {results['commit']}: {students} student(s) x "
+          f"{len(names)} assignment(s) ({', '.join(names)}), solution notebooks, "
+          f"{os.cpu_count()} CPUs, load average {results['machine']['load_at_start'][0]:.1f} at the start.\n")
+    print("| kernel | start until it answers (s) | kill (s) |\n|---|---:|---:|")
+    for kind, k in results["kernel"].items():
+        print(f"| {kind} | {k['start_s']:.2f} | {k['stop_s']:.2f} |")
+    print("\n| run | workers | wall s | s per notebook | s per student | busy s per notebook (each worker) |\n"
+          "|---|---:|---:|---:|---:|---:|")
+    for run in runs:
+        print(f"| {run['label']} | {run['workers']} | {run['seconds']:.0f} | {run['per_notebook_s']:.2f} | "
+              f"{run['per_notebook_s'] * len(names):.1f} | {run['per_notebook_cpu_s']:.2f} |")
+    verdict = "within" if total <= TARGET_MINUTES * 60 else "OVER"
+    print(f"\nExtrapolated: {CLASS[0]} students x {CLASS[1]} assignments = {CLASS[0] * CLASS[1]} notebooks "
+          f"at {parallel['per_notebook_s']:.2f} s each ({per_student * CLASS[1] / len(names):.0f} s per "
+          f"student) = {total / 60:.0f} min, {verdict} the {TARGET_MINUTES}-minute target.")
+    problems = [p for run in runs for p in run["not_full_marks"]]
+    if problems:
+        print("\nSolution notebooks that did not get full marks: " + "; ".join(problems[:10]))
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    _log(f"results: {args.json}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

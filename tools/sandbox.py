@@ -236,9 +236,11 @@ def command(connection_file, kernel_args, cwd, values):
             "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox"]
     args += _system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch), "--tmpfs", "/tmp"]
-    for path in _python_paths():
+    for path in _python_paths() + [package]:
+        if os.path.realpath(cwd).startswith(path.rstrip("/") + "/"):
+            raise SystemExit(f"sandbox: the kernel needs {path} (Python or autograd_lib) read-only, "
+                             f"and the course is inside it ({cwd}): move the course elsewhere")
         args += ["--ro-bind", path, path]
-    args += ["--ro-bind", package, package]
     args += ["--bind", runtime, runtime]
     args += _workdir_binds(cwd, scratch)
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]     # only the two tmpfs stay writable

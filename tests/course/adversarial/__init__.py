@@ -19,7 +19,7 @@ import dataclasses
 
 ASSIGNMENT = "01_tensors"
 EXERCISES = ("01_result_requires_grad", "01_is_leaf", "01_requires_grad", "01_detach")
-CELL_TIMEOUT = 8                 # seconds per cell in the adversarial class (course default: 60)
+CELL_TIMEOUT = 5                 # seconds per cell in the adversarial class (course default: 60)
 SECRET_NAME, SECRET_VALUE = "AUTOGRADE_TEST_SECRET", "s3cr3t-of-the-grader"   # in the grader's environment
 
 

@@ -115,7 +115,7 @@ MISTAKES = [
             raise exc_value
         ag.grad_mode._set_grad_enabled(self._previous)
         return False
-        '''), rule="__exit__ restores the previous mode even when the block raised"),
+        '''), rule="__exit__ restores the mode remembered in self._previous"),
 
     # ------------------------------------------------------------ 07.grad_mode_decorator
     Mistake(_DECORATE, "one context, made once, shared by every call", _decorate('''

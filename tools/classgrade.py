@@ -13,7 +13,8 @@
    the feedback is missing (``--force``: all of them).  A rerun with nothing
    new grades nothing and gives the same grades; a submission added later is
    graded alone.
-3. **Autograde in parallel.** Worker processes (one per CPU) run nbgrader's own
+3. **Autograde in parallel.** Worker processes (one per CPU, plus one: a worker
+   often waits for its kernel, and the extra one uses that time) run nbgrader's own
    autograde and generate_feedback through its Python API, every one on this
    course and its one gradebook.  The workers never touch sqlite at the same
    time: each holds ``gradebook.db.lock`` while nbgrader has the gradebook open
@@ -259,7 +260,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
             todo.append((student, name, digest_))
 
     tracker = Progress([(s, a) for s, a, _ in todo], progress)
-    workers = max(1, min(workers or default_workers(), len(todo) or 1))
+    workers = max(1, min(workers or default_workers() + 1, len(todo) or 1))
     if todo:
         with kernel_environment():
             context = multiprocessing.get_context("spawn")

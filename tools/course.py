@@ -976,7 +976,7 @@ def main(argv=None):
     klass = sub.add_parser("grade-class", help="autograde every submission in course/submitted/ "
                                                "(parallel, sandboxed, incremental), feedback, grades.csv")
     klass.add_argument("--course", default=str(COURSE), help="the course directory (default: course/)")
-    klass.add_argument("--workers", type=int, help="grading processes (default: one per CPU)")
+    klass.add_argument("--workers", type=int, help="grading processes (default: one per CPU, plus one)")
     klass.add_argument("--assignment", action="append", dest="assignments", metavar="A",
                        help="only this assignment (repeatable; default: all)")
     klass.add_argument("--force", action="store_true", help="regrade submissions already graded")

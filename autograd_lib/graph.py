@@ -68,7 +68,7 @@ class SavedTensor:
     The saved *version* is the value of the tensor's version counter at save
     time.  If an in-place operation bumps the counter afterwards, the values
     the formula would read are no longer the ones of the forward pass, so
-    :meth:`unpack` refuses, exactly like PyTorch.
+    :meth:`unpack` refuses (through :meth:`check_version`), exactly like PyTorch.
 
     A node's own output is saved without its ``grad_fn`` and without any
     reference to the node (either would be a reference cycle, keeping dead

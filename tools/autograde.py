@@ -60,6 +60,7 @@ import tempfile
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbconvert.exporters import HTMLExporter
+from jinja2 import pass_context
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 from nbgrader import utils
@@ -441,10 +442,47 @@ class GuardedExecute(Execute):
 IMG_WITHOUT_ALT = re.compile(r"(<img(?![^>]*\balt=)[^>]*?)(\s*/?>)")
 
 
+class _Memo(dict):
+    """A bounded cache for one grading process."""
+
+    def get_or_make(self, key, make):
+        if key not in self:
+            if len(self) >= 4096:
+                self.clear()
+            self[key] = make()
+        return self[key]
+
+
+class CachedHighlight:
+    """nbconvert's highlight filter, remembered by source: most cells of a notebook are
+    the same for every student, and Pygments was 40% of the feedback's time."""
+    _memo = _Memo()
+
+    def __init__(self, highlight, lexer):
+        self.highlight, self.lexer = highlight, lexer
+
+    def __call__(self, source, language=None, metadata=None):
+        magics = (metadata or {}).get("magics_language")
+        return self._memo.get_or_make((self.lexer, source, language, magics),
+                                      lambda: self.highlight(source, language, metadata))
+
+
 class FeedbackExporter(HTMLExporter):
     """HTMLExporter.from_notebook_node of nbconvert 7, with the images' alt text
     added by a regular expression instead of a BeautifulSoup pass over the page
-    (the tabindex it also adds concerns the lab template only, not nbgrader's)."""
+    (the tabindex it also adds concerns the lab template only, not nbgrader's),
+    and Markdown and code highlighting remembered across the notebooks a grading
+    process renders (the same cells for every student)."""
+    _markdown = _Memo()
+
+    @pass_context
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        if cell.get("attachments"):
+            return super().markdown2html(context, source)
+        path = context.get("resources", {}).get("metadata", {}).get("path", "")
+        return self._markdown.get_or_make((path, source), lambda: super(FeedbackExporter, self)
+                                          .markdown2html(context, source))
 
     def from_notebook_node(self, nb, resources=None, **kw):
         from nbconvert.exporters.templateexporter import TemplateExporter
@@ -452,7 +490,8 @@ class FeedbackExporter(HTMLExporter):
         from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
-        highlight_code = self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+        highlight_code = self.filters.get("highlight_code") or CachedHighlight(
+            Highlight2HTML(pygments_lexer=lexer, parent=self), lexer)
         resources = self._init_resources(resources)
         filter_data_type = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self,
                                                  resources=resources)

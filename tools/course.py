@@ -87,11 +87,18 @@ def read_notebook(path):
     return nbformat.read(str(path), as_version=4)
 
 
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def _env_with_kernel_paths(env):
     """``env`` plus: this interpreter's bin directory first on PATH (nbgrader runs
     ``alembic`` from PATH when it creates a gradebook; kernels and jupyter come
     from the same environment), the repository on PYTHONPATH (kernels import
-    ``autograd_lib`` even without an installed package), a fixed hash seed."""
+    ``autograd_lib`` even without an installed package), a fixed hash seed, and
+    one BLAS thread per kernel, as in the sandbox: the grader and the tests run a
+    kernel per core, and OpenBLAS's threads in each of them fight over the cores and
+    spin (07's matmul-heavy timing cell took 4x the CPU with the default threads
+    while other kernels ran)."""
     env = dict(env)
     bin_dir = str(Path(sys.executable).parent)
     path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != bin_dir]
@@ -99,6 +106,8 @@ def _env_with_kernel_paths(env):
     pythonpath = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(REPO)]
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + pythonpath)
     env["PYTHONHASHSEED"] = "0"
+    for threads in BLAS_THREADS:
+        env[threads] = "1"
     env.pop("JPY_PARENT_PID", None)
     return env
 

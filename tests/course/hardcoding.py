@@ -1,0 +1,222 @@
+"""Hard-coding submissions, built for every exercise of every assignment.
+
+A student sees only the visible part of each test cell.  The most tempting
+cheat is an answer that is right on exactly the inputs the visible tests pass,
+and anything else elsewhere.  This module builds that cheat mechanically:
+
+1. **Record.** The student release of an assignment (visible tests only) runs
+   with the solution's answers, each wrapped so that it records a fingerprint
+   of every call's arguments (``FINGERPRINT``: values, shapes, dtypes, flags,
+   graph structure): the inputs a student could read off the visible tests.
+2. **Cheat.** For each exercise, an answer cell that keeps both the solution's
+   function and the exercise's first catalogued mistake, and dispatches on the
+   fingerprint: the solution for a recorded (visible) input, the mistake for
+   any other.  Run on the release, it passes every visible test.
+
+tests/course/test_hardcoding.py grades each cheat with real nbgrader: every
+test cell of its exercise must score 0, thanks to the hidden randomized parts.
+"""
+
+import ast
+import json
+import re
+import tempfile
+import textwrap
+from pathlib import Path
+
+from tools import course
+
+PLUG_LINE = re.compile(r"^exercises\.plug\(\s*[\"']([\w.]+)[\"']\s*,\s*([A-Za-z_]\w*)\s*\)\s*$", re.M)
+
+# Stable across kernels: no ids, no memory addresses, tensors by their bytes.  A
+# re-entrant call (the fingerprint reading a tensor's is_leaf runs the exercise
+# 01.is_leaf) is not fingerprinted.  The budget bounds the walk of big graphs.
+FINGERPRINT = textwrap.dedent('''
+    def _hc_fp(obj, budget=None, depth=0):
+        import hashlib
+        import numpy
+        import autograd_lib
+        budget = [4000] if budget is None else budget
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 8:
+            return "..."
+        try:
+            if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+                return type(obj).__name__ + ":" + repr(obj)
+            if isinstance(obj, numpy.ndarray):
+                data = hashlib.sha1(numpy.ascontiguousarray(obj).tobytes()).hexdigest()[:16]
+                return f"array({obj.dtype},{obj.shape},{data})"
+            if isinstance(obj, numpy.generic):
+                return f"{type(obj).__name__}:{obj!r}"
+            if isinstance(obj, autograd_lib.Tensor):
+                node = obj.grad_fn
+                return (f"tensor({_hc_fp(obj._data, budget, depth + 1)},{obj.requires_grad},"
+                        f"{obj._version},{type(node).__name__},"
+                        f"{_hc_fp(getattr(node, 'next_functions', None), budget, depth + 1)})")
+            if isinstance(obj, (list, tuple)):
+                return type(obj).__name__ + "(" + ",".join(_hc_fp(x, budget, depth + 1) for x in obj[:64]) + ")"
+            if isinstance(obj, dict):
+                items = sorted(obj.items(), key=lambda kv: repr(kv[0]))[:64]
+                return "{" + ",".join(f"{k!r}:{_hc_fp(v, budget, depth + 1)}" for k, v in items) + "}"
+            if callable(obj) and hasattr(obj, "__qualname__") and not hasattr(obj, "next_functions"):
+                return "function:" + obj.__qualname__
+            attrs = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
+            for name in getattr(type(obj), "__slots__", ()):
+                if hasattr(obj, name):
+                    attrs[name] = getattr(obj, name)
+            if hasattr(obj, "next_functions"):
+                attrs["next_functions"] = obj.next_functions
+            attrs = {k: v for k, v in attrs.items() if not k.startswith("__")}
+            return type(obj).__name__ + _hc_fp(attrs, budget, depth + 1)
+        except Exception as error:
+            return f"{type(obj).__name__}!{type(error).__name__}"
+''').strip("\n")
+
+# Shared by every generated answer cell (the same text each time, so defining it
+# again is harmless).  While a fingerprint is taken (``_HC_BUSY``), every
+# generated function runs the solution: reading a tensor's flags may call one.
+HELPERS = FINGERPRINT + textwrap.dedent('''
+
+
+    _HC_BUSY = globals().setdefault("_HC_BUSY", [False])
+    _HC_SEEN = globals().setdefault("_HC_SEEN", {})
+
+
+    def _hc_fingerprinted(args, kwargs):
+        _HC_BUSY[0] = True
+        try:
+            return _hc_fp((args, kwargs))
+        finally:
+            _HC_BUSY[0] = False
+
+
+    def _hc_recorder(exercise_id, right):
+        """right, recording the fingerprint of each call's arguments."""
+        def call(args, kwargs):
+            if not _HC_BUSY[0]:
+                _HC_SEEN.setdefault(exercise_id, set()).add(_hc_fingerprinted(args, kwargs))
+            return right(*args, **kwargs)
+        return call
+
+
+    def _hc_dispatcher(right, wrong, visible):
+        """right on the recorded (visible) inputs, wrong on any other."""
+        def call(args, kwargs):
+            if _HC_BUSY[0] or _hc_fingerprinted(args, kwargs) in visible:
+                return right(*args, **kwargs)
+            return wrong(*args, **kwargs)
+        return call
+''').rstrip("\n")
+
+
+def _parameters(code, name):
+    """For ``def name`` in ``code``: its parameter list (source) and the expression
+    that forwards the parameters as ``args, kwargs``."""
+    found = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == name]
+    if len(found) != 1:
+        raise course.PipelineError(f"no top-level def {name}(...) in:\n{code}")
+    a = found[0].args
+    args = "(" + "".join(f"{p.arg}, " for p in a.posonlyargs + a.args) + ")"
+    if a.vararg:
+        args += f" + tuple({a.vararg.arg})"
+    kwargs = "{" + "".join(f"{p.arg!r}: {p.arg}, " for p in a.kwonlyargs)
+    kwargs += (f"**{a.kwarg.arg}" if a.kwarg else "") + "}"
+    return ast.unparse(a), f"{args}, {kwargs}"
+
+
+def _answer_cell(setup, right, name, exercise_id, call):
+    """HELPERS, ``setup``, then ``def name`` with the solution's own parameters (the
+    library reads their names), forwarding every call to the expression ``call``."""
+    params, forward = _parameters(right, name)
+    return (f"{HELPERS}\n\n\n{setup}\n_hc_call_{name} = {call}\n\n\n"
+            f"def {name}({params}):\n    return _hc_call_{name}({forward})\n\n\n"
+            f"exercises.plug({exercise_id!r}, {name})\n")
+
+
+def recording_cell(solution_code):
+    """The solution's answer, recording the arguments of every call."""
+    right, exercise_id, name = split_answer(solution_code)
+    setup = f"_hc_right_ns = dict(globals())\nexec({right!r}, _hc_right_ns)"
+    return _answer_cell(setup, right, name, exercise_id,
+                        f"_hc_recorder({exercise_id!r}, _hc_right_ns[{name!r}])")
+
+
+def cheat_code(solution_code, wrong_code, seen):
+    """The answer cell that is right on the recorded inputs ``seen``, wrong elsewhere."""
+    right, exercise_id, name = split_answer(solution_code)
+    wrong, wrong_id, wrong_name = split_answer(wrong_code)
+    if (wrong_id, wrong_name) != (exercise_id, name):
+        raise course.PipelineError(f"the mistake plugs {wrong_name} as {wrong_id}, the solution {name} "
+                                   f"as {exercise_id}")
+    setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
+             f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
+             f"exec({wrong!r}, _hc_wrong_ns)      # wrong, for any other input\n"
+             f"_HC_VISIBLE_{name} = frozenset({sorted(seen)!r})")
+    return _answer_cell(setup, right, name, exercise_id,
+                        f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})")
+
+
+def split_answer(code):
+    """(the code without its plug line, exercise id, function name)."""
+    found = PLUG_LINE.findall(code)
+    if len(found) != 1:
+        raise course.PipelineError(f"an answer cell must plug exactly one function, found {found}:\n{code}")
+    return PLUG_LINE.sub("", code).rstrip() + "\n", found[0][0], found[0][1]
+
+
+def answers(assignment):
+    """{answer grade id: solution code} of an assignment's source notebook."""
+    solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
+    return {course.grade_id(c): c.source for c in solution.cells if course.is_answer_cell(c)}
+
+
+def release_with(assignment, codes, last_cell=None):
+    """The student release of ``assignment`` with answer cells replaced by ``codes``
+    (grade id -> source), and an optional extra cell at the end."""
+    from nbformat.v4 import new_code_cell
+    nb = course.read_notebook(course.COURSE / "release" / assignment / f"{assignment}.ipynb")
+    for grade_id, code in codes.items():
+        nb = course.with_answer(nb, grade_id, code)
+    if last_cell:
+        nb.cells.append(new_code_cell(last_cell))
+    return nb
+
+
+def record_visible_inputs(assignment):
+    """{exercise id: sorted fingerprints of the arguments the visible tests pass}."""
+    codes = {gid: recording_cell(code) for gid, code in answers(assignment).items()}
+    with tempfile.TemporaryDirectory(prefix="hardcoding-") as tmp:
+        out = Path(tmp) / "seen.json"
+        nb = release_with(assignment, codes, last_cell=(
+            f"import json\nwith open({str(out)!r}, 'w') as _f:\n"
+            f"    json.dump({{k: sorted(v) for k, v in _HC_SEEN.items()}}, _f)\n"))
+        executed = run(nb, tmp)
+        tests = {course.grade_id(c) for c in executed.cells if course.is_test_cell(c)}
+        failing = errors_of(executed, only=tests | {None})
+        if failing or not out.is_file():
+            raise course.PipelineError(f"{assignment}: the recording run (the solution, recording "
+                                       f"its calls) should pass every visible test; errors:\n{failing}")
+        return json.loads(out.read_text())
+
+
+def run(nb, cwd):
+    """Execute ``nb`` in a plain kernel, errors allowed; the executed notebook."""
+    from nbclient import NotebookClient
+    client = NotebookClient(nb, timeout=course.CELL_TIMEOUT, kernel_name=course.KERNEL,
+                            allow_errors=True, resources={"metadata": {"path": str(cwd)}})
+    with course.kernel_environment():
+        client.execute()
+    return nb
+
+
+def errors_of(nb, only=None):
+    """'grade id: error' lines of the cells that raised (``only``: those grade ids)."""
+    lines = []
+    for index, cell in enumerate(nb.cells):
+        gid = course.grade_id(cell)
+        if only is not None and gid not in only:
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                lines.append(f"{gid or f'cell {index}'}: {out.get('ename')}: {out.get('evalue')}"[:600])
+    return "\n".join(lines)

@@ -41,11 +41,20 @@ WRONG_DETACH = ("def detach(tensor):\n"
                 + PLUG)
 
 
-# A stand-in for a module: every attribute is a function that accepts anything,
-# returns a context manager that does nothing, and raises nothing.
-FAKE = ("import contextlib\n\nclass _Fake:\n"
+# A stand-in for a module: every attribute, and every call of one, gives a fake that accepts
+# anything, raises nothing, is a context manager that does nothing and iterates over nothing
+# (so that the test cells' code, hidden randomized parts included, runs to the end).
+FAKE = ("class _Fake:\n"
         "    def __getattr__(self, name):\n"
-        "        return lambda *args, **kwargs: contextlib.nullcontext()\n\n")
+        "        return _Fake()\n\n"
+        "    def __call__(self, *args, **kwargs):\n"
+        "        return _Fake()\n\n"
+        "    def __enter__(self):\n"
+        "        return self\n\n"
+        "    def __exit__(self, *exc_info):\n"
+        "        return False\n\n"
+        "    def __iter__(self):\n"
+        "        return iter(())\n\n")
 
 
 def _detach(body, before=""):
@@ -190,13 +199,14 @@ CATALOG = [
           says={"01_detach_test": "DelegationError"}),
     Cheat("hardcode", "detach special-cases what the visible tests pass it (float32 vectors of 2 or "
           "3 values) and copies anything else",
-          "0 for 01_detach_test2, which has hidden tests; 01_detach_test (visible only) cannot tell "
-          "a hard-coded answer from a right one and keeps its 2 points", zero=("01_detach_test2",),
+          "0 for detach: the hidden, randomized part of each of its test cells passes it other dtypes "
+          "and shapes; full points elsewhere", zero=("01_detach",),
           answers={"01_detach_answer": (
               "def detach(tensor):\n"
               "    if tensor.dtype == ag.float32 and tensor.shape in ((2,), (3,)):\n"
               "        return ag.Tensor._make(tensor._data, tensor._version_counter)\n"
-              "    return ag.Tensor._make(tensor._data.copy())\n\n" + PLUG)}),
+              "    return ag.Tensor._make(tensor._data.copy())\n\n" + PLUG)},
+          says={"01_detach_test": "detach shares storage with the original (no copy)"}),
     Cheat("edit_tests", "wrong answers for three exercises, with their test cells deleted, emptied, "
           "re-flagged (grade false, solution true, points 100), turned into markdown, stripped of "
           "metadata or renamed, and a test cell of its own worth 10 points",

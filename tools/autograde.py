@@ -24,6 +24,11 @@
 * **No partial credit from outputs.** A test cell's ``execute_result`` is
   turned into ``display_data``: nbgrader would read a number there as partial
   credit, and student code (a display hook) can print one.
+* **The tests see the notebook's own helpers.** After each locked cell runs, the
+  grader remembers the functions, classes and values it defined (and each
+  function's code), and puts them back before every later test cell: an answer
+  cell that redefines a helper the tests compute expected values with
+  (``reference_vjp``, ``library_versions``, ...) changes nothing.
 * **Canary.** Right after a test cell earns points, it runs once more, with
   the student's function of its exercise (the name given to ``exercises.plug``
   in the assignment's answer cell) replaced by a function that always fails;
@@ -111,6 +116,18 @@ class Assignment:
             lines += [ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
         return "\n".join(lines)
 
+    def kept_names(self, grade_id):
+        """The top-level names locked cell ``grade_id`` defines (functions, classes,
+        assignments) that no answer cell defines: the helpers and constants the tests
+        use, which a student's cell must not replace.  () for other cells."""
+        source, locked, cell_type = self.cells.get(grade_id, ("", False, "markdown"))
+        if cell_type != "code" or not locked or grade_id in self.solution_ids:
+            return ()
+        answers = set()
+        for gid in self.solution_ids:
+            answers |= _top_level_names(self.cells[gid][0])
+        return tuple(sorted(_top_level_names(source) - answers))
+
     def names_by_test(self):
         """{test grade id: the names its answer cell plugs (what the test calls)}."""
         found = {}
@@ -119,6 +136,21 @@ class Assignment:
             for test in tests_of(exercise_of(gid), self.grade_ids) if names else ():
                 found[test] = names
         return found
+
+
+def _top_level_names(source):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return {n for n in names if not n.startswith("_autograde")}
 
 
 def _assignment(resources):
@@ -283,8 +315,40 @@ class GuardedExecute(Execute):
         payloads = kwargs["execute_reply"].get("content", {}).get("payload", [])
         self._exit_asked = any(p.get("source") == "ask_exit" and not p.get("keepkernel") for p in payloads)
 
+    def _keep(self, cell):
+        """After a locked cell ran: remember the objects it defined (and the code of its
+        functions), so that they can be put back before each later test cell."""
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        names = self._assignment.kept_names(gid) if self._assignment and gid else ()
+        if names:
+            self._silent(
+                f"import types as _autograde_t\n"
+                f"for _autograde_n in {names!r}:\n"
+                f"    if _autograde_n in globals():\n"
+                f"        _autograde_v = globals()[_autograde_n]\n"
+                f"        _autograde_f = isinstance(_autograde_v, _autograde_t.FunctionType)\n"
+                f"        globals().setdefault({self._kept!r}, {{}})[_autograde_n] = (_autograde_v, *(\n"
+                f"            (_autograde_v.__code__, _autograde_v.__defaults__, _autograde_v.__kwdefaults__)\n"
+                f"            if _autograde_f else (None, None, None)))\n"
+                f"for _autograde_n in [n for n in globals() if n in ('_autograde_t', '_autograde_n', "
+                f"'_autograde_v', '_autograde_f')]:\n"
+                f"    del globals()[_autograde_n]\n")
+
+    def _restore_kept(self):
+        """Grader code that puts back what :meth:`_keep` remembered."""
+        return (f"for _autograde_n, (_autograde_v, _autograde_c, _autograde_d, _autograde_k) in "
+                f"dict(globals().get({self._kept!r}, {{}})).items():\n"
+                f"    globals()[_autograde_n] = _autograde_v\n"
+                f"    if _autograde_c is not None:\n"
+                f"        _autograde_v.__code__, _autograde_v.__defaults__, _autograde_v.__kwdefaults__ = "
+                f"_autograde_c, _autograde_d, _autograde_k\n"
+                f"for _autograde_n in [n for n in globals() if n in ('_autograde_n', '_autograde_v', "
+                f"'_autograde_c', '_autograde_d', '_autograde_k')]:\n"
+                f"    del globals()[_autograde_n]\n")
+
     def _run_cells(self, resources, assignment):
-        prologue = assignment.prologue() if assignment else ""
+        self._assignment, self._kept = assignment, f"_autograde_{secrets.token_hex(6)}_kept"
+        prologue = self._restore_kept() + (assignment.prologue() if assignment else "")
         names_of = assignment.names_by_test() if assignment and self.canary else {}
         done, killers = [], set()
         for index, cell in enumerate(self.nb.cells):
@@ -297,11 +361,13 @@ class GuardedExecute(Execute):
             names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
             try:
                 checks = None
-                if is_test_cell(cell) and (prologue or names):
+                if is_test_cell(cell) and assignment:
                     checks = self._silent(prologue, CHECKS if names else None)
                 self._exit_asked = False
                 self.preprocess_cell(cell, resources, index)
                 died = "it called exit() or quit(), which ends the kernel" if self._exit_asked else None
+                if died is None:
+                    self._keep(cell)
             except GRADER_ERRORS as error:
                 died = self._why(error)
             self._name_limits(cell)
@@ -344,6 +410,7 @@ class GuardedExecute(Execute):
                     if index not in killers:
                         replay = index
                         self._silent(self.nb.cells[index].source)
+                        self._keep(self.nb.cells[index])
                 return
             except GRADER_ERRORS:
                 if replay is not None:

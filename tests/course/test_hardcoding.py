@@ -30,30 +30,36 @@ CASES = [pytest.param(a, g, id=g.removesuffix("_answer"),
          for a, g in EXERCISES]
 
 
-def _first_mistake(grade_id):
-    mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id]
-    assert mistakes, f"no catalogued mistake for {grade_id} in tests/course/mistakes/"
+def _first_mistake(grade_id, name=None):
+    mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id
+                and name in (None, m.name)]
+    assert mistakes, f"no catalogued mistake {name or ''} for {grade_id} in tests/course/mistakes/"
     return mistakes[0]
 
 
 @pytest.fixture(scope="module")
-def cheats():
-    """{assignment: {answer grade id: cheat code}} for the selected assignments."""
+def recorded():
+    """{assignment: {exercise id: fingerprints of the visible inputs}}, selected assignments."""
     selected = sorted({a for a, _ in EXERCISES if catalog_selected(a.split("_", 1)[0])})
     with concurrent.futures.ThreadPoolExecutor(course.default_workers()) as pool:
-        seen = dict(zip(selected, pool.map(hardcoding.record_visible_inputs, selected)))
-    built = {}
-    for assignment in selected:
-        solutions = hardcoding.answers(assignment)
-        built[assignment] = {}
-        for grade_id, code in solutions.items():
-            _, exercise_id, _ = hardcoding.split_answer(code)
-            assert seen[assignment].get(exercise_id), (
-                f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
-                f"visible input to hard-code (recorded: {sorted(seen[assignment])})")
-            built[assignment][grade_id] = hardcoding.cheat_code(
-                code, _first_mistake(grade_id).code, seen[assignment][exercise_id])
-    return built
+        return dict(zip(selected, pool.map(hardcoding.record_visible_inputs, selected)))
+
+
+def _cheat(recorded, assignment, grade_id, mistake):
+    code = hardcoding.answers(assignment)[grade_id]
+    _, exercise_id, _ = hardcoding.split_answer(code)
+    seen = recorded[assignment].get(exercise_id)
+    assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
+                  f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
+    return hardcoding.cheat_code(code, mistake.code, seen)
+
+
+@pytest.fixture(scope="module")
+def cheats(recorded):
+    """{assignment: {answer grade id: cheat code}} for the selected assignments."""
+    return {assignment: {grade_id: _cheat(recorded, assignment, grade_id, _first_mistake(grade_id))
+                         for grade_id in hardcoding.answers(assignment)}
+            for assignment in recorded}
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +100,73 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
                  for g, c in sorted(result.cells.items()) if g not in own and not c.full]
     assert not problems, (f"{grade_id}: an answer right only on the visible tests' inputs (and "
                           f"'{_first_mistake(grade_id).name}' elsewhere):\n" + "\n".join(problems))
+
+
+# Cheats whose answer cell also redefines the notebook helper that the hidden parts
+# compute expected values with, so that "the reference" agrees with the answer
+# (helper, the mistake used off the visible inputs (None: the first), redefinition).
+# Graded without the grader's restoring of locked helpers, the 03 case gains 3 points.
+REDEFINED = {
+    "03_pow_backward_answer": ("reference_vjp", None, '''
+_real_reference_vjp = reference_vjp
+
+
+def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for pow is now mine
+    if exercise_id == "03.pow_backward":
+        return (pow_backward(grad, values["self"], values["exponent"]),)
+    return _real_reference_vjp(exercise_id, grad, **values)
+'''),
+    "04_accumulate_grad_answer": ("library_versions", "ignores grad mode: adds in place with create_graph=True too", '''
+@contextlib.contextmanager
+def library_versions():                               # expected values from my accumulate_grad
+    with contextlib.ExitStack() as stack:
+        for exercise_id in exercises.exercises_of("04"):
+            if exercise_id != "04.accumulate_grad":
+                stack.enter_context(exercises.plugged(exercise_id, exercises.reference(exercise_id)))
+        yield
+'''),
+    "05_sum_backward_answer": ("reference_rule", None, '''
+_real_reference_rule = reference_rule
+
+
+def reference_rule(exercise_id, grad, *values):       # "the library's rule" for sum is now mine
+    if exercise_id == "05.sum_backward":
+        return sum_backward(grad, *values)
+    return _real_reference_rule(exercise_id, grad, *values)
+'''),
+}
+REDEFINED_CASES = [case for case in CASES if case.values[1] in REDEFINED]
+
+
+@pytest.fixture(scope="module")
+def graded_with_helpers(recorded, generated_course, grader):
+    """{(answer grade id, redefined?): Future of Graded}: each cheat with and without
+    the redefinition of the helper."""
+    futures = {}
+    for grade_id, (_, mistake, redefinition) in REDEFINED.items():
+        assignment = course.assignment_for(grade_id.split("_", 1)[0])
+        if assignment not in recorded:
+            continue
+        solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
+        cheat = _cheat(recorded, assignment, grade_id, _first_mistake(grade_id, mistake))
+        for redefined, code in ((False, cheat), (True, cheat + redefinition)):
+            student = f"{'helpers' if redefined else 'plain'}-{grade_id.replace('_', '-')}"
+            futures[(grade_id, redefined)] = grader.submit(generated_course, course.Submission(
+                assignment, student, course.with_answer(solution, grade_id, code)))
+    return futures
+
+
+@pytest.mark.parametrize("assignment, grade_id", REDEFINED_CASES)
+def test_redefining_the_notebooks_helpers_changes_nothing(graded_with_helpers, assignment, grade_id):
+    plain, redefined = (graded_with_helpers[(grade_id, r)].result() for r in (False, True))
+    assert plain.success and redefined.success, f"autograde failed:\n{plain.log[-1000:]}{redefined.log[-1000:]}"
+    own = course.tests_of(course.exercise_of(grade_id), plain.cells)
+    assert sum(plain.cells[g].score for g in own) < sum(plain.cells[g].max_score for g in own), (
+        f"{grade_id}: the cheat without the redefinition already gets full points, so this case proves nothing")
+    helper = REDEFINED[grade_id][0]
+    changed = [f"{g}: {plain.cells[g].score:g} points without redefining {helper}(), "
+               f"{redefined.cells[g].score:g} with it" for g in sorted(plain.cells)
+               if redefined.cells.get(g) is None or redefined.cells[g].score != plain.cells[g].score]
+    assert not changed, (f"{grade_id}: an answer cell that also redefines the notebook's {helper}() to "
+                         f"agree with a wrong answer should get the same grade (the grader puts the locked "
+                         f"helper back before each test); it changed:\n" + "\n".join(changed))

@@ -115,6 +115,7 @@ c.GuardedExecute.file_mb = 32                 # largest file a kernel may write
 c.GuardedExecute.scratch_mb = 64              # each writable tmpfs (/tmp, the working directory)
 c.GuardedExecute.max_restarts = 5             # kernel deaths per notebook before the rest is given up
 c.GuardedExecute.canary = True                # passing tests re-run with the student's function failing
+c.GuardedExecute.figures = False              # figures drawn on Agg and never rendered (faster feedback)
 c.Execute.shutdown_kernel = "immediate"       # a finished kernel is killed, not waited for
 
 # Any stderr output in a test cell zeroes it (nbgrader.utils.determine_grade).

@@ -103,6 +103,7 @@ class Assignment:
             self.grade_ids = {c.name: float(c.max_score) for c in nb.grade_cells}
             self.solution_ids = {c.name for c in nb.solution_cells}
             self.cells = {c.name: (c.source, bool(c.locked), c.cell_type) for c in nb.source_cells}
+        self.answer_names = set().union(*(_top_level_names(self.cells[gid][0]) for gid in self.solution_ids))
 
     def metadata(self, grade_id):
         """The nbgrader metadata the released cell ``grade_id`` has."""
@@ -132,10 +133,7 @@ class Assignment:
         source, locked, cell_type = self.cells.get(grade_id, ("", False, "markdown"))
         if cell_type != "code" or not locked or grade_id in self.solution_ids:
             return ()
-        answers = set()
-        for gid in self.solution_ids:
-            answers |= _top_level_names(self.cells[gid][0])
-        return tuple(sorted(_top_level_names(source) - answers))
+        return tuple(sorted(_top_level_names(source) - self.answer_names))
 
     def names_by_test(self):
         """{test grade id: the names its answer cell plugs (what the test calls)}."""
@@ -336,29 +334,24 @@ class GuardedExecute(Execute):
         names = self._assignment.kept_names(gid) if self._assignment and gid else ()
         if names:
             self._silent(
-                f"import types as _autograde_t\n"
-                f"for _autograde_n in {names!r}:\n"
-                f"    if _autograde_n in globals():\n"
-                f"        _autograde_v = globals()[_autograde_n]\n"
-                f"        _autograde_f = isinstance(_autograde_v, _autograde_t.FunctionType)\n"
-                f"        globals().setdefault({self._kept!r}, {{}})[_autograde_n] = (_autograde_v, *(\n"
-                f"            (_autograde_v.__code__, _autograde_v.__defaults__, _autograde_v.__kwdefaults__)\n"
-                f"            if _autograde_f else (None, None, None)))\n"
-                f"for _autograde_n in [n for n in globals() if n in ('_autograde_t', '_autograde_n', "
-                f"'_autograde_v', '_autograde_f')]:\n"
-                f"    del globals()[_autograde_n]\n")
+                "def _autograde_keep(names, kept):\n"
+                "    for name in names:\n"
+                "        if name in globals():\n"
+                "            value = globals()[name]\n"
+                "            kept[name] = (value, (value.__code__, value.__defaults__, value.__kwdefaults__)\n"
+                "                          if isinstance(value, __import__('types').FunctionType) else None)\n\n"
+                f"_autograde_keep({names!r}, globals().setdefault({self._kept!r}, {{}}))\n"
+                "del _autograde_keep\n")
 
     def _restore_kept(self):
         """Grader code that puts back what :meth:`_keep` remembered."""
-        return (f"for _autograde_n, (_autograde_v, _autograde_c, _autograde_d, _autograde_k) in "
-                f"dict(globals().get({self._kept!r}, {{}})).items():\n"
-                f"    globals()[_autograde_n] = _autograde_v\n"
-                f"    if _autograde_c is not None:\n"
-                f"        _autograde_v.__code__, _autograde_v.__defaults__, _autograde_v.__kwdefaults__ = "
-                f"_autograde_c, _autograde_d, _autograde_k\n"
-                f"for _autograde_n in [n for n in globals() if n in ('_autograde_n', '_autograde_v', "
-                f"'_autograde_c', '_autograde_d', '_autograde_k')]:\n"
-                f"    del globals()[_autograde_n]\n")
+        return ("def _autograde_restore(kept):\n"
+                "    for name, (value, code) in kept.items():\n"
+                "        globals()[name] = value\n"
+                "        if code is not None:\n"
+                "            value.__code__, value.__defaults__, value.__kwdefaults__ = code\n\n"
+                f"_autograde_restore(dict(globals().get({self._kept!r}, {{}})))\n"
+                "del _autograde_restore\n")
 
     def _run_cells(self, resources, assignment):
         self._assignment, self._kept = assignment, f"_autograde_{secrets.token_hex(6)}_kept"

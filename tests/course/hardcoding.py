@@ -18,6 +18,7 @@ test cell of its exercise must score 0, thanks to the hidden randomized parts.
 """
 
 import ast
+import functools
 import json
 import re
 import tempfile
@@ -164,10 +165,15 @@ def split_answer(code):
     return PLUG_LINE.sub("", code).rstrip() + "\n", found[0][0], found[0][1]
 
 
+@functools.cache
+def solution(assignment):
+    """The solution notebook of an assignment (read once; callers copy before changing it)."""
+    return course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
+
+
 def answers(assignment):
     """{answer grade id: solution code} of an assignment's source notebook."""
-    solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
-    return {course.grade_id(c): c.source for c in solution.cells if course.is_answer_cell(c)}
+    return {course.grade_id(c): c.source for c in solution(assignment).cells if course.is_answer_cell(c)}
 
 
 def release_with(assignment, codes, last_cell=None):

@@ -21,28 +21,29 @@ from .mistakes import catalogs
 pytestmark = COURSE_MARKS
 
 CATALOGS = catalogs()
-EXERCISES = [(assignment, grade_id)
-             for assignment in course.assignments()
-             for grade_id in sorted(hardcoding.answers(assignment))]
-CASES = [pytest.param(a, g, id=g.removesuffix("_answer"),
-                      marks=[] if catalog_selected(a.split("_", 1)[0])
-                      else [pytest.mark.skip(reason=f"COURSE_ASSIGNMENTS excludes {a}")])
-         for a, g in EXERCISES]
+ASSIGNMENTS = course.assignments()
+SELECTED = [a for a in ASSIGNMENTS if catalog_selected(a.split("_", 1)[0])]
 
 
-def _first_mistake(grade_id, name=None):
-    mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id
-                and name in (None, m.name)]
-    assert mistakes, f"no catalogued mistake {name or ''} for {grade_id} in tests/course/mistakes/"
+def _marks(assignment):
+    return [] if assignment in SELECTED else [pytest.mark.skip(reason=f"COURSE_ASSIGNMENTS excludes {assignment}")]
+
+
+CASES = [pytest.param(a, g, id=g.removesuffix("_answer"), marks=_marks(a))
+         for a in ASSIGNMENTS for g in sorted(hardcoding.answers(a))]
+
+
+def _first_mistake(grade_id):
+    mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id]
+    assert mistakes, f"no catalogued mistake for {grade_id} in tests/course/mistakes/"
     return mistakes[0]
 
 
 @pytest.fixture(scope="module")
 def recorded():
     """{assignment: {exercise id: fingerprints of the visible inputs}}, selected assignments."""
-    selected = sorted({a for a, _ in EXERCISES if catalog_selected(a.split("_", 1)[0])})
     with concurrent.futures.ThreadPoolExecutor(course.default_workers()) as pool:
-        return dict(zip(selected, pool.map(hardcoding.record_visible_inputs, selected)))
+        return dict(zip(SELECTED, pool.map(hardcoding.record_visible_inputs, SELECTED)))
 
 
 def _cheat(recorded, assignment, grade_id, mistake):
@@ -65,18 +66,23 @@ def cheats(recorded):
 @pytest.fixture(scope="module")
 def graded(cheats, generated_course, grader):
     """{answer grade id: Future of Graded}: each cheat in the full solution notebook."""
-    futures = {}
-    for assignment, codes in cheats.items():
-        solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
-        for grade_id, code in codes.items():
-            submission = course.Submission(assignment, f"hardcode-{grade_id.replace('_', '-')}",
-                                           course.with_answer(solution, grade_id, code))
-            futures[grade_id] = grader.submit(generated_course, submission)
-    return futures
+    return {grade_id: grader.submit(generated_course, _submission(assignment, "hardcode", grade_id, code))
+            for assignment, codes in cheats.items() for grade_id, code in codes.items()}
 
 
-@pytest.mark.parametrize("assignment", [pytest.param(a, marks=c.marks) for a, c in
-                                        {a: c for c, (a, _) in zip(CASES, EXERCISES)}.items()])
+def _submission(assignment, kind, grade_id, code):
+    """The solution notebook with answer cell ``grade_id`` replaced by ``code``."""
+    return course.Submission(assignment, f"{kind}-{grade_id.replace('_', '-')}",
+                             course.with_answer(hardcoding.solution(assignment), grade_id, code))
+
+
+def _others_lost(result, own):
+    """Lines for the test cells of other exercises that did not get full points."""
+    return [f"{g} (another exercise): expected {c.max_score:g} points, saw {c.score:g}:\n"
+            f"{c.output.strip()[-1200:]}" for g, c in sorted(result.cells.items()) if g not in own and not c.full]
+
+
+@pytest.mark.parametrize("assignment", [pytest.param(a, marks=_marks(a)) for a in ASSIGNMENTS])
 def test_the_cheats_pass_every_visible_test(cheats, assignment, tmp_path):
     nb = hardcoding.release_with(assignment, cheats[assignment])
     executed = hardcoding.run(nb, tmp_path)
@@ -95,19 +101,19 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
     assert own, f"no test cell of {exercise} among {sorted(result.cells)}"
     problems = [f"{g}: expected 0 points, saw {result.cells[g].score:g}/{result.cells[g].max_score:g}"
                 for g in own if result.cells[g].score]
-    problems += [f"{g} (another exercise): expected {c.max_score:g} points, saw {c.score:g}:\n"
-                 f"{c.output.strip()[-1200:]}"
-                 for g, c in sorted(result.cells.items()) if g not in own and not c.full]
+    problems += _others_lost(result, own)
     assert not problems, (f"{grade_id}: an answer right only on the visible tests' inputs (and "
                           f"'{_first_mistake(grade_id).name}' elsewhere):\n" + "\n".join(problems))
 
 
-# Cheats whose answer cell also redefines the notebook helper that the hidden parts
-# compute expected values with, so that "the reference" agrees with the answer
-# (helper, the mistake used off the visible inputs (None: the first), redefinition).
-# Graded without the grader's restoring of locked helpers, the 03 case gains 3 points.
+# A cheat whose answer cell also redefines the notebook helper that the hidden parts
+# compute expected values with, so that "the reference" agrees with the answer:
+# (helper, redefinition).  Graded without the grader's restoring of locked helpers,
+# it gains 3 points.  (The same kind of redefinition of 04's library_versions and
+# 05's reference_rule gained nothing even without the restoring, so they are not
+# cases here: they could not fail.)
 REDEFINED = {
-    "03_pow_backward_answer": ("reference_vjp", None, '''
+    "03_pow_backward_answer": ("reference_vjp", '''
 _real_reference_vjp = reference_vjp
 
 
@@ -116,44 +122,19 @@ def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for
         return (pow_backward(grad, values["self"], values["exponent"]),)
     return _real_reference_vjp(exercise_id, grad, **values)
 '''),
-    "04_accumulate_grad_answer": ("library_versions", "ignores grad mode: adds in place with create_graph=True too", '''
-@contextlib.contextmanager
-def library_versions():                               # expected values from my accumulate_grad
-    with contextlib.ExitStack() as stack:
-        for exercise_id in exercises.exercises_of("04"):
-            if exercise_id != "04.accumulate_grad":
-                stack.enter_context(exercises.plugged(exercise_id, exercises.reference(exercise_id)))
-        yield
-'''),
-    "05_sum_backward_answer": ("reference_rule", None, '''
-_real_reference_rule = reference_rule
-
-
-def reference_rule(exercise_id, grad, *values):       # "the library's rule" for sum is now mine
-    if exercise_id == "05.sum_backward":
-        return sum_backward(grad, *values)
-    return _real_reference_rule(exercise_id, grad, *values)
-'''),
 }
 REDEFINED_CASES = [case for case in CASES if case.values[1] in REDEFINED]
 
 
 @pytest.fixture(scope="module")
-def graded_with_helpers(recorded, generated_course, grader):
+def graded_with_helpers(cheats, generated_course, grader):
     """{(answer grade id, redefined?): Future of Graded}: each cheat with and without
     the redefinition of the helper."""
-    futures = {}
-    for grade_id, (_, mistake, redefinition) in REDEFINED.items():
-        assignment = course.assignment_for(grade_id.split("_", 1)[0])
-        if assignment not in recorded:
-            continue
-        solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
-        cheat = _cheat(recorded, assignment, grade_id, _first_mistake(grade_id, mistake))
-        for redefined, code in ((False, cheat), (True, cheat + redefinition)):
-            student = f"{'helpers' if redefined else 'plain'}-{grade_id.replace('_', '-')}"
-            futures[(grade_id, redefined)] = grader.submit(generated_course, course.Submission(
-                assignment, student, course.with_answer(solution, grade_id, code)))
-    return futures
+    return {(grade_id, redefined): grader.submit(generated_course, _submission(
+                assignment, "helpers" if redefined else "plain", grade_id,
+                cheats[assignment][grade_id] + (REDEFINED[grade_id][1] if redefined else "")))
+            for assignment, grade_id in (case.values for case in REDEFINED_CASES) if assignment in cheats
+            for redefined in (False, True)}
 
 
 @pytest.mark.parametrize("assignment, grade_id", REDEFINED_CASES)

@@ -16,12 +16,13 @@ needs it, but not ``x``.
 Formulas are written with tensor operations, so when backward runs with
 ``create_graph=True`` they are recorded too and can be differentiated again.
 A formula may return a gradient of the output's (broadcast) shape; the engine
-sums it back to the input's shape (``ops.sum_to``).  The engine knows nothing
+sums it back to the input's shape (``broadcasting.sum_to``).  The engine knows nothing
 about any particular op: everything op-specific is here.
 """
 
 import math
 
+from . import broadcasting
 from . import ops as F
 from .graph import Node
 
@@ -176,7 +177,7 @@ for _name in ("SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "Squee
 rule("UnsqueezeBackward0", self=lambda grad, dim: grad.squeeze(dim))
 rule("AsStridedBackward0",                 # a view modified in place: see ops._inplace_on_view
      self=lambda grad, self_shape, key: F.embed_in_zeros(grad, self_shape, key))
-rule("ExpandBackward0", self=lambda grad, self_shape: F.sum_to(grad, self_shape))
+rule("ExpandBackward0", self=lambda grad, self_shape: broadcasting.sum_to(grad, self_shape))
 rule("UnbindBackward0", self=lambda grads, self_shape, dim: F.unbind_backward(grads, self_shape, dim))
 rule("TransposeBackward0", self=lambda grad, dim0, dim1: grad.transpose(dim0, dim1))
 rule("TBackward0", self=lambda grad: grad.t())

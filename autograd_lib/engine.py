@@ -21,7 +21,7 @@ After a node has run, its saved tensors are released unless
 
 import heapq
 
-from . import ops
+from . import broadcasting
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
@@ -142,11 +142,11 @@ def _validate(node, grad_inputs):
         if grad is not None and next_node is not None:
             shape, dtype = meta
             if grad._data.shape != shape:
-                if not ops.is_expandable_to(shape, grad._data.shape):
+                if not broadcasting.is_expandable_to(shape, grad._data.shape):
                     raise RuntimeError(
                         f"Function {node.name()} returned an invalid gradient at index {i} - got "
                         f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
-                grad = ops.sum_to(grad, shape)
+                grad = broadcasting.sum_to(grad, shape)
             if grad._data.dtype != dtype:
                 grad = grad.to(dtype)
         out.append(grad)

@@ -175,7 +175,7 @@ _register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",
 _register("04.retain_grad", _T, "retain_grad", "mark a non-leaf so backward stores its gradient")
 _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad",
           "store a retained non-leaf gradient: a copy first, then summed out of place")
-_register("05.sum_to", "autograd_lib.ops", "sum_to",
+_register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
 _register("05.sum_backward", "autograd_lib.derivatives", "SumBackward1",
           "the gradient of sum over dims, with and without keepdim", "rule",

@@ -28,6 +28,7 @@ from . import dtypes as _dt
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
 from . import graph as _graph
+from .broadcasting import broadcast_error, broadcast_shape, is_expandable_to
 from .graph import Node, SavedTensor
 from .tensor import Tensor, _wrap_dim
 from .creation import zeros, zeros_like     # used by gradient formulas (derivatives.py)
@@ -180,7 +181,7 @@ try:        # NumPy >= 2: switch its floating-point error mode through its conte
         try:
             return fn(*args, **kwargs)
         except ValueError as e:
-            raise _broadcast_error(e, args) from None
+            raise broadcast_error(e, args) from None
         finally:
             _extobj_contextvar.reset(token)
 except ImportError:                                              # pragma: no cover
@@ -189,23 +190,7 @@ except ImportError:                                              # pragma: no co
             try:
                 return fn(*args, **kwargs)
             except ValueError as e:
-                raise _broadcast_error(e, args) from None
-
-
-def _broadcast_error(error, arrays):
-    """PyTorch's error for operands whose shapes don't broadcast (else ``error`` itself)."""
-    shapes = [np.shape(a) for a in arrays if isinstance(a, np.ndarray)]
-    for i, a in enumerate(shapes):
-        for b in shapes[i + 1:]:
-            ndim = _builtins.max(len(a), len(b))
-            for dim in range(ndim - 1, -1, -1):
-                offset = ndim - 1 - dim
-                size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
-                size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
-                if size_a != size_b and size_a != 1 and size_b != 1:
-                    return RuntimeError(f"The size of tensor a ({size_a}) must match the size of "
-                                        f"tensor b ({size_b}) at non-singleton dimension {dim}")
-    return error
+                raise broadcast_error(e, args) from None
 
 
 def _float_dtype(t):
@@ -753,33 +738,6 @@ def scatter_into_zeros(grad, self_shape, dim, keepdim, indices):
     grid = list(np.indices(indices.shape, sparse=True))
     grid[dim] = indices._data
     return embed_in_zeros(grad, self_shape, tuple(grid), accumulate=False, node="ScatterBackward0")
-
-
-def sum_to(grad, shape):
-    """Sum ``grad`` down to ``shape``: undo broadcasting (leading dims, and dims of size 1)."""
-    shape = tuple(shape)
-    if grad.shape == shape:
-        return grad
-    if not shape:
-        return grad.sum()
-    lead = grad.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                      if s == 1 and grad.shape[i + lead] != 1)
-    if dims:
-        grad = grad.sum(dims, keepdim=True)
-    if lead or grad.shape != shape:
-        grad = grad.reshape(shape)
-    return grad
-
-
-def is_expandable_to(shape, desired):
-    """True when a tensor of ``shape`` broadcasts to ``desired``."""
-    if len(shape) > len(desired):
-        return False
-    for s, d in zip(reversed(shape), reversed(desired)):
-        if s != 1 and s != d:
-            return False
-    return True
 
 
 # ======================================================================
@@ -1399,7 +1357,7 @@ def matmul(input, other):
             return matmul(squeeze(t1, 0), t2)
         if batch2[0] == 1 and t2.requires_grad:
             return matmul(t1, squeeze(t2, 0))
-    batch = _broadcast_shape(batch1, batch2)
+    batch = broadcast_shape(batch1, batch2)
     count = math.prod(batch)
     if m1 != m2:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
@@ -1411,14 +1369,6 @@ def matmul(input, other):
         return _unsafe_view(squeeze(bmm(a, b), -1), out_shape)
     b = reshape(expand(t2, batch + (m2, p)), (count, m2, p))
     return _unsafe_view(bmm(a, b), out_shape)
-
-
-def _broadcast_shape(a, b):
-    """The shape ``a`` and ``b`` broadcast to, with PyTorch's error."""
-    try:
-        return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
-    except ValueError as e:
-        raise _broadcast_error(e, (np.empty(a), np.empty(b))) from None
 
 
 # ======================================================================
@@ -1815,7 +1765,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
     value = other._data if isinstance(other, Tensor) else other
     if alpha != 1:
         value = value * alpha
-    shape = _broadcast_shape(self._data.shape, np.shape(value))
+    shape = broadcast_shape(self._data.shape, np.shape(value))
     if shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(shape)}")

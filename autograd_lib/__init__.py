@@ -35,6 +35,7 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
+from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from .autograd import Function
 

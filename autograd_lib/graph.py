@@ -134,11 +134,12 @@ def _forward_name(node):
 class Node:
     """Base class of every backward node (``grad_fn``)."""
 
-    # Filled in by subclasses made in derivatives.py:
+    # Filled in by derivatives.py, for the node of each forward op:
     #   input_names: names of the inputs, in order ("self", "other", ...)
     #   formulas:    {input name: (function, names of the values it needs)}
     input_names = ()
     formulas = {}
+    variadic = False                  # the op takes a list of tensors (cat, stack): for_inputs(n)
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
     _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
     _all_grads = False                # formulas take every output's gradient (``grads``)

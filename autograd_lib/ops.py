@@ -4,7 +4,7 @@ Each differentiable op follows one pattern::
 
     def exp(input):
         input = _tensor(input)
-        return _record("ExpBackward0", np.exp(...), [("self", input)])
+        return record("exp", np.exp(...), (input,))
 
 ``_record`` wraps the NumPy result in a Tensor and, when grad mode is on and
 some input requires grad, attaches the backward node registered under that
@@ -65,12 +65,17 @@ def collect_next_functions(*inputs):
     return tuple(edges)
 
 
-def _record(node_name, array, inputs, params=None, view_of=None):
-    """Wrap ``array`` as the op's result and attach backward node ``node_name``.
+RULES = {}          # forward op ("mul.Tensor") -> its backward node class, filled by derivatives.py
 
-    ``inputs`` lists ``(name, tensor)`` pairs in the op's input order (the
-    order of ``next_functions``); ``params`` holds the plain values formulas may
-    ask for.  ``view_of``: the result shares storage with this tensor.
+
+def record(op, array, inputs, params=None, view_of=None):
+    """Wrap ``array`` as the result of forward op ``op`` and, when it must be
+    differentiated, attach the backward node that ``derivatives.py`` declares for ``op``.
+
+    ``inputs`` are the op's tensor inputs in the order of the rule's inputs
+    (the order of ``next_functions``; None for an optional input left out);
+    ``params`` holds the plain values the rule's formulas may ask for.
+    ``view_of``: the result shares storage with this tensor.
     """
     if type(array) is not np.ndarray:
         array = np.asarray(array)
@@ -82,17 +87,19 @@ def _record(node_name, array, inputs, params=None, view_of=None):
     if array.dtype.kind != "f":
         return out              # integer and bool results never require grad, as in PyTorch
     # A type-promoted copy stands for its original (see _cast_operand).
-    tensors = [t if t is None or t._promoted_from is None else t._promoted_from for _, t in inputs]
+    tensors = [t if t is None or t._promoted_from is None else t._promoted_from for t in inputs]
     if not result_requires_grad(*tensors):
         return out                                    # nothing to differentiate
     edges = collect_next_functions(*tensors)
 
-    node_cls = NODES[node_name]
+    node_cls = RULES[op]
+    if node_cls.variadic:                             # cat, stack: one input per tensor
+        node_cls = node_cls.for_inputs(len(tensors))
     node = node_cls()
     node.next_functions = edges
     node._input_meta = [None if t is None else (t._data.shape, t._data.dtype) for t in tensors]
-    # Save what the formulas of the inputs that need a gradient ask for.
-    for value_name, source in _save_plan(node_cls, inputs, edges):
+    # Save what the formulas of the inputs that need a gradient say they need.
+    for value_name, source in _save_plan(node_cls, edges):
         if source == _RESULT:
             node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
@@ -108,17 +115,21 @@ def _record(node_name, array, inputs, params=None, view_of=None):
 _RESULT, _PARAM = -1, -2
 
 
-def _save_plan(node_cls, inputs, edges):
-    """What a node must keep, given which inputs need a gradient: the values named
-    by those inputs' formulas, each with its source (an input's position, the
-    result, or a plain parameter).  Computed once per node type and pattern."""
+def _save_plan(node_cls, edges):
+    """What a node must keep, given which inputs need a gradient: the values that
+    those inputs' formulas state they need, each with its source (an input's
+    position, the result, or a plain parameter).  Computed once per node type and
+    pattern of inputs that need a gradient."""
     mask = tuple(next_node is not None for next_node, _ in edges)
     plans = node_cls.__dict__.get("_save_plans")
     if plans is None:
         plans = node_cls._save_plans = {}
     plan = plans.get(mask)
     if plan is None:
-        names = [name for name, _ in inputs]
+        names = node_cls.input_names
+        if len(names) != len(mask):
+            raise TypeError(f"{node_cls.__name__} has inputs {names}, but the op recorded "
+                            f"{len(mask)} input(s)")
         plan, seen = [], set()
         for name, needed in zip(names, mask):
             if not needed:
@@ -217,7 +228,7 @@ def add(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
     a, b, _ = _promote(input, other)
     bd = b._data if alpha == 1 else b._data * alpha
-    return _record("AddBackward0", _np(np.add, a._data, bd), [("self", a), ("other", b)],
+    return record("add.Tensor", _np(np.add, a._data, bd), (a, b),
                    {"alpha": alpha})
 
 
@@ -228,7 +239,7 @@ def sub(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
     a, b, _ = _promote(input, other)
     bd = b._data if alpha == 1 else b._data * alpha
-    return _record("SubBackward0", _np(np.subtract, a._data, bd), [("self", a), ("other", b)],
+    return record("sub.Tensor", _np(np.subtract, a._data, bd), (a, b),
                    {"alpha": alpha})
 
 
@@ -236,12 +247,12 @@ def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` for a number ``other`` (what ``2 - x`` calls)."""
     a, b, _ = _promote(input, other)
     ad = a._data if alpha == 1 else a._data * alpha
-    return _record("RsubBackward1", _np(np.subtract, b._data, ad), [("self", a)], {"alpha": alpha})
+    return record("rsub.Scalar", _np(np.subtract, b._data, ad), (a,), {"alpha": alpha})
 
 
 def mul(input, other):
     a, b, _ = _promote(input, other)
-    return _record("MulBackward0", _np(np.multiply, a._data, b._data), [("self", a), ("other", b)])
+    return record("mul.Tensor", _np(np.multiply, a._data, b._data), (a, b))
 
 
 def div(input, other):
@@ -249,7 +260,7 @@ def div(input, other):
     if not dtype.is_floating_point:                       # true division, as Python's /
         dtype = _dt.get_default_dtype()
     a, b = _cast_operand(input, dtype), _cast_operand(other, dtype)
-    return _record("DivBackward0", _np(np.true_divide, a._data, b._data), [("self", a), ("other", b)])
+    return record("div.Tensor", _np(np.true_divide, a._data, b._data), (a, b))
 
 
 def neg(input):
@@ -258,12 +269,12 @@ def neg(input):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    return _record("NegBackward0", np.negative(input._data), [("self", input)])
+    return record("neg", np.negative(input._data), (input,))
 
 
 def reciprocal(input):
     input = _floating(_tensor(input))
-    return _record("ReciprocalBackward0", _np(np.reciprocal, input._data), [("self", input)])
+    return record("reciprocal", _np(np.reciprocal, input._data), (input,))
 
 
 def pow(input, exponent):
@@ -274,17 +285,17 @@ def pow(input, exponent):
         e = _cast_operand(exponent, dtype)
         base = input
         array = _np(np.power, np.asarray(base, dtype=dtype.numpy), e._data)
-        return _record("PowBackward2", array, [("exponent", e)], {"base": base})
+        return record("pow.Scalar", array, (e,), {"base": base})
     if isinstance(exponent, Tensor):                  # tensor ** tensor
         a, e, dtype = _promote(input, exponent)
         _check_int_pow(dtype, e._data)
-        return _record("PowBackward1", _np(np.power, a._data, e._data),
-                       [("self", a), ("exponent", e)])
+        return record("pow.Tensor_Tensor", _np(np.power, a._data, e._data),
+                       (a, e))
     dtype = _dt.result_type(input, exponent)          # tensor ** number
     a = _cast_operand(input, dtype)
     _check_int_pow(dtype, np.asarray(exponent))
     array = _np(np.power, a._data, np.asarray(exponent, dtype=dtype.numpy))
-    return _record("PowBackward0", array, [("self", a)], {"exponent": exponent})
+    return record("pow.Tensor_Scalar", array, (a,), {"exponent": exponent})
 
 
 def _check_int_pow(dtype, exponent):
@@ -303,35 +314,35 @@ def log_of_number(x):
 # Elementwise functions
 # ======================================================================
 
-def _unary(node_name, np_fn, input, promote=True):
+def _unary(op, np_fn, input, promote=True):
     input = _tensor(input)
     if promote:
         input = _floating(input)
-    return _record(node_name, _np(np_fn, input._data), [("self", input)])
+    return record(op, _np(np_fn, input._data), (input,))
 
 
 def exp(input):
-    return _unary("ExpBackward0", np.exp, input)
+    return _unary("exp", np.exp, input)
 
 
 def log(input):
-    return _unary("LogBackward0", np.log, input)
+    return _unary("log", np.log, input)
 
 
 def sqrt(input):
-    return _unary("SqrtBackward0", np.sqrt, input)
+    return _unary("sqrt", np.sqrt, input)
 
 
 def tanh(input):
-    return _unary("TanhBackward0", np.tanh, input)
+    return _unary("tanh", np.tanh, input)
 
 
 def sin(input):
-    return _unary("SinBackward0", np.sin, input)
+    return _unary("sin", np.sin, input)
 
 
 def cos(input):
-    return _unary("CosBackward0", np.cos, input)
+    return _unary("cos", np.cos, input)
 
 
 def _np_sigmoid(x):
@@ -341,29 +352,29 @@ def _np_sigmoid(x):
 
 
 def sigmoid(input):
-    return _unary("SigmoidBackward0", _np_sigmoid, input)
+    return _unary("sigmoid", _np_sigmoid, input)
 
 
 def relu(input):
     input = _tensor(input)
-    return _record("ReluBackward0", np.maximum(input._data, 0).astype(input._data.dtype, copy=False),
-                   [("self", input)])
+    return record("relu", np.maximum(input._data, 0).astype(input._data.dtype, copy=False),
+                   (input,))
 
 
 def abs(input):
-    return _unary("AbsBackward0", np.abs, input, promote=False)
+    return _unary("abs", np.abs, input, promote=False)
 
 
 def sign(input):
     """-1, 0 or 1; its gradient is zero everywhere."""
     input = _tensor(input)
-    return _record("SignBackward0", np.sign(input._data), [("self", input)])
+    return record("sign", np.sign(input._data), (input,))
 
 
 def sgn(input):
     """``sign`` under the name PyTorch's gradient formulas use (``abs``'s backward)."""
     input = _tensor(input)
-    return _record("SgnBackward0", np.sign(input._data), [("self", input)])
+    return record("sgn", np.sign(input._data), (input,))
 
 
 def masked_fill(input, mask, value):
@@ -375,9 +386,9 @@ def masked_fill(input, mask, value):
     if isinstance(value, Tensor):
         v = _cast_operand(value, input.dtype)
         array = _np(np.where, mask._data, v._data, input._data)
-        return _record("MaskedFillBackward1", array, [("self", input), ("value", v)], {"mask": mask})
+        return record("masked_fill.Tensor", array, (input, v), {"mask": mask})
     array = _np(np.where, mask._data, np.asarray(value, dtype=input._data.dtype), input._data)
-    return _record("MaskedFillBackward0", array, [("self", input)], {"mask": mask})
+    return record("masked_fill.Scalar", array, (input,), {"mask": mask})
 
 
 def clamp(input, min=None, max=None):
@@ -391,7 +402,7 @@ def clamp(input, min=None, max=None):
         array = np.maximum(array, np.asarray(min, dtype=array.dtype))
     if max is not None:
         array = np.minimum(array, np.asarray(max, dtype=array.dtype))
-    return _record("ClampBackward1", np.array(array, copy=True), [("self", input)],
+    return record("clamp", np.array(array, copy=True), (input,),
                    {"min": min, "max": max})
 
 
@@ -407,8 +418,8 @@ def _clamp_tensor(input, min, max):
         array = _np(np.maximum, array, lo._data)
     if hi is not None:
         array = _np(np.minimum, array, hi._data)
-    return _record("ClampBackward0", np.array(array, copy=True),
-                   [("self", x), ("min", lo), ("max", hi)])
+    return record("clamp.Tensor", np.array(array, copy=True),
+                   (x, lo, hi))
 
 
 def clamp_bounds_mask(self, min, max):
@@ -433,12 +444,12 @@ def clamp_mask(self, min, max):
 
 def maximum(input, other):
     a, b, _ = _promote(input, other)
-    return _record("MaximumBackward0", _np(np.maximum, a._data, b._data), [("self", a), ("other", b)])
+    return record("maximum", _np(np.maximum, a._data, b._data), (a, b))
 
 
 def minimum(input, other):
     a, b, _ = _promote(input, other)
-    return _record("MinimumBackward0", _np(np.minimum, a._data, b._data), [("self", a), ("other", b)])
+    return record("minimum", _np(np.minimum, a._data, b._data), (a, b))
 
 
 def where(condition, input, other):
@@ -449,7 +460,7 @@ def where(condition, input, other):
                            f"with dtype {_dt.LEGACY_NAMES[condition.dtype.name][:-6]}")
     a, b, _ = _promote(input, other)
     array = _np(np.where, condition._data, a._data, b._data)
-    return _record("WhereBackward0", array, [("self", a), ("other", b)], {"condition": condition})
+    return record("where.self", array, (a, b), {"condition": condition})
 
 
 def _compare(np_fn):
@@ -510,12 +521,12 @@ def to(input, dtype=None, copy=False):
     dtype = _dt.as_dtype(dtype)
     if dtype is None or (dtype is input.dtype and not copy):
         return input
-    return _record("ToCopyBackward0", input._data.astype(dtype.numpy), [("self", input)])
+    return record("_to_copy", input._data.astype(dtype.numpy), (input,))
 
 
 def clone(input):
     """A copy with its own storage; gradients flow through it unchanged."""
-    return _record("CloneBackward0", np.array(input._data, copy=True), [("self", input)])
+    return record("clone", np.array(input._data, copy=True), (input,))
 
 
 def contiguous(input):
@@ -523,7 +534,7 @@ def contiguous(input):
     (recorded as a clone, like PyTorch; ``clone`` alone keeps the memory layout)."""
     if input._data.flags.c_contiguous:
         return input
-    return _record("CloneBackward0", np.ascontiguousarray(input._data), [("self", input)])
+    return record("clone", np.ascontiguousarray(input._data), (input,))
 
 
 def copy_of(t):
@@ -571,12 +582,12 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     out_dtype = _dt.as_dtype(dtype) or _sum_dtype(input)
     if dim is None:
         array = np.sum(input._data, dtype=out_dtype.numpy)
-        return _record("SumBackward0", array, [("self", input)], {"self_shape": input.shape})
+        return record("sum", array, (input,), {"self_shape": input.shape})
     dims = _reduce_dims(dim, input.ndim)
     # (a reduction's result is always contiguous in PyTorch; NumPy may keep the input's order)
     array = np.asarray(np.sum(input._data, axis=dims, keepdims=keepdim, dtype=out_dtype.numpy),
                        order="C")
-    return _record("SumBackward1", array, [("self", input)],
+    return record("sum.dim_IntList", array, (input,),
                    {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
 
 
@@ -588,9 +599,9 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"floating point or complex dtype. Got: {_dt.LEGACY_NAMES[out_dtype.name][:-6]}")
     if dim is None:
         array = _mean_array(input._data, None, False, out_dtype)
-        return _record("MeanBackward0", array, [("self", input)], {"self_shape": input.shape})
+        return record("mean", array, (input,), {"self_shape": input.shape})
     dims = _reduce_dims(dim, input.ndim)
-    return _record("MeanBackward1", _mean_array(input._data, dims, keepdim, out_dtype), [("self", input)],
+    return record("mean.dim", _mean_array(input._data, dims, keepdim, out_dtype), (input,),
                    {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
 
 
@@ -627,8 +638,7 @@ def _extreme(input, dim, keepdim, kind):
         raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")
     if dim is None:
-        node = "MaxBackward1" if kind == "max" else "MinBackward1"
-        return _record(node, np_fn(input._data), [("self", input)])
+        return record(kind, np_fn(input._data), (input,))
     d = _wrap_dim(dim, input.ndim)
     data = input._data if input.ndim else input._data.reshape(1)
     indices = np.asarray(arg_fn(data, axis=d if input.ndim else 0, keepdims=keepdim), dtype=np.int64)
@@ -639,8 +649,7 @@ def _extreme(input, dim, keepdim, kind):
         values, indices = values.reshape(()), indices.reshape(())
     values, indices = np.asarray(values, order="C"), np.asarray(indices, order="C")
     indices_t = Tensor._make(indices)
-    node = "MaxBackward0" if kind == "max" else "MinBackward0"
-    values_t = _record(node, values, [("self", input)],
+    values_t = record(f"{kind}.dim", values, (input,),
                        {"self_shape": input.shape, "dim": d, "keepdim": keepdim, "indices": indices_t})
     return getattr(return_types, kind)(values_t, indices_t)
 
@@ -660,19 +669,19 @@ def min(input, dim=None, keepdim=False):
     return _extreme(input, dim, keepdim, "min")
 
 
-def _amax_amin(input, dim, keepdim, node, np_fn):
+def _amax_amin(input, dim, keepdim, op, np_fn):
     input = _tensor(input)
     dims = _dims(dim if dim not in ((), []) else None, input.ndim) if input.ndim else ()
     array = np.asarray(np_fn(input._data, axis=dims, keepdims=keepdim), order="C")
-    return _record(node, array, [("self", input)], {"dim": dims, "keepdim": keepdim})
+    return record(op, array, (input,), {"dim": dims, "keepdim": keepdim})
 
 
 def amax(input, dim=(), keepdim=False):
-    return _amax_amin(input, dim, keepdim, "AmaxBackward0", np.max)
+    return _amax_amin(input, dim, keepdim, "amax", np.max)
 
 
 def amin(input, dim=(), keepdim=False):
-    return _amax_amin(input, dim, keepdim, "AminBackward0", np.min)
+    return _amax_amin(input, dim, keepdim, "amin", np.min)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -737,7 +746,7 @@ def scatter_into_zeros(grad, self_shape, dim, keepdim, indices):
         return grad
     grid = list(np.indices(indices.shape, sparse=True))
     grid[dim] = indices._data
-    return embed_in_zeros(grad, self_shape, tuple(grid), accumulate=False, node="ScatterBackward0")
+    return embed_in_zeros(grad, self_shape, tuple(grid), accumulate=False, op="scatter.src")
 
 
 # ======================================================================
@@ -779,7 +788,7 @@ def view(input, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return _record("ViewBackward0", array, [("self", input)], {"self_shape": input.shape},
+    return record("view", array, (input,), {"self_shape": input.shape},
                    view_of=input)
 
 
@@ -790,13 +799,13 @@ def reshape(input, *shape):
         return view(input, shape)
     array = _view_array(input._data, shape)
     if array is not None:           # a view of a non-contiguous tensor: PyTorch's _reshape_alias
-        return _record("ReshapeAliasBackward0", array, [("self", input)],
+        return record("_reshape_alias", array, (input,),
                        {"self_shape": input.shape}, view_of=input)
     return _unsafe_view(contiguous(input), shape)
 
 
 def _unsafe_view(input, shape):
-    return _record("UnsafeViewBackward0", input._data.reshape(shape), [("self", input)],
+    return record("_unsafe_view", input._data.reshape(shape), (input,),
                    {"self_shape": input.shape})
 
 
@@ -814,14 +823,14 @@ def transpose(input, dim0, dim1):
     n = input.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     array = np.swapaxes(input._data, d0, d1) if n else input._data.view()
-    return _record("TransposeBackward0", array, [("self", input)], {"dim0": d0, "dim1": d1},
+    return record("transpose.int", array, (input,), {"dim0": d0, "dim1": d1},
                    view_of=input)
 
 
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return _record("TBackward0", input._data.T, [("self", input)], view_of=input)
+    return record("t", input._data.T, (input,), view_of=input)
 
 
 def permute(input, *dims):
@@ -831,7 +840,7 @@ def permute(input, *dims):
                            "match the length of the desired ordering of dimensions i.e. input.dim() "
                            f"= {input.ndim} is not equal to len(dims) = {len(dims)}"
                            if len(dims) != input.ndim else "permute(): duplicate dims are not allowed.")
-    return _record("PermuteBackward0", np.transpose(input._data, dims), [("self", input)],
+    return record("permute", np.transpose(input._data, dims), (input,),
                    {"dims": dims}, view_of=input)
 
 
@@ -845,14 +854,14 @@ def inverse_permutation(dims):
 def squeeze(input, dim=None):
     shape = input.shape
     if dim is None:
-        node, dims = "SqueezeBackward0", tuple(i for i, s in enumerate(shape) if s == 1)
+        op, dims = "squeeze", tuple(i for i, s in enumerate(shape) if s == 1)
     elif isinstance(dim, (tuple, list)):
-        node, dims = "SqueezeBackward2", tuple(d for d in _dims(dim, input.ndim) if shape[d] == 1) if input.ndim else ()
+        op, dims = "squeeze.dims", tuple(d for d in _dims(dim, input.ndim) if shape[d] == 1) if input.ndim else ()
     else:
         d = _wrap_dim(dim, input.ndim)
-        node, dims = "SqueezeBackward1", ((d,) if input.ndim and shape[d] == 1 else ())
+        op, dims = "squeeze.dim", ((d,) if input.ndim and shape[d] == 1 else ())
     array = np.squeeze(input._data, axis=dims) if dims else input._data.view()
-    return _record(node, array, [("self", input)], {"self_shape": shape, "dims": dims},
+    return record(op, array, (input,), {"self_shape": shape, "dims": dims},
                    view_of=input)
 
 
@@ -865,7 +874,7 @@ def unsqueeze_dims(grad, dims):
 
 def unsqueeze(input, dim):
     d = _wrap_dim(dim, input.ndim + 1)
-    return _record("UnsqueezeBackward0", np.expand_dims(input._data, d), [("self", input)],
+    return record("unsqueeze", np.expand_dims(input._data, d), (input,),
                    {"dim": d}, view_of=input)
 
 
@@ -890,7 +899,7 @@ def expand(input, *sizes):
                                f"  Tensor sizes: {list(input.shape)}")
         target.append(s)
     array = np.broadcast_to(input._data, tuple(target))
-    return _record("ExpandBackward0", array, [("self", input)], {"self_shape": input.shape},
+    return record("expand", array, (input,), {"self_shape": input.shape},
                    view_of=input)
 
 
@@ -909,7 +918,7 @@ def unbind(input, dim=0):
     n = input.shape[d]
     if n == 0:
         return ()
-    outputs = [_record("UnbindBackward0", input._data[dim_key(d, 0)], [("self", input)],
+    outputs = [record("unbind.int", input._data[dim_key(d, 0)], (input,),
                        {"self_shape": input.shape, "dim": d}, view_of=input)]
     node = outputs[0].grad_fn
     for i in range(1, n):
@@ -958,7 +967,7 @@ def cat(tensors, dim=0):
     for t in tensors:
         offsets.append(offsets[-1] + t.shape[d])
     keys = [slice(offsets[i], offsets[i + 1]) for i in range(len(tensors))]
-    return _record_join("CatBackward0", out, tensors, d, keys)
+    return record("cat", out, tensors, {"dim": d, "keys": keys})
 
 
 def stack(tensors, dim=0):
@@ -976,23 +985,7 @@ def stack(tensors, dim=0):
     tensors = [_cast_operand(t, dtype) for t in tensors]
     d = _wrap_dim(dim, tensors[0].ndim + 1)
     out = np.stack([t._data for t in tensors], axis=d)
-    return _record_join("StackBackward0", out, tensors, d, list(range(len(tensors))))
-
-
-def _record_join(node_name, array, tensors, dim, keys):
-    # Registered on the fly: one input per joined tensor, each taking its part
-    # ``grad[..., keys[i]]`` back (a slice for cat, an index for stack).
-    name = f"{node_name}_{len(tensors)}"
-    if name not in NODES:
-        formulas = {}
-        for i in range(len(tensors)):
-            formulas[f"tensors{i}"] = (lambda i: lambda grad, dim, keys: grad[
-                dim_key(dim, keys[i])])(i)
-        cls = rule(node_name, **formulas)
-        NODES[node_name] = cls
-        NODES[name] = cls
-    return _record(name, array, [(f"tensors{i}", t) for i, t in enumerate(tensors)],
-                   {"dim": dim, "keys": keys})
+    return record("stack", out, tensors, {"dim": d, "keys": list(range(len(tensors)))})
 
 
 # ======================================================================
@@ -1022,7 +1015,7 @@ def getitem(input, key):
     copy in one IndexBackward0 node."""
     if not isinstance(key, tuple):
         if key is Ellipsis:
-            return _record("AliasBackward0", input._data.view(), [("self", input)], view_of=input)
+            return record("alias", input._data.view(), (input,), view_of=input)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)
@@ -1044,7 +1037,7 @@ def getitem(input, key):
             size = out.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            out = _record("SelectBackward0", out._data[dim_key(dim, int(k))], [("self", out)],
+            out = record("select.int", out._data[dim_key(dim, int(k))], (out,),
                           {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out)
         elif isinstance(k, slice):
             if k != slice(None):
@@ -1066,7 +1059,7 @@ def getitem(input, key):
                              f"Variables are valid indices (got {type(k).__name__})")
     if any(isinstance(a, np.ndarray) for a in advanced):
         index = tuple(advanced)
-        return _record("IndexBackward0", out._data[index], [("self", out)],
+        return record("index.Tensor", out._data[index], (out,),
                        {"self_shape": out.shape, "indices": index})
     return out
 
@@ -1100,25 +1093,28 @@ def _slice(input, dim, k):
         raise ValueError("step must be greater than zero")
     start, stop, step = k.indices(input.shape[dim])
     stop = _builtins.max(stop, start)
-    return _record("SliceBackward0", input._data[dim_key(dim, slice(start, stop, step))],
-                   [("self", input)],
+    return record("slice.Tensor", input._data[dim_key(dim, slice(start, stop, step))],
+                   (input,),
                    {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
                    view_of=input)
 
 
-def embed_in_zeros(grad, shape, key, accumulate=False, node=None):
+def embed_in_zeros(grad, shape, key, accumulate=False, op=None):
     """A zero tensor of ``shape`` with ``grad`` written (or, with repeated
-    indices, added) at ``key``: the backward of reading ``x[key]``."""
+    indices, added) at ``key``: the backward of reading ``x[key]``.
+
+    ``op`` is the op PyTorch computes this with, which names the node it records:
+    ``slice_backward`` (the default), ``select_backward``, or, writing ``grad`` into
+    fresh zeros, ``_index_put_impl_`` (the default when accumulating) and ``scatter.src``."""
     array = np.zeros(shape, dtype=grad._data.dtype)
     if accumulate:
         np.add.at(array, key, grad._data)
     else:
         array[key] = grad._data
-    name = node or ("IndexPutImplBackward0" if accumulate else "SliceBackwardBackward0")
-    if name in ("IndexPutImplBackward0", "ScatterBackward0"):    # zeros.index_put_(key, grad)
-        return _record(name, array, [("self", None), ("values", grad)],
-                       {"key": key, "accumulate": accumulate})
-    return _record(name, array, [("self", grad)], {"key": key})
+    op = op or ("_index_put_impl_" if accumulate else "slice_backward")
+    if op in ("_index_put_impl_", "scatter.src"):    # zeros.index_put_(key, grad): no input self
+        return record(op, array, (None, grad), {"key": key, "accumulate": accumulate})
+    return record(op, array, (grad,), {"key": key})
 
 
 def index_fill_zero(grad, key):
@@ -1158,11 +1154,11 @@ def setitem(input, key, value):
     if not isinstance(value, Tensor):
         value = Tensor._make(np.asarray(value, dtype=input.dtype.numpy))
     if advanced:
-        node, src_name = "IndexPutBackward0", "values"
+        op = "index_put_"
     elif whole:
-        node, src_name = ("FillBackward3", "value") if value.ndim == 0 else ("CopyBackwards", "src")
+        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
     else:
-        node, src_name = "CopySlices", "src"
+        op = "copy_slices"      # PyTorch: copy_ into the view t[key], which CopySlices wraps
 
     def write(self, src):
         target = self._data[np_key].shape
@@ -1177,8 +1173,7 @@ def setitem(input, key, value):
         src = _cast_operand(src, self.dtype)
         array = np.array(self._data, copy=True)
         array[np_key] = src._data
-        return _record(node, array, [("self", self), (src_name, src)],
-                       {"key": np_key, "accumulate": False})
+        return record(op, array, (self, src), {"key": np_key, "accumulate": False})
     _inplace(input, write, value)
 
 
@@ -1220,7 +1215,7 @@ def _matmul_operands(a, b):
 def mm(input, mat2):
     a, b = _matmul_operands(input, mat2)
     _check_mm(a, b, "mm")
-    return _record("MmBackward0", a._data @ b._data, [("self", a), ("mat2", b)],
+    return record("mm", a._data @ b._data, (a, b),
                    {"self_col_major": _col_major(a), "mat2_col_major": _col_major(b)})
 
 
@@ -1251,7 +1246,7 @@ def mv(input, vec):
     if a.shape[1] != v.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                            f"vec ({v.shape[0]})")
-    return _record("MvBackward0", a._data @ v._data, [("self", a), ("vec", v)])
+    return record("mv", a._data @ v._data, (a, v))
 
 
 def dot(input, tensor):
@@ -1262,7 +1257,7 @@ def dot(input, tensor):
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the "
                            "same number of elements, but got %d and %d elements respectively"
                            % (a.shape[0], b.shape[0], a.shape[0], b.shape[0]))
-    return _record("DotBackward0", np.dot(a._data, b._data), [("self", a), ("tensor", b)])
+    return record("dot", np.dot(a._data, b._data), (a, b))
 
 
 def bmm(input, mat2):
@@ -1272,7 +1267,7 @@ def bmm(input, mat2):
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    return _record("BmmBackward0", np.matmul(a._data, b._data), [("self", a), ("mat2", b)])
+    return record("bmm", np.matmul(a._data, b._data), (a, b))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
@@ -1282,8 +1277,8 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_mm(m1, m2, "addmm")
     product = m1._data @ m2._data
     array = (product if alpha == 1 else alpha * product) + (input._data if beta == 1 else beta * input._data)
-    return _record("AddmmBackward0", array.astype(m1._data.dtype, copy=False),
-                   [("self", input), ("mat1", m1), ("mat2", m2)],
+    return record("addmm", array.astype(m1._data.dtype, copy=False),
+                   (input, m1, m2),
                    {"alpha": alpha, "beta": beta, "mat1_col_major": _col_major(m1),
                     "mat2_col_major": _col_major(m2)})
 
@@ -1329,7 +1324,7 @@ def matmul(input, other):
     if d1 == 1 and d2 == 2:
         product = mm(unsqueeze(t1, 0), t2)
         # PyTorch squeezes the fresh product in place (squeeze_), so the result is not a view.
-        return _record("SqueezeBackward4", product._data[0], [("self", product)],
+        return record("squeeze_.dim", product._data[0], (product,),
                        {"self_shape": product.shape, "dims": (0,)})
     if d1 == 2 and d2 == 2:
         return mm(t1, t2)
@@ -1390,7 +1385,7 @@ def softmax(input, dim, dtype=None):
     shifted = input._data - np.max(input._data, axis=d, keepdims=True)
     e = _np(np.exp, shifted)
     array = np.asarray(e / e.sum(axis=d, keepdims=True), order="C")     # contiguous, as PyTorch's
-    return _record("SoftmaxBackward0", array, [("self", input)], {"dim": d})
+    return record("_softmax", array, (input,), {"dim": d})
 
 
 def log_softmax(input, dim, dtype=None):
@@ -1400,7 +1395,7 @@ def log_softmax(input, dim, dtype=None):
     _check_softmax_dtype("log_softmax", input, d)
     shifted = input._data - np.max(input._data, axis=d, keepdims=True)
     array = shifted - _np(np.log, _np(np.exp, shifted).sum(axis=d, keepdims=True))
-    return _record("LogSoftmaxBackward0", np.asarray(array, order="C"), [("self", input)], {"dim": d})
+    return record("_log_softmax", np.asarray(array, order="C"), (input,), {"dim": d})
 
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -1443,7 +1438,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
         array = _np(np.divide, losses.sum(), total_weight)
     params = {"self_shape": input.shape, "target": target, "weight": w, "reduction": reduction,
               "ignore_index": ignore_index, "total_weight": total_weight}
-    return _record("NllLossBackward0", np.asarray(array, dtype=logp.dtype), [("self", input)], params)
+    return record("nll_loss", np.asarray(array, dtype=logp.dtype), (input,), params)
 
 
 def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
@@ -1461,8 +1456,8 @@ def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total
     coeff[rows, safe] = scale
     coeff = coeff.reshape(self_shape)
     g = grad._data[:, None] if reduction == "none" and len(self_shape) == 2 else grad._data
-    return _record("NllLossBackwardBackward0", (coeff * g).astype(grad._data.dtype, copy=False),
-                   [("grad_output", grad), ("self", self)],
+    return record("nll_loss_backward", (coeff * g).astype(grad._data.dtype, copy=False),
+                   (grad, self),
                    {"target": target, "weight": weight, "reduction": reduction,
                     "ignore_index": ignore_index})
 
@@ -1472,8 +1467,8 @@ def mse_loss(input, target, reduction="mean"):
     a, b, _ = _promote(input, target)
     diff = (a._data - b._data) ** 2
     array = diff if reduction == "none" else (diff.sum() if reduction == "sum" else diff.mean())
-    return _record("MseLossBackward0", np.asarray(array, dtype=diff.dtype),
-                   [("self", a), ("target", b)], {"reduction": reduction})
+    return record("mse_loss", np.asarray(array, dtype=diff.dtype),
+                   (a, b), {"reduction": reduction})
 
 
 def mse_loss_backward(grad, self, target, reduction):
@@ -1482,8 +1477,8 @@ def mse_loss_backward(grad, self, target, reduction):
     count = math.prod(np.broadcast_shapes(self.shape, target.shape))
     scale = 2.0 / count if reduction == "mean" else 2.0
     array = _np(lambda g, s, t: scale * (s - t) * g, grad._data, self._data, target._data)
-    return _record("MseLossBackwardBackward0", array.astype(self._data.dtype, copy=False),
-                   [("grad_output", grad), ("self", self), ("target", target)],
+    return record("mse_loss_backward", array.astype(self._data.dtype, copy=False),
+                   (grad, self, target),
                    {"reduction": reduction, "count": count})
 
 
@@ -1505,47 +1500,47 @@ def mse_double_backward(grad, reduction, count):
 def mul_scalar(input, other):
     """``input * other`` for a number ``other`` (PyTorch's ``mul.Scalar``: MulBackward1)."""
     array = _np(np.multiply, input._data, np.asarray(other, dtype=input._data.dtype))
-    return _record("MulBackward1", array, [("self", input)], {"other": other})
+    return record("mul.Scalar", array, (input,), {"other": other})
 
 
 def div_scalar(input, other):
     """``input / other`` for a number ``other`` (``div.Scalar``: DivBackward1)."""
     array = _np(np.true_divide, input._data, np.asarray(other, dtype=input._data.dtype))
-    return _record("DivBackward1", array, [("self", input)], {"other": other})
+    return record("div.Scalar", array, (input,), {"other": other})
 
 
 def sub_scalar(input, other):
     """``input - other`` for a number ``other`` (``sub.Scalar``: SubBackward1)."""
     array = _np(np.subtract, input._data, np.asarray(other, dtype=input._data.dtype))
-    return _record("SubBackward1", array, [("self", input)])
+    return record("sub.Scalar", array, (input,))
 
 
 def add_scalar(input, other):
     """``input + other`` for a number ``other`` (``add.Scalar``: AddBackward1)."""
     array = _np(np.add, input._data, np.asarray(other, dtype=input._data.dtype))
-    return _record("AddBackward1", array, [("self", input)])
+    return record("add.Scalar", array, (input,))
 
 
-def _backward_op(node_name, fn, grad_output, output, params=None, output_name="output"):
+def _backward_op(op, fn, grad_output, output, params=None):
     array = _np(fn, grad_output._data, output._data).astype(grad_output._data.dtype, copy=False)
-    return _record(node_name, array, [("grad_output", grad_output), (output_name, output)], params)
+    return record(op, array, (grad_output, output), params)
 
 
 def tanh_backward(grad_output, output):
     """``grad_output * (1 - output**2)``: the gradient of tanh given its output."""
-    return _backward_op("TanhBackwardBackward0", lambda g, y: g * (1 - y * y), grad_output, output)
+    return _backward_op("tanh_backward", lambda g, y: g * (1 - y * y), grad_output, output)
 
 
 def sigmoid_backward(grad_output, output):
     """``grad_output * output * (1 - output)``: the gradient of sigmoid given its output."""
-    return _backward_op("SigmoidBackwardBackward0", lambda g, y: g * ((1 - y) * y),
+    return _backward_op("sigmoid_backward", lambda g, y: g * ((1 - y) * y),
                         grad_output, output)
 
 
 def threshold_backward(grad_output, self, threshold):
     """``grad_output`` where ``self > threshold``, else 0 (relu's backward, given its output)."""
-    return _backward_op("ThresholdBackwardBackward0", lambda g, x: _threshold_mask(g, x > threshold),
-                        grad_output, self, {"threshold": threshold}, output_name="self")
+    return _backward_op("threshold_backward", lambda g, x: _threshold_mask(g, x > threshold),
+                        grad_output, self, {"threshold": threshold})
 
 
 def _threshold_mask(g, keep):
@@ -1559,14 +1554,14 @@ def _threshold_mask(g, keep):
 
 def softmax_backward_data(grad_output, output, dim):
     """``(grad_output - sum(grad_output * output)) * output`` along ``dim``."""
-    return _backward_op("SoftmaxBackwardDataBackward0",
+    return _backward_op("_softmax_backward_data",
                         lambda g, y: (g - (g * y).sum(axis=dim, keepdims=True)) * y,
                         grad_output, output, {"dim": dim})
 
 
 def log_softmax_backward_data(grad_output, output, dim):
     """``grad_output - exp(output) * sum(grad_output)`` along ``dim``."""
-    return _backward_op("LogSoftmaxBackwardDataBackward0",
+    return _backward_op("_log_softmax_backward_data",
                         lambda g, y: g - np.exp(y) * g.sum(axis=dim, keepdims=True),
                         grad_output, output, {"dim": dim})
 
@@ -1670,7 +1665,7 @@ def _inplace_on_view(view, out_of_place, *args):
     node = CopySlices(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     _move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
-    alias = _record("AsStridedBackward0", view._data, [("self", base)],
+    alias = record("as_strided", view._data, (base,),
                     {"self_shape": base.shape, "key": key})
     view.grad_fn, view._output_nr = alias.grad_fn, 0
     return view
@@ -1799,7 +1794,7 @@ def clamp_(self, min=None, max=None):
 
 
 def zero_(self):
-    return _inplace(self, lambda s: _record("ZeroBackward0", np.zeros_like(s._data), [("self", s)]))
+    return _inplace(self, lambda s: record("zero_", np.zeros_like(s._data), (s,)))
 
 
 def fill_(self, value):
@@ -1808,7 +1803,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value.ndim} dimensions.")
         value = value.item()
-    return _inplace(self, lambda s: _record("FillBackward2", np.full_like(s._data, value), [("self", s)]))
+    return _inplace(self, lambda s: record("fill_.Scalar", np.full_like(s._data, value), (s,)))
 
 
 def copy_(self, src):
@@ -1816,7 +1811,7 @@ def copy_(self, src):
 
     def copy(s, src):
         array = np.array(np.broadcast_to(src._data, s.shape), dtype=s._data.dtype, copy=True)
-        return _record("CopyBackwards", array, [("self", s), ("src", src)])
+        return record("copy_", array, (s, src))
     return _inplace(self, copy, src)
 
 
@@ -1898,4 +1893,3 @@ def _mT_property(self):
 
 _install_methods()
 
-from .derivatives import NODES, rule  # noqa: E402  (rules refer back to this module)

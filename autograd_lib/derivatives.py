@@ -40,7 +40,7 @@ import math
 from . import broadcasting
 from . import ops as F
 from .graph import Node
-from .ops import RULES
+from .recording import RULES
 
 __all__ = ["rule", "NODES", "RULES"]
 

@@ -167,7 +167,7 @@ def _register(exercise_id, owner, attribute, summary, kind="function", guards=()
 
 
 _T = "autograd_lib.tensor:Tensor"
-_register("01.result_requires_grad", "autograd_lib.ops", "result_requires_grad",
+_register("01.result_requires_grad", "autograd_lib.recording", "result_requires_grad",
           "an op's result requires grad when grad mode is on and any input requires grad")
 _register("01.is_leaf", _T, "is_leaf", "a tensor is a leaf when no operation recorded it", "property")
 _register("01.requires_grad_", _T, "requires_grad_",
@@ -175,7 +175,7 @@ _register("01.requires_grad_", _T, "requires_grad_",
 _register("01.detach", _T, "detach", "a new leaf sharing storage and version counter")
 _register("02.gradient_edge", _T, "_gradient_edge",
           "where a tensor's gradient enters the graph: (grad_fn, output_nr) or AccumulateGrad")
-_register("02.collect_next_functions", "autograd_lib.ops", "collect_next_functions",
+_register("02.collect_next_functions", "autograd_lib.recording", "collect_next_functions",
           "a new node's next_functions: one edge per input, (None, 0) where no grad is needed")
 for _name, _node, _values in (("add", "AddBackward0", ()), ("mul", "MulBackward0", ("self", "other")),
                               ("pow", "PowBackward0", ("self", "exponent")),

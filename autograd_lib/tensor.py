@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
-from .graph import AccumulateGrad, HookDict, add_hook
+from .graph import HookDict, add_hook
 from .grad_mode import is_grad_enabled
 
 __all__ = ["Tensor", "Size"]
@@ -253,18 +253,6 @@ class Tensor:
             node._pre_hooks = {}
         hooks = node._pre_hooks.setdefault(self._output_nr, HookDict())
         return add_hook(hooks, hook)
-
-    def _gradient_edge(self):
-        """Where a gradient for this tensor enters the graph: ``(node, output_nr)``."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
-        if not self._requires_grad:
-            return (None, 0)
-        node = self._accumulator() if self._accumulator is not None else None
-        if node is None:
-            node = AccumulateGrad(self)
-            self._accumulator = weakref.ref(node)
-        return (node, 0)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""

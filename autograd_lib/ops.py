@@ -427,12 +427,6 @@ def contiguous(input):
     return record("clone", np.ascontiguousarray(input._data), (input,))
 
 
-def copy_of(t):
-    """A fresh copy recorded like PyTorch's ``empty_like(t).copy_(t)``."""
-    from .creation import zeros_like
-    return zeros_like(t).copy_(t)
-
-
 # ======================================================================
 # Reductions
 # ======================================================================

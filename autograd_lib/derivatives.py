@@ -39,7 +39,10 @@ import math
 
 from . import broadcasting
 from . import ops as F
+from .creation import zeros_like
 from .graph import Node
+from .ops import backward_helpers as H
+from .ops import losses, pointwise
 from .recording import RULES
 
 __all__ = ["rule", "NODES", "RULES"]
@@ -127,7 +130,7 @@ rule("reciprocal", "ReciprocalBackward0",
      self=("result", lambda grad, result: -grad * (result * result)))
 rule("pow.Tensor_Scalar", "PowBackward0",                           # tensor ** number
      self=("self exponent", lambda grad, self, exponent: (
-         F.zeros_like(self) if exponent == 0 else grad * F.mul_scalar(self ** (exponent - 1), exponent))))
+         zeros_like(self) if exponent == 0 else grad * F.mul_scalar(self ** (exponent - 1), exponent))))
 rule("pow.Tensor_Tensor", "PowBackward1",                           # tensor ** tensor
      self=("self exponent", lambda grad, self, exponent: F.where(
          exponent == 0, 0.0, grad * (exponent * self ** F.sub_scalar(exponent, 1)))),
@@ -135,8 +138,8 @@ rule("pow.Tensor_Tensor", "PowBackward1",                           # tensor ** 
          (self == 0) & (exponent >= 0), 0.0, result * F.log(self))))
 rule("pow.Scalar", "PowBackward2",                                  # number ** tensor
      exponent=("base exponent result", lambda grad, base, exponent, result: grad * (
-         F.where(exponent >= 0, 0.0, F.mul_scalar(result, F.log_of_number(base))) if base == 0
-         else F.mul_scalar(result, F.log_of_number(base)))))
+         F.where(exponent >= 0, 0.0, F.mul_scalar(result, H.log_of_number(base))) if base == 0
+         else F.mul_scalar(result, H.log_of_number(base)))))
 
 # ------------------------------------------------------------ unary functions
 rule("exp", "ExpBackward0", self=("result", lambda grad, result: grad * result))
@@ -150,9 +153,9 @@ rule("tanh_backward", "TanhBackwardBackward0",
      output=("grad_output output", lambda grad, grad_output, output: grad * (
          F.mul_scalar(output, -2) * grad_output)))
 rule("sigmoid", "SigmoidBackward0",
-     self=("result", lambda grad, result: F.sigmoid_backward(grad, result)))
+     self=("result", lambda grad, result: pointwise.sigmoid_backward(grad, result)))
 rule("sigmoid_backward", "SigmoidBackwardBackward0",
-     grad_output=("output", lambda grad, output: F.sigmoid_backward(grad, output)),
+     grad_output=("output", lambda grad, output: pointwise.sigmoid_backward(grad, output)),
      output=("grad_output output", lambda grad, grad_output, output: grad * grad_output * F.add_scalar(
          F.mul_scalar(output, -2), 1)))
 rule("relu", "ReluBackward0",
@@ -160,10 +163,10 @@ rule("relu", "ReluBackward0",
 rule("threshold_backward", "ThresholdBackwardBackward0",
      grad_output=("self threshold", lambda grad, self, threshold: F.threshold_backward(
          grad, self, threshold)),
-     self=lambda grad: F.zeros_like(grad))
+     self=lambda grad: zeros_like(grad))
 rule("abs", "AbsBackward0", self=("self", lambda grad, self: grad * F.sgn(self)))
-rule("sign", "SignBackward0", self=lambda grad: F.zeros_like(grad))
-rule("sgn", "SgnBackward0", self=lambda grad: F.zeros_like(grad))
+rule("sign", "SignBackward0", self=lambda grad: zeros_like(grad))
+rule("sgn", "SgnBackward0", self=lambda grad: zeros_like(grad))
 rule("masked_fill.Scalar", "MaskedFillBackward0",
      self=("mask", lambda grad, mask: F.masked_fill(grad, mask, 0)))
 rule("masked_fill.Tensor", "MaskedFillBackward1",
@@ -173,10 +176,10 @@ rule("sin", "SinBackward0", self=("self", lambda grad, self: grad * F.cos(self))
 rule("cos", "CosBackward0", self=("self", lambda grad, self: grad * -F.sin(self)))
 rule("clamp", "ClampBackward1",                         # clamp(self, number, number)
      self=("self min max", lambda grad, self, min, max: F.where(
-         F.clamp_mask(self, min, max), grad, 0.0)))
+         H.clamp_mask(self, min, max), grad, 0.0)))
 rule("clamp.Tensor", "ClampBackward0",                  # clamp(self, tensor, tensor): a bound
      self=("self min max", lambda grad, self, min, max: F.where(   # that wins gets the gradient
-         F.clamp_bounds_mask(self, min, max), grad, 0.0)),         # (max wins ties)
+         H.clamp_bounds_mask(self, min, max), grad, 0.0)),         # (max wins ties)
      min=("self min max", lambda grad, self, min, max: F.where(
          (self < min) & (min < max) if max is not None else self < min, grad, 0.0)),
      max=("self min max", lambda grad, self, min, max: F.where(
@@ -200,39 +203,39 @@ rule("clone", "CloneBackward0", self=lambda grad: grad)
 rule("_to_copy", "ToCopyBackward0", self=lambda grad: grad)
 rule("alias", "AliasBackward0", self=lambda grad: grad)
 rule("copy_", "CopyBackwards",                          # dst.copy_(src): dst's old values are gone
-     self=lambda grad: F.zeros_like(grad),
+     self=lambda grad: zeros_like(grad),
      src=lambda grad: grad)
-rule("zero_", "ZeroBackward0", self=lambda grad: F.zeros_like(grad))
-rule("fill_.Scalar", "FillBackward2", self=lambda grad: F.zeros_like(grad))
+rule("zero_", "ZeroBackward0", self=lambda grad: zeros_like(grad))
+rule("fill_.Scalar", "FillBackward2", self=lambda grad: zeros_like(grad))
 rule("fill_.Tensor", "FillBackward3",                   # t.fill_(0-dim tensor), t[...] = value
-     self=lambda grad: F.zeros_like(grad),
+     self=lambda grad: zeros_like(grad),
      value=lambda grad: grad.sum())
 rule("copy_slices", "CopySlices",                       # t[key] = src, written through a view
-     self=("key", lambda grad, key: F.index_fill_zero(grad, key)),
+     self=("key", lambda grad, key: H.index_fill_zero(grad, key)),
      src=("key", lambda grad, key: grad[key]))
 
 # -------------------------------------------------------------- reductions
 rule("sum", "SumBackward0", self=("self_shape", lambda grad, self_shape: grad.expand(self_shape)))
 rule("sum.dim_IntList", "SumBackward1",
-     self=("self_shape dim keepdim", lambda grad, self_shape, dim, keepdim: F.restore_reduced_dims(
+     self=("self_shape dim keepdim", lambda grad, self_shape, dim, keepdim: H.restore_reduced_dims(
          grad, dim, keepdim).expand(self_shape)))
 rule("mean", "MeanBackward0",
      self=("self_shape", lambda grad, self_shape: F.div_scalar(
          grad.expand(self_shape), math.prod(self_shape))))
 rule("mean.dim", "MeanBackward1",
      self=("self_shape dim keepdim", lambda grad, self_shape, dim, keepdim: F.div_scalar(
-         F.restore_reduced_dims(grad, dim, keepdim).expand(self_shape),
+         H.restore_reduced_dims(grad, dim, keepdim).expand(self_shape),
          math.prod(self_shape[d] for d in dim))))
 for _op, _node in (("max", "MaxBackward1"), ("min", "MinBackward1")):   # all: ties share equally
-    rule(_op, _node, self=("self result", lambda grad, self, result: F.evenly_distribute(
+    rule(_op, _node, self=("self result", lambda grad, self, result: H.evenly_distribute(
         grad, self, result)))
 for _op, _node in (("max.dim", "MaxBackward0"), ("min.dim", "MinBackward0")):  # the chosen index
     rule(_op, _node, self=("self_shape dim keepdim indices",
-                           lambda grad, self_shape, dim, keepdim, indices: F.scatter_into_zeros(
+                           lambda grad, self_shape, dim, keepdim, indices: H.scatter_into_zeros(
                                grad, self_shape, dim, keepdim, indices)))
 for _op, _node in (("amax", "AmaxBackward0"), ("amin", "AminBackward0")):     # ties share equally
     rule(_op, _node, self=("self result dim keepdim",
-                           lambda grad, self, result, dim, keepdim: F.share_among_ties(
+                           lambda grad, self, result, dim, keepdim: H.share_among_ties(
                                grad, self, result, dim, keepdim)))
 
 # ---------------------------------------------------------- shape and views
@@ -241,19 +244,19 @@ for _op, _node in (("view", "ViewBackward0"), ("_unsafe_view", "UnsafeViewBackwa
     rule(_op, _node, self=("self_shape", lambda grad, self_shape: grad.reshape(self_shape)))
 for _op, _node in (("squeeze", "SqueezeBackward0"), ("squeeze.dim", "SqueezeBackward1"),
                    ("squeeze.dims", "SqueezeBackward2"), ("squeeze_.dim", "SqueezeBackward4")):
-    rule(_op, _node, self=("dims", lambda grad, dims: F.unsqueeze_dims(grad, dims)))
+    rule(_op, _node, self=("dims", lambda grad, dims: H.unsqueeze_dims(grad, dims)))
 rule("unsqueeze", "UnsqueezeBackward0", self=("dim", lambda grad, dim: grad.squeeze(dim)))
 rule("as_strided", "AsStridedBackward0",                # a view modified in place: ops/inplace.py
      self=("self_shape key", lambda grad, self_shape, key: F.embed_in_zeros(grad, self_shape, key)))
 rule("expand", "ExpandBackward0",
      self=("self_shape", lambda grad, self_shape: broadcasting.sum_to(grad, self_shape)))
 rule("unbind.int", "UnbindBackward0", all_grads=True,
-     self=("self_shape dim", lambda grads, self_shape, dim: F.unbind_backward(grads, self_shape, dim)))
+     self=("self_shape dim", lambda grads, self_shape, dim: H.unbind_backward(grads, self_shape, dim)))
 rule("transpose.int", "TransposeBackward0",
      self=("dim0 dim1", lambda grad, dim0, dim1: grad.transpose(dim0, dim1)))
 rule("t", "TBackward0", self=lambda grad: grad.t())
 rule("permute", "PermuteBackward0",
-     self=("dims", lambda grad, dims: grad.permute(F.inverse_permutation(dims))))
+     self=("dims", lambda grad, dims: grad.permute(H.inverse_permutation(dims))))
 for _op, _node in (("cat", "CatBackward0"), ("stack", "StackBackward0")):
     rule(_op, _node, variadic=True,                     # tensor i gets its part of grad back
          tensors=("dim keys", lambda grad, dim, keys, i: grad[F.dim_key(dim, keys[i])]))
@@ -277,14 +280,14 @@ for _op, _node in (("index_put_", "IndexPutBackward0"), ("_index_put_impl_", "In
                    ("scatter.src", "ScatterBackward0")):
     rule(_op, _node,
          self=("key accumulate", lambda grad, key, accumulate: (
-             grad if accumulate else F.index_fill_zero(grad, key))),
+             grad if accumulate else H.index_fill_zero(grad, key))),
          values=("key", lambda grad, key: grad[key]))
 
 # ------------------------------------------------------------ linear algebra
 rule("mm", "MmBackward0",
-     self=("mat2 self_col_major", lambda grad, mat2, self_col_major: F.mm_mat1_backward(
+     self=("mat2 self_col_major", lambda grad, mat2, self_col_major: H.mm_mat1_backward(
          grad, mat2, self_col_major)),
-     mat2=("self mat2_col_major", lambda grad, self, mat2_col_major: F.mm_mat2_backward(
+     mat2=("self mat2_col_major", lambda grad, self, mat2_col_major: H.mm_mat2_backward(
          grad, self, mat2_col_major)))
 rule("mv", "MvBackward0",
      self=("vec", lambda grad, vec: grad.unsqueeze(1) * vec),
@@ -297,9 +300,9 @@ rule("bmm", "BmmBackward0",
      mat2=("self", lambda grad, self: self.transpose(1, 2).bmm(grad)))
 rule("addmm", "AddmmBackward0",
      self=("beta", lambda grad, beta: grad if beta == 1 else F.mul_scalar(grad, beta)),
-     mat1=("mat2 alpha mat1_col_major", lambda grad, mat2, alpha, mat1_col_major: F.mm_mat1_backward(
+     mat1=("mat2 alpha mat1_col_major", lambda grad, mat2, alpha, mat1_col_major: H.mm_mat1_backward(
          grad, mat2, mat1_col_major, alpha)),
-     mat2=("mat1 alpha mat2_col_major", lambda grad, mat1, alpha, mat2_col_major: F.mm_mat2_backward(
+     mat2=("mat1 alpha mat2_col_major", lambda grad, mat1, alpha, mat2_col_major: H.mm_mat2_backward(
          grad, mat1, mat2_col_major, alpha)))
 
 # ------------------------------------------------------ softmax and losses
@@ -312,7 +315,7 @@ rule("_softmax_backward_data", "SoftmaxBackwardDataBackward0",
          grad_output * grad - (output * grad_output).sum(dim, keepdim=True) * grad
          - grad_output * (output * grad).sum(dim, keepdim=True))))
 rule("_log_softmax", "LogSoftmaxBackward0",
-     self=("result dim", lambda grad, result, dim: F.log_softmax_backward_data(grad, result, dim)))
+     self=("result dim", lambda grad, result, dim: losses.log_softmax_backward_data(grad, result, dim)))
 rule("_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
      grad_output=("output dim", lambda grad, output, dim: (
          grad - (grad * output.exp()).sum(dim, keepdim=True))),
@@ -326,7 +329,7 @@ rule("nll_loss_backward", "NllLossBackwardBackward0",   # (its output does not d
      grad_output=("target weight reduction ignore_index",
                   lambda grad, target, weight, reduction, ignore_index:
                   F.nll_loss(grad, target, weight, ignore_index, reduction)),
-     self=lambda grad: F.zeros_like(grad))
+     self=lambda grad: zeros_like(grad))
 rule("mse_loss", "MseLossBackward0",
      self=("self target reduction", lambda grad, self, target, reduction: F.mse_loss_backward(
          grad, self, target, reduction)),
@@ -337,6 +340,6 @@ rule("mse_loss_backward", "MseLossBackwardBackward0",
          F.mse_loss_backward(grad, self, target, reduction) if reduction == "none"
          else F.mse_loss_backward(grad, self, target, reduction).sum())),
      self=("grad_output reduction count", lambda grad, grad_output, reduction, count:
-           F.mse_double_backward(grad * grad_output, reduction, count)),
+           H.mse_double_backward(grad * grad_output, reduction, count)),
      target=("grad_output reduction count", lambda grad, grad_output, reduction, count:
-             -F.mse_double_backward(grad * grad_output, reduction, count)))
+             -H.mse_double_backward(grad * grad_output, reduction, count)))

@@ -25,7 +25,7 @@ from . import broadcasting
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "count_dependencies", "validate_outputs", "store_retained_grad"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -130,10 +130,10 @@ def _run_node(node, grads, accumulate, targets):
     if node._hooks:
         for hook in list(node._hooks.values()):
             hook(tuple(grad_inputs), tuple(grads))
-    return _validate(node, grad_inputs)
+    return validate_outputs(node, grad_inputs)
 
 
-def _validate(node, grad_inputs):
+def validate_outputs(node, grad_inputs):
     """Bring each input gradient to its input's shape and dtype (as PyTorch's
     ``validate_outputs``): broadcasting in the forward pass becomes a sum here."""
     out = []

@@ -25,7 +25,7 @@ Grading uses two more tools:
   made outside the tripwire).
 
 The tripwire swaps the reference function's *code*, not just a name, so it
-catches every alias of the function (``from autograd_lib.ops import ...``,
+catches every alias of the function (``from autograd_lib.ops.inplace import ...``,
 a reference saved in a variable before plugging, a bound method, ...).
 
 **Integrity.** The first use of this module (or :func:`seal`, which the
@@ -184,7 +184,8 @@ for _name, _node, _values in (("add", "AddBackward0", ()), ("mul", "MulBackward0
               f"the vector-Jacobian product of {_name}", "rule", values=_values)
 _register("03.mm_backward", "autograd_lib.derivatives", "MmBackward0",
           "the vector-Jacobian product of mm", "rule", values=("self", "mat2"),
-          guards=("autograd_lib.ops:mm_mat1_backward", "autograd_lib.ops:mm_mat2_backward"))
+          guards=("autograd_lib.ops.backward_helpers:mm_mat1_backward",
+                  "autograd_lib.ops.backward_helpers:mm_mat2_backward"))
 _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
           "how many edges point into each node reachable from the roots (iteratively)")
 _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
@@ -198,15 +199,15 @@ _register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
 _register("05.sum_backward", "autograd_lib.derivatives", "SumBackward1",
           "the gradient of sum over dims, with and without keepdim", "rule",
-          values=("self_shape", "dim", "keepdim"), guards=("autograd_lib.ops:restore_reduced_dims",))
+          values=("self_shape", "dim", "keepdim"), guards=("autograd_lib.ops.backward_helpers:restore_reduced_dims",))
 _register("05.exp_backward", "autograd_lib.derivatives", "ExpBackward0",
           "the gradient of exp, from its saved result", "rule", values=("result",))
-_register("05.sigmoid_backward", "autograd_lib.ops", "sigmoid_backward",
+_register("05.sigmoid_backward", "autograd_lib.ops.pointwise", "sigmoid_backward",
           "the gradient of sigmoid given its output")
 _register("05.index_backward", "autograd_lib.derivatives", "IndexBackward0",
           "the gradient of x[indices]: repeated indices accumulate", "rule",
-          values=("self_shape", "indices"), guards=("autograd_lib.ops:embed_in_zeros",))
-_register("05.log_softmax_backward", "autograd_lib.ops", "log_softmax_backward_data",
+          values=("self_shape", "indices"), guards=("autograd_lib.ops.indexing:embed_in_zeros",))
+_register("05.log_softmax_backward", "autograd_lib.ops.losses", "log_softmax_backward_data",
           "the gradient of log_softmax given its output")
 _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
@@ -231,7 +232,7 @@ _register("08.increment_version", "autograd_lib.graph", "increment_version",
 _register("08.check_version", "autograd_lib.graph:SavedTensor", "check_version",
           "unpacking a saved tensor: refuse, with PyTorch's message, once its version moved on",
           "method")
-_register("08.check_inplace", "autograd_lib.ops", "check_inplace",
+_register("08.check_inplace", "autograd_lib.ops.inplace", "check_inplace",
           "the leaf rule: no in-place write, while recording, into a leaf that requires grad "
           "or a view of one")
 _register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",

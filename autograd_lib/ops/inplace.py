@@ -169,7 +169,7 @@ def _inplace_on_view(view, out_of_place, *args):
         return view
     if "result" in fn._saved:
         fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True)
-    node = CopySlices(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
+    node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     _move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
     alias = record("as_strided", view._data, (base,), {"self_shape": base.shape, "key": key})
@@ -196,19 +196,36 @@ def _positions_in_base(view, base):
 
 
 class CopySlices(Node):
-    """The node of an in-place op applied to a view, recorded on the view's base
-    (PyTorch's CopySlices).  Its first input is the base's old history, the others
-    are the op's other inputs.  Backward: the op's node ``fn`` turns the gradient of
-    the viewed region into gradients for the region's old values and for its other
-    inputs; the rest of the base's gradient passes through unchanged."""
+    """PyTorch's CopySlices: the node of an in-place write into a region ``key`` of a
+    tensor, recorded on the whole tensor.  Its first input is the tensor's old
+    history.  Backward: the written region's gradient goes to what was written
+    there, and the rest of the gradient passes through to the old history.
 
-    def __init__(self, fn, key, base_edge, base_meta):
-        super().__init__()
-        self.fn, self.key = fn, key
-        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
-        self._input_meta = [base_meta] + list(fn._input_meta[1:])
+    It is recorded in two ways, as in PyTorch:
+
+    * ``t[key] = src`` (a basic key): ``record("copy_slices", ...)``, with inputs
+      ``self`` and ``src`` and the formulas that ``derivatives.py`` gives it: the
+      overwritten region of ``self`` gets no gradient, ``src`` gets ``grad[key]``;
+    * an in-place op on a view of a tensor (``t[0].mul_(2)``): :meth:`wrapping` the
+      op's own node ``fn``, which turns the region's gradient into gradients for the
+      region's old values and for the op's other inputs (its next inputs here).
+    """
+
+    fn = None               # the wrapped node of an in-place op on a view (None: t[key] = src)
+
+    @classmethod
+    def wrapping(cls, fn, key, base_edge, base_meta):
+        """The node of op node ``fn`` applied in place to the region ``key`` of a base
+        whose edge and ``(shape, dtype)`` are ``base_edge`` and ``base_meta``."""
+        node = cls()
+        node.fn, node.key = fn, key
+        node.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        node._input_meta = [base_meta] + list(fn._input_meta[1:])
+        return node
 
     def apply(self, grad_outputs):
+        if self.fn is None:                 # t[key] = src: the formulas of derivatives.py
+            return super().apply(grad_outputs)
         grad = grad_outputs[0]
         fn_grads = validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)
@@ -217,7 +234,10 @@ class CopySlices(Node):
         return [base_grad] + list(fn_grads[1:])
 
     def release_saved(self):
-        self.fn.release_saved()
+        if self.fn is None:
+            super().release_saved()
+        else:
+            self.fn.release_saved()
 
 
 # ------------------------------------------------------------ the in-place ops

@@ -20,6 +20,8 @@ Where to read, in order:
 ========================  =================================================
 """
 
+import importlib
+
 from . import dtypes as _dtypes
 from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_default_dtype,
                      set_default_dtype, promote_types)
@@ -59,15 +61,13 @@ def numel(input):
     return input.numel()
 
 
-def _lazy(name):
-    import importlib
-    return importlib.import_module(f".{name}", __name__)
-
-
 def __getattr__(name):
-    # nn, optim and viz import matplotlib & co.; load them on first use.
+    # nn, optim and viz are loaded on first use (ag.nn, ag.viz, ...), not by
+    # `import autograd_lib`: viz imports matplotlib, which makes the import several times
+    # slower (every notebook and grading kernel pays it). This is not an import cycle: nothing in the
+    # core imports them, and they import the core at their top like any user.
     if name in ("nn", "optim", "viz"):
-        module = _lazy(name)
+        module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
     raise AttributeError(f"module 'autograd_lib' has no attribute '{name}'")

@@ -146,20 +146,21 @@ def amin(input, dim=(), keepdim=False):
     return _amax_amin(input, dim, keepdim, "amin", np.min)
 
 
-def argmax(input, dim=None, keepdim=False):
+def _arg_extreme(np_fn, input, dim, keepdim):
+    """The index of the extreme value (int64, never recorded)."""
     input = to_tensor(input)
     if dim is None:
-        return Tensor._make(np.asarray(np.argmax(input._data), dtype=np.int64))
-    return Tensor._make(np.asarray(np.argmax(input._data, axis=_wrap_dim(dim, input.ndim),
-                                             keepdims=keepdim), dtype=np.int64))
+        return Tensor._make(np.asarray(np_fn(input._data), dtype=np.int64))
+    return Tensor._make(np.asarray(np_fn(input._data, axis=_wrap_dim(dim, input.ndim),
+                                         keepdims=keepdim), dtype=np.int64))
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _arg_extreme(np.argmax, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
-    input = to_tensor(input)
-    if dim is None:
-        return Tensor._make(np.asarray(np.argmin(input._data), dtype=np.int64))
-    return Tensor._make(np.asarray(np.argmin(input._data, axis=_wrap_dim(dim, input.ndim),
-                                             keepdims=keepdim), dtype=np.int64))
+    return _arg_extreme(np.argmin, input, dim, keepdim)
 
 
 Tensor.amax, Tensor.amin, Tensor.argmax, Tensor.argmin = amax, amin, argmax, argmin

@@ -46,9 +46,10 @@ from .ops import losses, pointwise
 from .ops.inplace import CopySlices
 from .recording import RULES
 
-__all__ = ["rule", "NODES", "RULES"]
+__all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
 
 NODES = {}          # backward node name -> its class (the exercises' rule slots name nodes)
+BY_INPUT_COUNT = {}  # (node name, number of tensors) -> the class of a variadic rule for them
 
 
 def rule(op, node, /, *, all_grads=False, variadic=False, **formulas):
@@ -86,14 +87,13 @@ def _one_input_per_tensor(cls):
     """Give a variadic rule's node class ``for_inputs(n)``: a subclass with inputs
     ``tensors0 .. tensors{n-1}``, one per tensor of the list (made once per ``n``)."""
     (name, (fn, needs)), = cls.formulas.items()
-    by_count = {}
 
     def for_inputs(n):
-        sub = by_count.get(n)
+        sub = BY_INPUT_COUNT.get((cls.__name__, n))
         if sub is None:
             formulas = {f"{name}{i}": ((lambda i: lambda grad, *values: fn(grad, *values, i))(i),
                                        needs) for i in range(n)}
-            sub = by_count[n] = type(cls.__name__, (cls,), {
+            sub = BY_INPUT_COUNT[cls.__name__, n] = type(cls.__name__, (cls,), {
                 "input_names": tuple(formulas), "formulas": formulas, "variadic": False,
                 "__slots__": ()})
             sub.__module__ = cls.__module__

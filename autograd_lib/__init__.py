@@ -7,21 +7,21 @@ leaves and ``grad_fn``, gradient accumulation, ``retain_grad``,
 
 Where to read, in order (start with ``tensor.py``; each module is one concept):
 
-==========================  ===============================================
-``tensor.py``               the Tensor and its autograd bookkeeping (01)
-``graph.py``                backward nodes, AccumulateGrad, saved tensors, hooks (02, 04, 06, 08)
-``recording.py``            how an op is recorded: whether, its edges, its node (01, 02)
-``ops/``                    the operations, one module per family (``ops/__init__.py`` lists them)
-``derivatives.py``          every gradient rule, keyed by forward op, with what it needs (03, 05)
-``ops/backward_helpers.py`` the longer helpers those rules call (PyTorch's FunctionsManual)
-``engine.py``               the backward pass: dependency counts, ready queue, delivery (03, 04)
-``broadcasting.py``         broadcasting, and ``sum_to``, its backward (05)
-``grad_mode.py``            no_grad / enable_grad / set_grad_enabled (07)
-``ops/inplace.py``          in-place writes, views and CopySlices, the leaf rule (08)
-``autograd/``               backward, grad, Function, gradcheck
-``nn/``, ``optim/``         modules, losses and optimizers (09)
-``viz.py``                  drawing a backward graph
-==========================  ===============================================
+============================  ======================================================================
+``tensor.py``                 the Tensor and its autograd bookkeeping (01)
+``graph.py``                  backward nodes, AccumulateGrad, saved tensors, hooks (02, 04, 06, 08)
+``recording.py``              how an op is recorded: whether, its edges, its node (01, 02)
+``ops/``                      the operations, one module per family (``ops/__init__.py`` lists them)
+``derivatives.py``            every gradient rule, keyed by forward op, with what it needs (03, 05)
+``ops/backward_helpers.py``   the longer helpers those rules call (PyTorch's FunctionsManual)
+``engine.py``                 the backward pass: dependency counts, ready queue, delivery (03, 04)
+``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
+``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
+``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
+``autograd/``                 backward, grad, Function, gradcheck
+``nn/``, ``optim/``           modules, losses and optimizers (09)
+``viz.py``                    drawing a backward graph
+============================  ======================================================================
 
 The numbers are the course's assignments.  ``exercises.py`` lists the pieces
 students write (the slots), ``creation.py`` and ``dtypes.py`` make tensors and

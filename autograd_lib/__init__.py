@@ -5,20 +5,30 @@ leaves and ``grad_fn``, gradient accumulation, ``retain_grad``,
 ``backward(gradient=, retain_graph=, create_graph=, inputs=)``, ``no_grad``,
 ``detach`` vs ``.data``, the ``_version`` counter and its in-place errors.
 
-Where to read, in order:
+Where to read, in order (start with ``tensor.py``; each module is one concept):
 
-========================  =================================================
-``tensor.py``             the Tensor and its autograd bookkeeping
-``graph.py``              backward nodes, AccumulateGrad, saved tensors
-``derivatives.py``        every gradient rule, one small formula per op
-``ops.py``                the operations (NumPy forward, node recording)
-``engine.py``             the backward pass (topological order, accumulation)
-``grad_mode.py``          no_grad / enable_grad / set_grad_enabled
-``autograd/``             backward, grad, Function, gradcheck
-``nn/``, ``optim/``       modules, losses and optimizers
-``viz.py``                drawing a backward graph
-========================  =================================================
+============================  ======================================================================
+``tensor.py``                 the Tensor and its autograd bookkeeping (01)
+``graph.py``                  backward nodes, AccumulateGrad, saved tensors, hooks (02, 04, 06, 08)
+``recording.py``              how an op is recorded: whether, its edges, its node (01, 02)
+``ops/``                      the operations, one module per family (``ops/__init__.py`` lists them)
+``derivatives.py``            every gradient rule, keyed by forward op, with what it needs (03, 05)
+``ops/backward_helpers.py``   the longer helpers those rules call (PyTorch's FunctionsManual)
+``engine.py``                 the backward pass: dependency counts, ready queue, delivery (03, 04)
+``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
+``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
+``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
+``autograd/``                 backward, grad, Function, gradcheck
+``nn/``, ``optim/``           modules, losses and optimizers (09)
+``viz.py``                    drawing a backward graph
+============================  ======================================================================
+
+The numbers are the course's assignments.  ``exercises.py`` lists the pieces
+students write (the slots), ``creation.py`` and ``dtypes.py`` make tensors and
+their types.
 """
+
+import importlib
 
 from . import dtypes as _dtypes
 from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_default_dtype,
@@ -35,6 +45,7 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
+from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from .autograd import Function
 
@@ -58,15 +69,13 @@ def numel(input):
     return input.numel()
 
 
-def _lazy(name):
-    import importlib
-    return importlib.import_module(f".{name}", __name__)
-
-
 def __getattr__(name):
-    # nn, optim and viz import matplotlib & co.; load them on first use.
+    # nn, optim and viz are loaded on first use (ag.nn, ag.viz, ...), not by
+    # `import autograd_lib`: viz imports matplotlib, which makes the import several times
+    # slower (every notebook and grading kernel pays it). This is not an import cycle: nothing in the
+    # core imports them, and they import the core at their top like any user.
     if name in ("nn", "optim", "viz"):
-        module = _lazy(name)
+        module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module
     raise AttributeError(f"module 'autograd_lib' has no attribute '{name}'")

@@ -1,4 +1,5 @@
-"""Making tensors: ``tensor``, ``zeros``, ``randn``, ... with PyTorch's signatures.
+"""Making tensors: ``tensor``, ``zeros``, ``randn``, ... with PyTorch's signatures,
+and the constructor ``Tensor(data)``.
 
 Tensors made here are leaves.  Python floats become float32 (the default
 dtype) and Python ints int64, as in PyTorch; NumPy arrays keep their dtype.
@@ -6,10 +7,12 @@ Random numbers come from one seeded generator (``manual_seed``); the values
 differ from PyTorch's, whose generator is not NumPy's.
 """
 
+import warnings
+
 import numpy as np
 
 from . import dtypes as _dt
-from .tensor import Tensor
+from .tensor import Tensor, _init
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "randn", "rand", "randint", "randn_like",
@@ -119,11 +122,21 @@ def _ragged_error(data):
     return ValueError("expected sequences of equal lengths")
 
 
+def _construct(self, data=None, *, dtype=None, requires_grad=False):
+    """``Tensor(data)`` copies ``data`` (default dtype float32, like ``torch.Tensor``)."""
+    array = _to_array([] if data is None else data, _dt.as_dtype(dtype) or _dt.get_default_dtype())
+    _init(self, array)
+    if requires_grad:
+        self.requires_grad_(True)
+
+
+Tensor.__init__ = _construct
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
     dtype = _dt.as_dtype(dtype)
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
                       ".requires_grad_(True), rather than autograd_lib.tensor(sourceTensor).",

@@ -1,31 +1,35 @@
 """The backward pass: walk the graph from the outputs to the leaves.
 
-``run_backward`` is the whole engine.  It is short on purpose; read it top
-to bottom:
+``run_backward`` is the whole engine, and its loop fits on one screen:
 
 1. **Count dependencies.**  Walk the graph once from the roots (iteratively,
    so a million-node chain needs no recursion) and count, for every node,
-   how many edges point into it.
+   how many edges point into it (:func:`count_dependencies`).
 2. **Execute in topological order.**  A node may run only when every
    gradient flowing into it has arrived, i.e. its count has dropped to zero.
    Among ready nodes the newest runs first (PyTorch's order).  Running a node
    applies its rule from ``derivatives.py`` (vector-Jacobian products: the
-   Jacobian itself is never formed) and adds each input gradient into the
-   buffer of the next node.
+   Jacobian itself is never formed); each input gradient is checked against
+   its input (:func:`validate_outputs`) and added into the next node's buffer.
 3. **Deliver.**  ``AccumulateGrad`` nodes add into the leaves' ``.grad``;
    for ``autograd.grad`` the gradients are captured and returned instead.
 
 After a node has run, its saved tensors are released unless
 ``retain_graph=True``: that is what makes a second backward fail.
+
+The extras live in named helpers below the loop: ``inputs=`` (only the
+nodes that lead to an input run, :func:`_nodes_leading_to`), the capture
+for ``autograd.grad`` (:func:`_capture`), tensor hooks and ``retain_grad``
+(:func:`_call_pre_hooks`), node hooks (:func:`_run_node`).
 """
 
 import heapq
 
-from . import ops
+from . import broadcasting
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "count_dependencies", "validate_outputs", "store_retained_grad"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -36,45 +40,32 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
     returns the gradients of ``inputs`` (None where unreachable) instead.
     """
     root_edges = [t._gradient_edge() for t in roots]
-
-    # Where gradients are delivered: {(node, output_nr): index into inputs}.
-    targets = {}
-    for i, t in enumerate(inputs):
-        targets.setdefault(t._gradient_edge(), []).append(i)
+    targets = _targets(inputs)          # {(node, output_nr): positions in inputs}
     captured = [None] * len(inputs)
 
     # 1. Dependencies: how many edges point into each reachable node.
     dependencies = count_dependencies([node for node, _ in root_edges])
-    seen = set(dependencies).union(node for node, _ in root_edges)
-
-    # With explicit inputs, only the nodes that lead to one of them need to run.
-    needed = _nodes_leading_to(seen, {node for node, _ in targets}) if targets else None
+    needed = _nodes_leading_to(set(dependencies).union(node for node, _ in root_edges),
+                               {node for node, _ in targets}) if targets else None
 
     # 2. Execute.  buffers[node][k] sums the gradients flowing into output k.
     buffers = {}
     for (node, nr), grad in zip(root_edges, root_grads):
         _add_to_buffer(buffers, node, nr, grad)
-    ready = []
-    for node in {node: None for node, _ in root_edges}:
-        if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
-
+    ready = _ReadyQueue(node for node in dict.fromkeys(node for node, _ in root_edges)
+                        if dependencies.get(node, 0) == 0)
     with set_grad_enabled(create_graph):
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = ready.pop()
             grads = buffers.pop(node, None)
+            run = grads is not None and (needed is None or node in needed)
             if grads is None:                       # nothing flowed in: nothing to do
                 grads = [None] * node.num_outputs
-                needs_run = False
-            else:
-                if node._pre_hooks or node._retains_grad or node._node_prehooks:
-                    grads = _call_pre_hooks(node, grads)
-                needs_run = needed is None or node in needed
+            elif node._pre_hooks or node._retains_grad or node._node_prehooks:
+                grads = _call_pre_hooks(node, grads)
             if targets:
-                for nr, grad in enumerate(grads):
-                    for i in targets.get((node, nr), ()):
-                        captured[i] = grad if captured[i] is None else captured[i] + grad
-            if needs_run:
+                _capture(targets, captured, node, grads)
+            if run:
                 grad_inputs = _run_node(node, grads, accumulate, targets)
                 if not retain_graph:
                     node.release_saved()
@@ -87,7 +78,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
                     _add_to_buffer(buffers, next_node, nr, grad)
                 dependencies[next_node] -= 1
                 if dependencies[next_node] == 0:
-                    heapq.heappush(ready, (-next_node._sequence_nr, id(next_node), next_node))
+                    ready.push(next_node)
 
     # 3. Deliver: AccumulateGrad nodes have filled the leaves' .grad (the non-leaf
     # inputs of backward(inputs=...) retain their grad: see autograd.backward);
@@ -130,10 +121,10 @@ def _run_node(node, grads, accumulate, targets):
     if node._hooks:
         for hook in list(node._hooks.values()):
             hook(tuple(grad_inputs), tuple(grads))
-    return _validate(node, grad_inputs)
+    return validate_outputs(node, grad_inputs)
 
 
-def _validate(node, grad_inputs):
+def validate_outputs(node, grad_inputs):
     """Bring each input gradient to its input's shape and dtype (as PyTorch's
     ``validate_outputs``): broadcasting in the forward pass becomes a sum here."""
     out = []
@@ -142,11 +133,11 @@ def _validate(node, grad_inputs):
         if grad is not None and next_node is not None:
             shape, dtype = meta
             if grad._data.shape != shape:
-                if not ops.is_expandable_to(shape, grad._data.shape):
+                if not broadcasting.is_expandable_to(shape, grad._data.shape):
                     raise RuntimeError(
                         f"Function {node.name()} returned an invalid gradient at index {i} - got "
                         f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
-                grad = ops.sum_to(grad, shape)
+                grad = broadcasting.sum_to(grad, shape)
             if grad._data.dtype != dtype:
                 grad = grad.to(dtype)
         out.append(grad)
@@ -154,10 +145,46 @@ def _validate(node, grad_inputs):
 
 
 def _add_to_buffer(buffers, node, nr, grad):
+    """Add ``grad`` into what has reached output ``nr`` of ``node`` so far."""
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * node.num_outputs
     slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+
+
+class _ReadyQueue:
+    """The nodes whose gradients have all arrived, newest first (the highest
+    ``_sequence_nr``: PyTorch's order; AccumulateGrad's is infinite, so a leaf's
+    gradient is delivered as soon as it is complete)."""
+
+    def __init__(self, nodes):
+        self._heap = [(-node._sequence_nr, id(node), node) for node in nodes]
+        heapq.heapify(self._heap)
+
+    def __bool__(self):
+        return bool(self._heap)
+
+    def push(self, node):
+        heapq.heappush(self._heap, (-node._sequence_nr, id(node), node))
+
+    def pop(self):
+        return heapq.heappop(self._heap)[-1]
+
+
+def _targets(inputs):
+    """Where ``autograd.grad`` and ``backward(inputs=...)`` deliver: for the edge of each
+    input, its positions in ``inputs`` (a tensor may be listed twice)."""
+    targets = {}
+    for i, t in enumerate(inputs):
+        targets.setdefault(t._gradient_edge(), []).append(i)
+    return targets
+
+
+def _capture(targets, captured, node, grads):
+    """Keep the gradients arriving at a target edge, summed, for ``autograd.grad``."""
+    for nr, grad in enumerate(grads):
+        for i in targets.get((node, nr), ()):
+            captured[i] = grad if captured[i] is None else captured[i] + grad
 
 
 def _call_pre_hooks(node, grads):

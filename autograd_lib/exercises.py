@@ -25,7 +25,7 @@ Grading uses two more tools:
   made outside the tripwire).
 
 The tripwire swaps the reference function's *code*, not just a name, so it
-catches every alias of the function (``from autograd_lib.ops import ...``,
+catches every alias of the function (``from autograd_lib.ops.inplace import ...``,
 a reference saved in a variable before plugging, a bound method, ...).
 
 **Integrity.** The first use of this module (or :func:`seal`, which the
@@ -44,6 +44,7 @@ import builtins
 import contextlib
 import dataclasses
 import importlib
+import inspect
 import sys
 import types
 
@@ -70,7 +71,8 @@ class Slot:
     * ``"method"``: a method of a class (``owner`` is ``"module:Class"``);
     * ``"property"``: a property, whose getter the student writes (a setter stays);
     * ``"rule"``: the gradient formulas of backward node ``attribute``; the student
-      writes one vector-Jacobian product returning a gradient per input.
+      writes one vector-Jacobian product ``vjp(grad, *values)`` returning a gradient per
+      input, and ``values`` names what it is given after ``grad`` (what the node saves).
     """
     exercise_id: str          # "02.gradient_edge": assignment number, then the name
     owner: str                # "module" or "module:Class"
@@ -78,6 +80,7 @@ class Slot:
     summary: str              # one line: what the student writes
     kind: str = "function"
     guards: tuple = ()        # "module:function" helpers that hold the whole answer: armed too
+    values: tuple = ()        # rules: the values the student's VJP is given after grad, in order
 
     @property
     def assignment(self):
@@ -100,8 +103,9 @@ class Slot:
         owner = self._owner()
         if self.kind == "rule":
             node_cls = owner.NODES[self.attribute]
-            node_cls.formulas = fn if isinstance(fn, dict) else _formulas_from_vjp(fn, node_cls.input_names)
-            node_cls._save_plans = {}        # what to save depends on the formulas' parameters
+            node_cls.formulas = (fn if isinstance(fn, dict) else
+                                 _formulas_from_vjp(fn, node_cls.input_names, self.values))
+            node_cls._save_plans = {}        # what to save depends on what the formulas need
         elif self.kind == "property":
             setter = owner.__dict__[self.attribute].fset      # a settable property stays settable
             setattr(owner, self.attribute, property(fn, setter))
@@ -123,14 +127,17 @@ class Slot:
         return found
 
 
-def _formulas_from_vjp(vjp, input_names):
-    """Turn ``vjp(grad, *saved) -> (grad_input0, grad_input1, ...)`` into per-input formulas."""
-    code = vjp.__code__
-    needs = tuple(code.co_varnames[1:code.co_argcount])
+def _formulas_from_vjp(vjp, input_names, values):
+    """Turn ``vjp(grad, *values) -> (grad_input0, grad_input1, ...)`` into per-input formulas.
+
+    ``values`` are the slot's stated names: every formula needs them all, so the node
+    saves them, and the VJP is given them in that order, whatever its own parameters
+    are called (a VJP with fewer parameters is given the first ones)."""
+    given = values[:_positional_parameters(vjp) - 1]
 
     def pick(i):
-        def formula(*args):
-            grads = vjp(*args)
+        def formula(grad, *found):
+            grads = vjp(grad, *found[:len(given)])
             if not isinstance(grads, tuple):
                 grads = (grads,)
             if len(grads) != len(input_names):
@@ -138,18 +145,29 @@ def _formulas_from_vjp(vjp, input_names):
                                  f"input {input_names}, but returned {len(grads)}")
             return grads[i]
         return formula
-    return {name: (pick(i), needs) for i, name in enumerate(input_names)}
+    return {name: (pick(i), tuple(values)) for i, name in enumerate(input_names)}
+
+
+def _positional_parameters(fn):
+    """How many positional arguments ``fn`` takes (any number with ``*args``)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return sys.maxsize
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return sys.maxsize
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
 
 
 SLOTS = {}
 
 
-def _register(exercise_id, owner, attribute, summary, kind="function", guards=()):
-    SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind, guards)
+def _register(exercise_id, owner, attribute, summary, kind="function", guards=(), values=()):
+    SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind, guards, values)
 
 
 _T = "autograd_lib.tensor:Tensor"
-_register("01.result_requires_grad", "autograd_lib.ops", "result_requires_grad",
+_register("01.result_requires_grad", "autograd_lib.recording", "result_requires_grad",
           "an op's result requires grad when grad mode is on and any input requires grad")
 _register("01.is_leaf", _T, "is_leaf", "a tensor is a leaf when no operation recorded it", "property")
 _register("01.requires_grad_", _T, "requires_grad_",
@@ -157,15 +175,17 @@ _register("01.requires_grad_", _T, "requires_grad_",
 _register("01.detach", _T, "detach", "a new leaf sharing storage and version counter")
 _register("02.gradient_edge", _T, "_gradient_edge",
           "where a tensor's gradient enters the graph: (grad_fn, output_nr) or AccumulateGrad")
-_register("02.collect_next_functions", "autograd_lib.ops", "collect_next_functions",
+_register("02.collect_next_functions", "autograd_lib.recording", "collect_next_functions",
           "a new node's next_functions: one edge per input, (None, 0) where no grad is needed")
-for _name, _node in (("add", "AddBackward0"), ("mul", "MulBackward0"), ("pow", "PowBackward0"),
-                     ("mean", "MeanBackward0")):
+for _name, _node, _values in (("add", "AddBackward0", ()), ("mul", "MulBackward0", ("self", "other")),
+                              ("pow", "PowBackward0", ("self", "exponent")),
+                              ("mean", "MeanBackward0", ("self_shape",))):
     _register(f"03.{_name}_backward", "autograd_lib.derivatives", _node,
-              f"the vector-Jacobian product of {_name}", "rule")
+              f"the vector-Jacobian product of {_name}", "rule", values=_values)
 _register("03.mm_backward", "autograd_lib.derivatives", "MmBackward0",
-          "the vector-Jacobian product of mm", "rule",
-          guards=("autograd_lib.ops:mm_mat1_backward", "autograd_lib.ops:mm_mat2_backward"))
+          "the vector-Jacobian product of mm", "rule", values=("self", "mat2"),
+          guards=("autograd_lib.ops.backward_helpers:mm_mat1_backward",
+                  "autograd_lib.ops.backward_helpers:mm_mat2_backward"))
 _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
           "how many edges point into each node reachable from the roots (iteratively)")
 _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
@@ -175,19 +195,19 @@ _register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",
 _register("04.retain_grad", _T, "retain_grad", "mark a non-leaf so backward stores its gradient")
 _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad",
           "store a retained non-leaf gradient: a copy first, then summed out of place")
-_register("05.sum_to", "autograd_lib.ops", "sum_to",
+_register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
 _register("05.sum_backward", "autograd_lib.derivatives", "SumBackward1",
           "the gradient of sum over dims, with and without keepdim", "rule",
-          guards=("autograd_lib.ops:restore_reduced_dims",))
+          values=("self_shape", "dim", "keepdim"), guards=("autograd_lib.ops.backward_helpers:restore_reduced_dims",))
 _register("05.exp_backward", "autograd_lib.derivatives", "ExpBackward0",
-          "the gradient of exp, from its saved result", "rule")
-_register("05.sigmoid_backward", "autograd_lib.ops", "sigmoid_backward",
+          "the gradient of exp, from its saved result", "rule", values=("result",))
+_register("05.sigmoid_backward", "autograd_lib.ops.pointwise", "sigmoid_backward",
           "the gradient of sigmoid given its output")
 _register("05.index_backward", "autograd_lib.derivatives", "IndexBackward0",
           "the gradient of x[indices]: repeated indices accumulate", "rule",
-          guards=("autograd_lib.ops:embed_in_zeros",))
-_register("05.log_softmax_backward", "autograd_lib.ops", "log_softmax_backward_data",
+          values=("self_shape", "indices"), guards=("autograd_lib.ops.indexing:embed_in_zeros",))
+_register("05.log_softmax_backward", "autograd_lib.ops.losses", "log_softmax_backward_data",
           "the gradient of log_softmax given its output")
 _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
@@ -212,7 +232,7 @@ _register("08.increment_version", "autograd_lib.graph", "increment_version",
 _register("08.check_version", "autograd_lib.graph:SavedTensor", "check_version",
           "unpacking a saved tensor: refuse, with PyTorch's message, once its version moved on",
           "method")
-_register("08.check_inplace", "autograd_lib.ops", "check_inplace",
+_register("08.check_inplace", "autograd_lib.ops.inplace", "check_inplace",
           "the leaf rule: no in-place write, while recording, into a leaf that requires grad "
           "or a view of one")
 _register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",

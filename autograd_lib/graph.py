@@ -20,8 +20,10 @@ import weakref
 
 import numpy as np
 
+from .creation import zeros_like
 from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
+from .tensor import Tensor
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "FREED_MESSAGE"]
 
@@ -60,6 +62,29 @@ def add_hook(hooks, fn):
     key = next(_hook_ids)
     hooks[key] = fn
     return RemovableHandle(hooks, key)
+
+
+def register_hook(tensor, hook):
+    """``hook(grad)`` runs when this tensor's gradient is computed; returning a
+    tensor replaces the gradient.  Returns a handle with ``.remove()``.
+
+    A leaf keeps its hooks itself (its AccumulateGrad node may be made again); a
+    non-leaf's hooks are pre-hooks of its ``grad_fn``, for its output number.
+    Installed as the method ``Tensor.register_hook``."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if tensor.grad_fn is None:
+        if tensor._hooks is None:
+            tensor._hooks = HookDict()
+        return add_hook(tensor._hooks, hook)
+    node = tensor.grad_fn
+    if node._pre_hooks is None:
+        node._pre_hooks = {}
+    hooks = node._pre_hooks.setdefault(tensor._output_nr, HookDict())
+    return add_hook(hooks, hook)
+
+
+Tensor.register_hook = register_hook
 
 
 class SavedTensor:
@@ -134,11 +159,12 @@ def _forward_name(node):
 class Node:
     """Base class of every backward node (``grad_fn``)."""
 
-    # Filled in by subclasses made in derivatives.py:
+    # Filled in by derivatives.py, for the node of each forward op:
     #   input_names: names of the inputs, in order ("self", "other", ...)
     #   formulas:    {input name: (function, names of the values it needs)}
     input_names = ()
     formulas = {}
+    variadic = False                  # the op takes a list of tensors (cat, stack): for_inputs(n)
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
     _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
     _all_grads = False                # formulas take every output's gradient (``grads``)
@@ -278,8 +304,8 @@ def accumulate_grad(variable, new_grad):
     old = variable._grad
     if old is None:
         if is_grad_enabled() and new_grad.requires_grad:
-            from .ops import copy_of          # recorded, so the gradient stays differentiable
-            variable._grad = copy_of(new_grad)
+            # PyTorch's empty_like(g).copy_(g): recorded, so the gradient stays differentiable
+            variable._grad = zeros_like(new_grad).copy_(new_grad)
         else:
             variable._grad = new_grad.detach().clone()
     elif is_grad_enabled():

@@ -13,17 +13,22 @@ A tensor holds
 * ``_version``: a counter shared with every tensor that shares the storage,
   bumped by each in-place change, so backward can detect stale saved values.
 
-Operations live in ``ops.py``; the methods below forward to them.
+This module is the data structure only.  The methods that need more of the
+library are installed on :class:`Tensor` by the module that defines them:
+``Tensor(data)`` by ``creation.py``, ``register_hook`` by ``graph.py``,
+``_gradient_edge`` by ``recording.py``, every operation (``x.exp()``, ``x + y``,
+``x[i]``, ``x.add_(y)``) by its module in ``ops/``, and ``backward`` by
+``autograd/functional.py``.
 """
 
+import copy
 import warnings
 import weakref
 
 import numpy as np
 
 from . import dtypes as _dt
-from .graph import AccumulateGrad, HookDict, add_hook
-from .grad_mode import is_grad_enabled
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "Size"]
 
@@ -73,21 +78,12 @@ class Tensor:
     _grad = None
     _retains_grad = False
     _base = None
-    _multi_output_view = None       # ops.unbind: the function whose views these are
+    _multi_output_view = None       # unbind (ops/shape.py): the function whose views these are
     _accumulator = None
     _hooks = None
-    _promoted_from = None           # ops._cast_operand: the tensor this is a type-promoted copy of
+    _promoted_from = None           # ops/operands.py: the tensor this is a type-promoted copy of
 
     __array_ufunc__ = None          # NumPy defers to our reflected operators: np.float64(2) * t
-
-    def __init__(self, data=None, *, dtype=None, requires_grad=False):
-        """``Tensor(data)`` copies ``data`` (default dtype float32, like ``torch.Tensor``)."""
-        from .creation import _to_array
-        array = _to_array([] if data is None else data,
-                          _dt.as_dtype(dtype) or _dt.get_default_dtype())
-        _init(self, array)
-        if requires_grad:
-            self.requires_grad_(True)
 
     @classmethod
     def _make(cls, array, version_counter=None):
@@ -239,38 +235,6 @@ class Tensor:
             node._retains_grad = {}
         node._retains_grad[self._output_nr] = weakref.ref(self)
 
-    def register_hook(self, hook):
-        """``hook(grad)`` runs when this tensor's gradient is computed; returning a
-        tensor replaces the gradient.  Returns a handle with ``.remove()``."""
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is None:
-            if self._hooks is None:
-                self._hooks = HookDict()
-            return add_hook(self._hooks, hook)
-        node = self.grad_fn
-        if node._pre_hooks is None:
-            node._pre_hooks = {}
-        hooks = node._pre_hooks.setdefault(self._output_nr, HookDict())
-        return add_hook(hooks, hook)
-
-    def _gradient_edge(self):
-        """Where a gradient for this tensor enters the graph: ``(node, output_nr)``."""
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
-        if not self._requires_grad:
-            return (None, 0)
-        node = self._accumulator() if self._accumulator is not None else None
-        if node is None:
-            node = AccumulateGrad(self)
-            self._accumulator = weakref.ref(node)
-        return (node, 0)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     # ---------------------------------------------------------------- detach
     def detach(self):
         """A new leaf sharing storage *and* version counter: in-place changes through
@@ -345,7 +309,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self._data, dtype_name=self.dtype.name,
                            requires_grad=self.requires_grad,
                            grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None)
@@ -365,7 +328,6 @@ class Tensor:
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
-        import copy
         for key, value in self.__dict__.items():       # a user's own attributes (p.note = ...)
             if key not in _TENSOR_FIELDS:
                 new.__dict__[key] = copy.deepcopy(value, memo)

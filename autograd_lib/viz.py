@@ -14,6 +14,13 @@ side-by-side comparisons in the notebooks):
 It needs nothing but matplotlib (no pyplot, no graphviz), so it also works
 headless.
 
+Why one module of about 900 lines, past the library's few hundred: it is
+self-contained on purpose.  It imports nothing from ``autograd_lib`` (only
+matplotlib and the standard library, which ``tests/test_viz.py`` checks on
+this file), so the same file draws PyTorch's graphs, and it is one algorithm
+in four parts (walk the graph, place the boxes in layers with few crossings,
+route the arrows, draw), none of which the course asks students to read.
+
 Example
 -------
 >>> w = randn(5, 3, requires_grad=True)

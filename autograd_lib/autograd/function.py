@@ -19,6 +19,7 @@ freed after backward, and ``backward`` returns one gradient per ``forward``
 input (None for inputs that need none).
 """
 
+from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import FREED_MESSAGE, Node, SavedTensor
 from ..tensor import Tensor
@@ -74,7 +75,6 @@ class _FunctionNode(Node, FunctionCtx):
     def materialize_grads(self, grads):
         if not self._materialize:
             return grads
-        from ..creation import zeros
         return [zeros(shape, dtype=dtype) if g is None else g
                 for g, (shape, dtype) in zip(grads, self._output_meta)]
 

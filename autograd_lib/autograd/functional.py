@@ -1,8 +1,13 @@
-"""``backward`` and ``grad``: check the arguments the way PyTorch does, then run the engine."""
+"""``backward`` and ``grad``: check the arguments the way PyTorch does, then run the engine.
+
+``Tensor.backward`` is installed here: ``t.backward()`` is ``autograd.backward(t)``.
+"""
 
 import warnings
 
+from ..creation import ones_like, zeros_like
 from ..engine import run_backward
+from ..grad_mode import enable_grad
 from ..tensor import Tensor
 
 __all__ = ["backward", "grad", "hvp"]
@@ -29,7 +34,6 @@ def initial_gradients(outputs, grad_outputs):
             if not out.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
                                    f"got {out.dtype}")
-            from ..creation import ones_like
             grads.append(ones_like(out))
             continue
         if not isinstance(g, Tensor):
@@ -86,6 +90,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the gradient of this tensor w.r.t. the graph leaves (see autograd.backward)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _tensor_backward
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          allow_unused=None, materialize_grads=False):
     """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone."""
@@ -109,7 +121,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
             if materialize_grads:
-                from ..creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
@@ -126,8 +137,6 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     Hessian: differentiate the gradient (built with ``create_graph=True``) once
     more, with ``v`` as its upstream gradient.  Returns ``(func(inputs), H @ v)``,
     as ``torch.autograd.functional.hvp``.  (Exercise 06.hvp.)"""
-    from ..grad_mode import enable_grad
-    from ..creation import zeros_like
     single = isinstance(inputs, Tensor)
     # With create_graph the result must stay connected to the caller's inputs
     # (a view keeps the history); otherwise work on fresh leaves.

@@ -7,10 +7,13 @@ per output element).  Use float64 inputs: in float32 the finite differences
 are too noisy to compare.
 """
 
+import warnings
+
 import numpy as np
 
 from ..grad_mode import no_grad
 from ..tensor import Tensor
+from .functional import grad
 
 __all__ = ["gradcheck", "numerical_grad", "numerical_jacobian"]
 
@@ -67,7 +70,6 @@ def _differentiable(x):
 
 
 def _analytic_jacobian(fn, inputs):
-    from .functional import grad
     diff_inputs = [x for x in inputs if _differentiable(x)]
     outputs = _outputs(fn, inputs)
     jacobians = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
@@ -91,7 +93,6 @@ def gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True):
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     for index, x in enumerate(inputs):
         if _differentiable(x) and x.dtype.name != "float64":
-            import warnings
             warnings.warn(f"Input #{index} requires gradient and is not a double precision "
                           "floating point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", UserWarning, stacklevel=2)

@@ -3,7 +3,7 @@
 The layers in ``nn`` hold parameters and settings; what they compute is here.
 ``nn.Linear(4, 8)(x)`` is ``F.linear(x, weight, bias)`` and
 ``nn.CrossEntropyLoss()(logits, y)`` is ``F.cross_entropy(logits, y)``.
-Most functions are the library's own operations (``ops.py``), re-exported;
+Most functions are the library's own operations (``ops/``), re-exported;
 the others are built from them and record the same backward nodes as PyTorch.
 """
 

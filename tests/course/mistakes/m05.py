@@ -158,12 +158,6 @@ MISTAKES = [
 
         exercises.plug("05.exp_backward", exp_backward)
         '''), rule="the gradient is grad * result"),
-    Mistake(_EXP, "saves the input and multiplies by it", _cell('''
-        def exp_backward(grad, self):
-            return grad * self
-
-        exercises.plug("05.exp_backward", exp_backward)
-        '''), rule="exp saves its output, not its input"),
     Mistake(_EXP, "exp applied twice: exp of the saved result", _cell('''
         def exp_backward(grad, result):
             return grad * result.exp()

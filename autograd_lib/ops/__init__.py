@@ -1,0 +1,38 @@
+"""The operations: a NumPy forward pass, then ``recording.record``.
+
+One module per family, each installing its Tensor methods next to its ops
+(``Tensor.exp = exp``), in the order they build on each other:
+
+========================  =================================================
+``operands.py``           numbers to tensors, dtype promotion, NumPy quietly
+``arithmetic.py``         ``+ - * /``, ``neg``, ``reciprocal``, ``pow``
+``pointwise.py``          ``exp``, ``log``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``where``
+``comparison.py``         ``==``, ``<``, ``&``, ``~``, ``isnan``, ``allclose`` (not recorded)
+``copies.py``             ``clone``, ``contiguous``, ``to``
+``reductions.py``         ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``
+``shape.py``              views: ``view``, ``reshape``, ``transpose``, ``squeeze``, ``expand``,
+                          ``unbind``; ``cat``, ``stack``
+``indexing.py``           ``x[key]``, and its backward ``embed_in_zeros``
+``linalg.py``             ``mm``, ``mv``, ``dot``, ``bmm``, ``addmm``, ``@``
+``losses.py``             ``softmax``, ``log_softmax``, ``nll_loss``, ``mse_loss``
+``backward_helpers.py``   the longer helpers of gradient formulas (PyTorch's FunctionsManual)
+``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
+========================  =================================================
+
+``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
+(``pointwise.sigmoid_backward``, ``losses.log_softmax_backward_data``,
+``inplace.check_inplace``) are left out of this namespace: the library reaches
+each through its own module, where ``exercises.plug`` replaces it.
+"""
+
+from .arithmetic import *          # noqa: F401,F403
+from .pointwise import *           # noqa: F401,F403
+from .comparison import *          # noqa: F401,F403
+from .copies import *              # noqa: F401,F403
+from .reductions import *          # noqa: F401,F403
+from .shape import *               # noqa: F401,F403
+from .indexing import *            # noqa: F401,F403
+from .linalg import *              # noqa: F401,F403
+from .losses import *              # noqa: F401,F403
+from .backward_helpers import *    # noqa: F401,F403
+from .inplace import *             # noqa: F401,F403

@@ -1,0 +1,87 @@
+"""Comparisons and logic: ``==``, ``<``, ``&``, ``~``, ``isnan``, ``allclose``, ...
+
+Their results are bool tensors (or Python bools), which never require grad:
+nothing here is recorded.
+"""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from .operands import commuted, promote, quietly, to_tensor
+
+__all__ = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+           "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "isnan", "allclose", "equal"]
+
+
+def _compare(np_fn):
+    def compare(input, other):
+        a, b, _ = promote(input, other)
+        return Tensor._make(np.asarray(quietly(np_fn, a._data, b._data)))
+    return compare
+
+
+eq, ne = _compare(np.equal), _compare(np.not_equal)
+lt, le = _compare(np.less), _compare(np.less_equal)
+gt, ge = _compare(np.greater), _compare(np.greater_equal)
+logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
+logical_xor = _compare(np.logical_xor)
+
+Tensor.eq = Tensor.__eq__ = eq
+Tensor.ne = Tensor.__ne__ = ne
+Tensor.lt = Tensor.__lt__ = lt
+Tensor.le = Tensor.__le__ = le
+Tensor.gt = Tensor.__gt__ = gt
+Tensor.ge = Tensor.__ge__ = ge
+Tensor.logical_and, Tensor.logical_or = logical_and, logical_or
+
+
+def _bitwise(np_fn, name):
+    def op(input, other):
+        a, b, dtype = promote(input, other)
+        if dtype.is_floating_point:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_dt.LEGACY_NAMES[dtype.name][:-6]}'")
+        return Tensor._make(np.asarray(np_fn(a._data, b._data)))
+    return op
+
+
+bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
+bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
+bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
+
+Tensor.__and__, Tensor.__rand__ = bitwise_and, commuted(bitwise_and)
+Tensor.__or__, Tensor.__ror__ = bitwise_or, commuted(bitwise_or)
+Tensor.__xor__ = bitwise_xor
+
+
+def logical_not(input):
+    return Tensor._make(np.logical_not(to_tensor(input)._data))
+
+
+Tensor.logical_not = logical_not
+
+
+def _invert(self):
+    """``~t``: logical not of a bool tensor, bitwise not of an integer one."""
+    return logical_not(self) if self.dtype is _dt.bool else Tensor._make(np.invert(self._data))
+
+
+Tensor.__invert__ = _invert
+
+
+def isnan(input):
+    return Tensor._make(np.isnan(to_tensor(input)._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(to_tensor(input)._data, to_tensor(other)._data, rtol, atol, equal_nan))
+
+
+def equal(input, other):
+    """True when both tensors have the same shape and values."""
+    a, b = to_tensor(input), to_tensor(other)
+    return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
+
+
+Tensor.isnan, Tensor.allclose, Tensor.equal = isnan, allclose, equal

@@ -1,0 +1,396 @@
+"""In-place operations: ``add_``, ``mul_``, ``copy_``, ``+=``, ``t[key] = value``, ...
+
+An in-place op is its out-of-place op plus a rewrite of history (:func:`_inplace`):
+
+1. **Check the target** (:func:`_check_write`): PyTorch's rules for views, then
+   the leaf rule (:func:`check_inplace`, exercise 08).
+2. **Compute out of place** on a copy of the old values, which records the
+   op's node with its inputs pointing at the target's *old* history.
+3. **Write** the result into the target's storage and count the write on its
+   version counter (:func:`_write`, ``graph.increment_version``), so that
+   backward refuses saved tensors that changed.
+4. **Rewrite history**: the new node becomes the target's ``grad_fn``.
+
+A view shares its base's storage, so writing into a view changes the base as
+well.  The base's history is then rewritten with a :class:`CopySlices` node,
+and the view becomes a view of the new base (AsStridedBackward0).
+"""
+
+import weakref
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .. import graph as _graph
+from ..broadcasting import broadcast_shape, is_expandable_to
+from ..engine import validate_outputs
+from ..grad_mode import _state as _grad_state
+from ..grad_mode import is_grad_enabled, no_grad
+from ..graph import Node, SavedTensor
+from ..recording import record
+from ..tensor import Tensor
+from .arithmetic import add, div, mul, sub
+from .backward_helpers import index_fill_zero
+from .indexing import embed_in_zeros, key_value
+from .operands import cast_operand, quietly, to_tensor
+from .pointwise import clamp
+from .shape import expand, view
+
+# check_inplace is an exercise slot (08.check_inplace): the library reaches it as
+# inplace.check_inplace, so it is not re-exported by autograd_lib.ops.
+__all__ = ["add_", "sub_", "mul_", "div_", "clamp_", "zero_", "fill_", "copy_", "setitem",
+           "CopySlices"]
+
+
+# ------------------------------------------------------------ the checks
+
+def check_inplace(t):
+    """The leaf rule: while recording, refuse to write in place into a leaf that
+    requires grad, or into a view of one.  Its old values may be needed by the
+    graph (as the start of every path back to it), and the write itself would have
+    to be recorded on a tensor that has no history to attach it to.
+
+    (Exercise 08.check_inplace.)"""
+    if not is_grad_enabled():
+        return
+    if t.requires_grad and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = t._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+
+
+def _check_view_grad_mode(t):
+    """A view made under no_grad of a tensor that requires grad cannot be written
+    in place while recording (PyTorch forbids it as ambiguous)."""
+    base = t._base
+    if is_grad_enabled() and base is not None and base.requires_grad and t.grad_fn is None:
+        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
+                           "grad mode enabled. Given that this use case is ambiguous and "
+                           "error-prone, it is forbidden. You can clarify your code by moving both "
+                           "the view and the inplace either both inside the no_grad block (if you "
+                           "don't want the inplace to be tracked) or both outside (if you want the "
+                           "inplace to be tracked).")
+
+
+def _check_multi_output_view(t):
+    """The outputs of a function returning several views (unbind) share one node:
+    PyTorch refuses to rewrite the history of one of them in place."""
+    if is_grad_enabled() and t._multi_output_view is not None and t.grad_fn is not None:
+        raise RuntimeError(f"Output {t._output_nr} of {t._multi_output_view} is a view and is being "
+                           "modified inplace. This view is the output of a function that returns "
+                           "multiple views. Such functions do not allow the output views to be "
+                           "modified inplace. You should replace the inplace operation by an "
+                           "out-of-place one.")
+
+
+def _check_write(t):
+    # PyTorch's order: how the view was made first, then the leaf rule.
+    _check_multi_output_view(t)
+    _check_view_grad_mode(t)
+    check_inplace(t)
+
+
+# ---------------------------------------------------- writing, recording
+
+def _inplace(self, out_of_place, *args):
+    """Run ``out_of_place(self, *args)``, write the result into ``self``'s storage,
+    bump the version counter and, when recording, make the new node ``self``'s history.
+
+    The node's inputs point at ``self``'s *old* history: an in-place op is the
+    out-of-place op plus a rewrite of which node produced ``self``.
+    """
+    _check_write(self)
+    recording = is_grad_enabled() and (self.requires_grad or any(
+        isinstance(a, Tensor) and a.requires_grad for a in args))
+    if not recording:
+        with no_grad():
+            result = out_of_place(self, *args)
+        _write(self, result)
+        return self
+    if self._base is not None:
+        return _inplace_on_view(self, out_of_place, *args)
+    before = Tensor._make(np.array(self._data, copy=True))     # the old values, for formulas
+    before.grad_fn, before._output_nr = self.grad_fn, self._output_nr
+    before._requires_grad, before._accumulator = self._requires_grad, self._accumulator
+    result = out_of_place(before, *args)
+    _write(self, result)
+    node = result.grad_fn
+    if node is not None:
+        if "result" in node._saved:                 # the saved output is now self
+            node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter), is_output=True)
+        _move_retain_grad(self, node)
+        self.grad_fn, self._output_nr = node, result._output_nr
+    return self
+
+
+def _write(self, result):
+    if _dt._category(result.dtype) > _dt._category(self.dtype):   # float into int, int into bool
+        raise RuntimeError(f"result type {_dt.LEGACY_NAMES[result.dtype.name][:-6]} can't be cast "
+                           f"to the desired output type {_dt.LEGACY_NAMES[self.dtype.name][:-6]}")
+    try:
+        np.copyto(self._data, np.broadcast_to(result._data, self.shape), casting="unsafe")
+    except ValueError as e:
+        if "read-only" in str(e):
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.") from None
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}") from None
+    if result.shape != self.shape and not is_expandable_to(result.shape, self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    _graph.increment_version(self)
+
+
+def _move_retain_grad(self, node):
+    if self._retains_grad and self.grad_fn is not None and self.grad_fn._retains_grad:
+        self.grad_fn._retains_grad.pop(self._output_nr, None)
+        if node._retains_grad is None:
+            node._retains_grad = {}
+        node._retains_grad[0] = weakref.ref(self)
+
+
+# --------------------------------------------------- writing through views
+
+def _inplace_on_view(view, out_of_place, *args):
+    """An in-place op on a view changes its base, so (as PyTorch) the base's history
+    is rewritten: its new node is a CopySlices that wraps the op's node, and the
+    view becomes a view of the new base (AsStridedBackward0)."""
+    base = view._base
+    key = _positions_in_base(view, base)
+    before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
+    before.grad_fn, before._output_nr = view.grad_fn, view._output_nr
+    result = out_of_place(before, *args)
+    _write(view, result)
+    fn = result.grad_fn
+    if fn is None:
+        return view
+    if "result" in fn._saved:
+        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True)
+    node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
+    _move_retain_grad(base, node)
+    base.grad_fn, base._output_nr = node, 0
+    alias = record("as_strided", view._data, (base,), {"self_shape": base.shape, "key": key})
+    view.grad_fn, view._output_nr = alias.grad_fn, 0
+    return view
+
+
+def _positions_in_base(view, base):
+    """Where each element of ``view`` is in ``base`` (they share memory), as an
+    indexing key for ``base``: found from the elements' byte offsets."""
+    def offsets(a):
+        off = np.zeros(a.shape, dtype=np.int64)
+        for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
+            shape = [1] * a.ndim
+            shape[d] = n
+            off = off + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
+        return off
+    b, v = base._data, view._data
+    start = v.__array_interface__["data"][0] - b.__array_interface__["data"][0]
+    base_offsets = offsets(b).reshape(-1)
+    order = np.argsort(base_offsets, kind="stable")
+    flat = order[np.searchsorted(base_offsets[order], offsets(v) + start)]
+    return np.unravel_index(flat, b.shape)
+
+
+class CopySlices(Node):
+    """PyTorch's CopySlices: the node of an in-place write into a region ``key`` of a
+    tensor, recorded on the whole tensor.  Its first input is the tensor's old
+    history.  Backward: the written region's gradient goes to what was written
+    there, and the rest of the gradient passes through to the old history.
+
+    It is recorded in two ways, as in PyTorch:
+
+    * ``t[key] = src`` (a basic key): ``record("copy_slices", ...)``, with inputs
+      ``self`` and ``src`` and the formulas that ``derivatives.py`` gives it: the
+      overwritten region of ``self`` gets no gradient, ``src`` gets ``grad[key]``;
+    * an in-place op on a view of a tensor (``t[0].mul_(2)``): :meth:`wrapping` the
+      op's own node ``fn``, which turns the region's gradient into gradients for the
+      region's old values and for the op's other inputs (its next inputs here).
+    """
+
+    fn = None               # the wrapped node of an in-place op on a view (None: t[key] = src)
+
+    @classmethod
+    def wrapping(cls, fn, key, base_edge, base_meta):
+        """The node of op node ``fn`` applied in place to the region ``key`` of a base
+        whose edge and ``(shape, dtype)`` are ``base_edge`` and ``base_meta``."""
+        node = cls()
+        node.fn, node.key = fn, key
+        node.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        node._input_meta = [base_meta] + list(fn._input_meta[1:])
+        return node
+
+    def apply(self, grad_outputs):
+        if self.fn is None:                 # t[key] = src: the formulas of derivatives.py
+            return super().apply(grad_outputs)
+        grad = grad_outputs[0]
+        fn_grads = validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
+        base_grad = index_fill_zero(grad, self.key)
+        if self.next_functions[0][0] is not None and fn_grads[0] is not None:
+            base_grad = base_grad + embed_in_zeros(fn_grads[0], grad.shape, self.key)
+        return [base_grad] + list(fn_grads[1:])
+
+    def release_saved(self):
+        if self.fn is None:
+            super().release_saved()
+        else:
+            self.fn.release_saved()
+
+
+# ------------------------------------------------------------ the in-place ops
+
+def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
+    """``self <op>= other``.  When nothing is recorded (an optimizer step under
+    no_grad, say) NumPy writes straight into the storage, with no temporary copy;
+    otherwise this is the generic :func:`_inplace`."""
+    recording = _grad_state.enabled and (self.requires_grad or (
+        isinstance(other, Tensor) and other.requires_grad))
+    if recording:
+        return _inplace(self, out_of_place, other)
+    _check_write(self)
+    result_dtype = _dt.result_type(self, other)
+    if ufunc is np.true_divide and not result_dtype.is_floating_point:
+        result_dtype = _dt.get_default_dtype()
+    if _dt._category(result_dtype) > _dt._category(self.dtype):
+        raise RuntimeError(f"result type {_dt.LEGACY_NAMES[result_dtype.name][:-6]} can't be cast "
+                           f"to the desired output type {_dt.LEGACY_NAMES[self.dtype.name][:-6]}")
+    value = other._data if isinstance(other, Tensor) else other
+    if alpha != 1:
+        value = value * alpha
+    shape = broadcast_shape(self._data.shape, np.shape(value))
+    if shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
+    if not self._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    quietly(ufunc, self._data, value, out=self._data, casting="unsafe")
+    _graph.increment_version(self)
+    return self
+
+
+def add_(self, other, *, alpha=1):
+    return _arithmetic_(self, other, np.add, lambda s, o: add(s, o, alpha=alpha), alpha)
+
+
+def sub_(self, other, *, alpha=1):
+    return _arithmetic_(self, other, np.subtract, lambda s, o: sub(s, o, alpha=alpha), alpha)
+
+
+def mul_(self, other):
+    return _arithmetic_(self, other, np.multiply, mul)
+
+
+def div_(self, other):
+    return _arithmetic_(self, other, np.true_divide, div)
+
+
+Tensor.add_ = Tensor.__iadd__ = add_
+Tensor.sub_ = Tensor.__isub__ = sub_
+Tensor.mul_ = Tensor.__imul__ = mul_
+Tensor.div_ = Tensor.__itruediv__ = div_
+
+
+def clamp_(self, min=None, max=None):
+    return _inplace(self, lambda s: clamp(s, min, max))
+
+
+def zero_(self):
+    return _inplace(self, lambda s: record("zero_", np.zeros_like(s._data), (s,)))
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value.ndim} dimensions.")
+        value = value.item()
+    return _inplace(self, lambda s: record("fill_.Scalar", np.full_like(s._data, value), (s,)))
+
+
+def copy_(self, src):
+    src = to_tensor(src)
+
+    def copy(s, src):
+        array = np.array(np.broadcast_to(src._data, s.shape), dtype=s._data.dtype, copy=True)
+        return record("copy_", array, (s, src))
+    return _inplace(self, copy, src)
+
+
+Tensor.clamp_, Tensor.zero_, Tensor.fill_, Tensor.copy_ = clamp_, zero_, fill_, copy_
+
+
+# ------------------------------------------------------------ t[key] = value
+
+def _setitem_key(t, key):
+    """A NumPy key for ``t[key] = v`` (tensors inside the key become arrays)."""
+    if isinstance(key, tuple):
+        return tuple(key_value(k) for k in key)
+    return key_value(key)
+
+
+def setitem(input, key, value):
+    """``t[key] = value``: an in-place write, recorded as PyTorch records it:
+
+    * a basic key (ints, slices, None) writes through a view: CopySlices;
+    * a key that selects the whole tensor (``t[:] = v``, ``t[...] = v``) is a
+      plain ``copy_``: CopyBackwards;
+    * an advanced key (integer lists, masks) calls ``index_put_``: IndexPutBackward0.
+
+    A tensor ``value`` first loses its leading size-1 dims (a view) and, for a
+    view, is expanded to the written shape, as in PyTorch's ``copy_to``.
+    """
+    np_key = _setitem_key(input, key)
+    entries = np_key if isinstance(np_key, tuple) else (np_key,)
+    advanced = any(isinstance(k, (list, np.ndarray)) and (np.ndim(k) > 0 or k.dtype == bool)
+                   or isinstance(k, (bool, np.bool_)) for k in entries)
+    whole = not advanced and _selects_whole(input, entries)
+    if not advanced and not whole and is_grad_enabled() and input.requires_grad and \
+            input.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    if not isinstance(value, Tensor):
+        value = Tensor._make(np.asarray(value, dtype=input.dtype.numpy))
+    if advanced:
+        op = "index_put_"
+    elif whole:
+        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
+    else:
+        op = "copy_slices"      # PyTorch: copy_ into the view t[key], which CopySlices wraps
+
+    def write(self, src):
+        target = self._data[np_key].shape
+        if src.ndim and src.shape != target:
+            shape = tuple(src.shape)
+            while shape and shape[0] == 1:               # leading 1s are dropped (a view)
+                shape = shape[1:]
+            if not advanced or shape != src.shape:
+                src = view(src, shape)
+            if not advanced and src.shape != target:
+                src = expand(src, target)
+        src = cast_operand(src, self.dtype)
+        array = np.array(self._data, copy=True)
+        array[np_key] = src._data
+        return record(op, array, (self, src), {"key": np_key, "accumulate": False})
+    _inplace(input, write, value)
+
+
+Tensor.__setitem__ = setitem
+
+
+def _selects_whole(t, entries):
+    """True when a basic key is only full slices and ``...`` (no view is made)."""
+    dim = 0
+    for k in entries:
+        if k is Ellipsis:
+            dim = t.ndim - sum(e is not Ellipsis and e is not None for e in entries) + dim
+            continue
+        if not isinstance(k, slice) or dim >= t.ndim or \
+                k.indices(t.shape[dim]) != (0, t.shape[dim], 1):
+            return False
+        dim += 1
+    return True

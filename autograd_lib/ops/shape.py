@@ -1,0 +1,277 @@
+"""Shapes and views: ``view``, ``reshape``, ``transpose``, ``permute``, ``squeeze``,
+``unsqueeze``, ``expand``, ``unbind``, ``cat``, ``stack``, ``x.T``.
+
+A *view* shares its input's storage and version counter (``record(...,
+                                                                  view_of=input)``): writing into one writes into the other, and PyTorch's
+in-place rules for views follow (``ops/inplace.py``).  ``reshape`` is a view
+when the memory layout allows it and a copy otherwise, as in PyTorch.
+``cat`` and ``stack`` copy.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..recording import record
+from ..tensor import Tensor, _wrap_dim
+from .copies import contiguous
+from .operands import cast_operand, to_tensor, wrap_dims
+
+__all__ = ["view", "reshape", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze",
+           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key"]
+
+
+def _shape_arg(shape):
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape, numel):
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = math.prod(s for s in shape if s != -1)
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _view_array(array, shape):
+    """The NumPy view with ``shape``, or None when the strides don't allow one."""
+    try:
+        return array.reshape(shape, copy=False)
+    except ValueError:
+        return None
+
+
+def view(input, *shape):
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    array = _view_array(input._data, shape)
+    if array is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    return record("view", array, (input,), {"self_shape": input.shape}, view_of=input)
+
+
+def reshape(input, *shape):
+    """A view when the memory layout allows it, otherwise a copy (like PyTorch)."""
+    shape = _infer_shape(_shape_arg(shape), input.numel())
+    if input._data.flags.c_contiguous:
+        return view(input, shape)
+    array = _view_array(input._data, shape)
+    if array is not None:           # a view of a non-contiguous tensor: PyTorch's _reshape_alias
+        return record("_reshape_alias", array, (input,), {"self_shape": input.shape}, view_of=input)
+    return unsafe_view(contiguous(input), shape)
+
+
+def unsafe_view(input, shape):
+    return record("_unsafe_view", input._data.reshape(shape), (input,), {"self_shape": input.shape})
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if s == e:
+        return input
+    shape = input.shape[:s] + (math.prod(input.shape[s:e + 1]),) + input.shape[e + 1:]
+    return reshape(input, shape)
+
+
+Tensor.view, Tensor.reshape, Tensor.flatten = view, reshape, flatten
+
+
+def transpose(input, dim0, dim1):
+    n = input.ndim
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    array = np.swapaxes(input._data, d0, d1) if n else input._data.view()
+    return record("transpose.int", array, (input,), {"dim0": d0, "dim1": d1}, view_of=input)
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return record("t", input._data.T, (input,), view_of=input)
+
+
+def permute(input, *dims):
+    dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
+    if sorted(dims) != list(range(input.ndim)):
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not "
+                           "match the length of the desired ordering of dimensions i.e. input.dim() "
+                           f"= {input.ndim} is not equal to len(dims) = {len(dims)}"
+                           if len(dims) != input.ndim else "permute(): duplicate dims are not allowed.")
+    return record("permute", np.transpose(input._data, dims), (input,),
+                  {"dims": dims}, view_of=input)
+
+
+Tensor.transpose, Tensor.t, Tensor.permute = transpose, t, permute
+
+
+def _T(self):
+    """``x.T``: the dims reversed (a permute, as in PyTorch, which warns unless 2-D)."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=3)
+    elif self.ndim != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*autograd_lib.arange(x.ndim - 1, -1, -1))` to reverse the "
+                      "dimensions of a tensor.", UserWarning, stacklevel=3)
+    return permute(self, tuple(range(self.ndim))[::-1])
+
+
+def transpose_matrices(x):
+    return transpose(x, -2, -1)
+
+
+def _mT_property(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return transpose_matrices(self)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT_property)
+
+
+def squeeze(input, dim=None):
+    shape = input.shape
+    if dim is None:
+        op, dims = "squeeze", tuple(i for i, s in enumerate(shape) if s == 1)
+    elif isinstance(dim, (tuple, list)):
+        op, dims = "squeeze.dims", tuple(d for d in wrap_dims(dim, input.ndim) if shape[d] == 1) if input.ndim else ()
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        op, dims = "squeeze.dim", ((d,) if input.ndim and shape[d] == 1 else ())
+    array = np.squeeze(input._data, axis=dims) if dims else input._data.view()
+    return record(op, array, (input,), {"self_shape": shape, "dims": dims}, view_of=input)
+
+
+def unsqueeze(input, dim):
+    d = _wrap_dim(dim, input.ndim + 1)
+    return record("unsqueeze", np.expand_dims(input._data, d), (input,), {"dim": d}, view_of=input)
+
+
+Tensor.squeeze, Tensor.unsqueeze = squeeze, unsqueeze
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(f"expand(autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}{{{list(input.shape)}}}, size={list(sizes)}): the "
+                           "number of sizes provided must be greater or equal to the number of "
+                           "dimensions in the tensor")
+    lead = len(sizes) - input.ndim
+    target = []
+    for i, s in enumerate(sizes):
+        own = input.shape[i - lead] if i >= lead else None
+        if s == -1:
+            if own is None:
+                raise RuntimeError("The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            s = own
+        elif own is not None and own != 1 and own != s:
+            raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size "
+                               f"({own}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}."
+                               f"  Tensor sizes: {list(input.shape)}")
+        target.append(s)
+    array = np.broadcast_to(input._data, tuple(target))
+    return record("expand", array, (input,), {"self_shape": input.shape}, view_of=input)
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_to(input, shape):
+    return expand(input, shape)
+
+
+Tensor.expand, Tensor.expand_as, Tensor.broadcast_to = expand, expand_as, broadcast_to
+
+
+def dim_key(dim, index):
+    """An indexing key that applies ``index`` along ``dim`` only."""
+    return (slice(None),) * dim + (index,)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of views: one node with one output per
+    slice (iterating over a tensor calls this, as in PyTorch)."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if n == 0:
+        return ()
+    outputs = [record("unbind.int", input._data[dim_key(d, 0)], (input,),
+                      {"self_shape": input.shape, "dim": d}, view_of=input)]
+    node = outputs[0].grad_fn
+    for i in range(1, n):
+        out = Tensor._make(input._data[dim_key(d, i)], input._version_counter)
+        out._base = outputs[0]._base
+        if node is not None:
+            out.grad_fn, out._output_nr = node, i
+        outputs.append(out)
+    if node is not None:
+        node.num_outputs = n
+        for out in outputs:
+            out._multi_output_view = "Unbind"
+    return tuple(outputs)
+
+
+Tensor.unbind = unbind
+
+
+def cat(tensors, dim=0):
+    """Join tensors along an existing dim."""
+    tensors = [to_tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("autograd_lib.cat(): expected a non-empty list of Tensors")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _dt.promote_types(dtype, t.dtype)
+    tensors = [cast_operand(t, dtype) for t in tensors]
+    d = _wrap_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(first)} and "
+                               f"{t.ndim}")
+        for k, (a, b) in enumerate(zip(first, t.shape)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                                   f"size {a} but got size {b} for tensor number {i} in the list.")
+    out = np.concatenate([t._data for t in tensors], axis=d)
+    offsets = [0]
+    for t in tensors:
+        offsets.append(offsets[-1] + t.shape[d])
+    keys = [slice(offsets[i], offsets[i + 1]) for i in range(len(tensors))]
+    return record("cat", out, tensors, {"dim": d, "keys": keys})
+
+
+def stack(tensors, dim=0):
+    """Join same-shaped tensors along a new dim."""
+    tensors = [to_tensor(t) for t in tensors]
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _dt.promote_types(dtype, t.dtype)
+    tensors = [cast_operand(t, dtype) for t in tensors]
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    out = np.stack([t._data for t in tensors], axis=d)
+    return record("stack", out, tensors, {"dim": d, "keys": list(range(len(tensors)))})

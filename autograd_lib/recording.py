@@ -1,0 +1,166 @@
+"""How an operation is recorded.
+
+Every differentiable operation computes its result with NumPy and then hands
+it to :func:`record`, saying which op it is and what its inputs were::
+
+    def exp(input):
+        input = to_tensor(input)
+        return record("exp", np.exp(input._data), (input,))
+
+``record`` wraps the array in a Tensor and, when the result must be
+differentiated, attaches its ``grad_fn``:
+
+1. **Whether** (assignment 01): the result requires grad when grad mode is on
+   and some input requires grad (:func:`result_requires_grad`).
+2. **Where the gradients go** (assignment 02): one edge per input, in input
+   order (:func:`collect_next_functions`); an input's edge is its
+   :func:`gradient_edge` (``Tensor._gradient_edge``).
+3. **Which node, saving what**: ``derivatives.py`` declares, for each forward
+   op, the backward node class and what each input's formula needs.  The node
+   keeps only what the formulas of its grad-requiring inputs need.
+
+Ops never import ``derivatives.py``: it fills :data:`RULES` when the library
+is imported, and ``record`` looks the op up there when it runs.
+"""
+
+import weakref
+
+import numpy as np
+
+from .grad_mode import _state as _grad_state
+from .graph import AccumulateGrad, SavedTensor
+from .tensor import Tensor
+
+__all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge"]
+
+RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives.py)
+
+
+def result_requires_grad(*inputs):
+    """The propagation rule: an op's result requires grad exactly when grad mode
+    is on and at least one input (a tensor, or None for an absent one) requires grad.
+
+    (Exercise 01.result_requires_grad: every op asks this function.)"""
+    if not _grad_state.enabled:
+        return False
+    for t in inputs:
+        if t is not None and (t._requires_grad or t.grad_fn is not None):
+            return True
+    return False
+
+
+def gradient_edge(tensor):
+    """Where a gradient for ``tensor`` enters the graph: ``(node, output_nr)``.
+
+    A non-leaf's edge is its ``grad_fn``; a leaf that requires grad gets an
+    ``AccumulateGrad`` node, made once and reused while the graph holds it.
+    Installed as the method ``Tensor._gradient_edge``.  (Exercise 02.gradient_edge.)"""
+    if tensor.grad_fn is not None:
+        return (tensor.grad_fn, tensor._output_nr)
+    if not tensor._requires_grad:
+        return (None, 0)
+    node = tensor._accumulator() if tensor._accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+    return (node, 0)
+
+
+Tensor._gradient_edge = gradient_edge
+
+
+def collect_next_functions(*inputs):
+    """A new node's ``next_functions``: for each input, in order, the edge where its
+    gradient goes, or ``(None, 0)`` when it needs none.
+
+    (Exercise 02.collect_next_functions.)"""
+    edges = []
+    for t in inputs:
+        if t is not None and t.requires_grad:
+            edges.append(t._gradient_edge())
+        else:
+            edges.append((None, 0))
+    return tuple(edges)
+
+
+def record(op, array, inputs, params=None, view_of=None):
+    """Wrap ``array`` as the result of forward op ``op`` and, when it must be
+    differentiated, attach the backward node that ``derivatives.py`` declares for ``op``.
+
+    Args:
+        op: the forward op, with PyTorch's name for the overload (``"mul.Tensor"``).
+        array: the result, computed with NumPy.
+        inputs: the op's tensor inputs, in the order of its rule's inputs (the order
+            of ``next_functions``); None for an optional input left out.
+        params: the plain values the rule's formulas may need (dims, shapes, numbers).
+        view_of: the result shares storage (and version counter) with this tensor.
+
+    Returns:
+        The result tensor, with its ``grad_fn`` when recorded.
+    """
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    if view_of is None:
+        out = Tensor._make(array)
+    else:
+        out = Tensor._make(array, view_of._version_counter)
+        out._base = view_of._base if view_of._base is not None else view_of
+    if array.dtype.kind != "f":
+        return out              # integer and bool results never require grad, as in PyTorch
+    # A type-promoted copy stands for its original (ops.operands.cast_operand).
+    tensors = [t if t is None or t._promoted_from is None else t._promoted_from for t in inputs]
+    if not result_requires_grad(*tensors):
+        return out                                    # nothing to differentiate
+    edges = collect_next_functions(*tensors)
+
+    node_cls = RULES[op]
+    if node_cls.variadic:                             # cat, stack: one input per tensor
+        node_cls = node_cls.for_inputs(len(tensors))
+    node = node_cls()
+    node.next_functions = edges
+    node._input_meta = [None if t is None else (t._data.shape, t._data.dtype) for t in tensors]
+    # Save what the formulas of the inputs that need a gradient say they need.
+    for value_name, source in _save_plan(node_cls, edges):
+        if source == _RESULT:
+            node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
+        elif source == _PARAM:
+            node._params[value_name] = params[value_name]
+        elif tensors[source] is None:                 # an optional input left out (clamp's max)
+            node._params[value_name] = None
+        else:
+            node._saved[value_name] = SavedTensor(tensors[source])
+    out.grad_fn = node
+    return out
+
+
+_RESULT, _PARAM = -1, -2
+
+
+def _save_plan(node_cls, edges):
+    """What a node must keep, given which inputs need a gradient: the values that
+    those inputs' formulas state they need, each with its source (an input's
+    position, the result, or a plain parameter).  Computed once per node type and
+    pattern of inputs that need a gradient."""
+    mask = tuple(next_node is not None for next_node, _ in edges)
+    plans = node_cls.__dict__.get("_save_plans")
+    if plans is None:
+        plans = node_cls._save_plans = {}
+    plan = plans.get(mask)
+    if plan is None:
+        names = node_cls.input_names
+        if len(names) != len(mask):
+            raise TypeError(f"{node_cls.__name__} has inputs {names}, but the op recorded "
+                            f"{len(mask)} input(s)")
+        plan, seen = [], set()
+        for name, needed in zip(names, mask):
+            if not needed:
+                continue
+            for value_name in node_cls.formulas[name][1]:
+                if value_name in seen:
+                    continue
+                seen.add(value_name)
+                source = (_RESULT if value_name == "result" else
+                          names.index(value_name) if value_name in names else _PARAM)
+                plan.append((value_name, source))
+        plans[mask] = plan = tuple(plan)
+    return plan

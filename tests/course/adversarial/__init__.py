@@ -141,7 +141,7 @@ CATALOG = [
               "import autograd_lib.exercises\nautograd_lib.exercises.plug('01.detach', detach)\n")}),
     Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
           "notebook's grading and exercises to fakes right before every later cell runs",
-          "0 for detach (exercises.checking never ran: GradingIntegrityError); full points elsewhere",
+          "0 for detach (grading.checking never ran: GradingIntegrityError); full points elsewhere",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + "\n" + FAKE + (
               "def _rebind(*args):\n"
@@ -181,7 +181,9 @@ CATALOG = [
               "        return ag.Tensor._make(tensor._data.copy())\n"
               "    return ag.Tensor._make(tensor._data, tensor._version_counter)\n\n" + PLUG +
               "exercises.reference('01.detach').__code__ = detach.__code__\n"
-              "exercises.seal().references['01.detach'] = detach\n")},
+              "exercises._ORIGINALS['01.detach'] = detach\n"
+              "from autograd_course import integrity\n"
+              "integrity.seal().references['01.detach'] = detach\n")},
           says={"01_detach_test2": "TamperingError"}),
     Cheat("call_reference", "detach calls the library's own implementation, through an alias saved "
           "before plugging", "0 for detach (DelegationError); full points elsewhere", zero=("01_detach",),

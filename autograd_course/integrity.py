@@ -41,7 +41,7 @@ class TamperingError(AssertionError):
 # The course's modules that run inside a student's kernel; the package itself too, since
 # ``from autograd_course import grading`` reads its attribute.
 COURSE_MODULES = ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
-                  "autograd_course.grading")
+                  "autograd_course.grading", "autograd_course.notebook")
 _OURS = ("autograd_lib", "autograd_course")
 # Builtins the tests use to compare and to describe what they saw.
 _BUILTINS = ("isinstance", "issubclass", "type", "len", "abs", "all", "any", "bool", "float", "int",

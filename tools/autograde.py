@@ -29,7 +29,7 @@
   grader remembers the functions, classes and values it defined (and each
   function's code), and puts them back before every later test cell: an answer
   cell that redefines a helper the tests compute expected values with
-  (``reference_vjp``, ``library_versions``, ...) changes nothing.
+  (``reference_vjp``, ``reference_rule``, ...) changes nothing.
 * **Figures are not rendered.** Kernels draw on matplotlib's Agg backend and
   close the figures after each cell (``figures = False``): rendering and
   embedding them cost 0.4 s of CPU per notebook, and grades never depend on them.

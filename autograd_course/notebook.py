@@ -14,9 +14,9 @@ what a test does when it runs your function.  Two rules hold for all of them:
   function called the library's own implementation of the exercise, and the
   test stops there with that message.
 
-The grader imports these helpers again before every test cell, and a test
-fails with ``TamperingError`` when they were changed: redefining one in your
-own cells changes nothing for the tests.
+When your notebook is graded, the grader imports these helpers again before
+every test cell, and a test fails with ``TamperingError`` if they were changed
+in this module: redefining or patching one changes nothing for your grade.
 """
 
 import contextlib

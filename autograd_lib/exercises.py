@@ -14,51 +14,22 @@ reference ran::
 
     exercises.plug("02.gradient_edge", gradient_edge)   # the engine now uses it
 
-Grading uses two more tools:
+:func:`reference` returns the library's own implementation of an exercise:
+the slots' originals are remembered the first time :func:`plug` or
+:func:`reference` is used, so it stays the library's version whatever was
+plugged since.  :func:`unplug` puts it back; :func:`plugged` swaps a function
+in for one ``with`` block.
 
-* :func:`checking` plugs one exercise and puts the *reference* back into
-  every other slot, so a mistake in one exercise never costs points in
-  another; and it turns the reference implementation of the exercise under
-  test into a **tripwire**, so a student function that merely calls the
-  library's own version fails with :class:`DelegationError`.
-* :func:`reference` returns the reference implementation (for comparisons
-  made outside the tripwire).
-
-The tripwire swaps the reference function's *code*, not just a name, so it
-catches every alias of the function (``from autograd_lib.ops.inplace import ...``,
-a reference saved in a variable before plugging, a bound method, ...).
-
-**Integrity.** The first use of this module (or :func:`seal`, which the
-course's grader calls in a fresh kernel before any notebook cell runs) takes a
-snapshot of the library, its grading helpers, NumPy and a few builtins: every
-function, class and method, and the code of each.  The references are the
-ones of the snapshot.  :func:`checking` compares the live objects with the
-snapshot when a test starts and when it ends, and raises
-:class:`TamperingError` when something the tests rely on was replaced (a
-monkeypatched ``numpy.allclose`` or ``grading.expect_equal``, a reference
-function with other code, a method added to a class, ...).  Only the exercise
-slots may change, through :func:`plug`.
+That is all the library knows about the course.  Grading (one exercise at a
+time, tripwires against delegation, the integrity snapshot) lives in the
+package ``autograd_course``, which uses these slots.
 """
 
-import builtins
 import contextlib
 import dataclasses
 import importlib
-import inspect
-import sys
-import types
 
-__all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "checking",
-           "DelegationError", "TamperingError", "exercises_of", "seal", "CHECKS"]
-
-
-class DelegationError(AssertionError):
-    """A student function called the library's own implementation of the exercise."""
-
-
-class TamperingError(AssertionError):
-    """Something the tests rely on (autograd_lib, its grading helpers, NumPy, builtins)
-    was changed since the snapshot: the tests cannot be trusted, so they fail."""
+__all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "exercises_of"]
 
 
 @dataclasses.dataclass
@@ -247,10 +218,19 @@ _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_gra
           "central finite differences of a scalar function")
 
 
+_ORIGINALS = {}     # exercise id -> the library's own implementation, taken before the first plug
+
+
+def _originals():
+    if not _ORIGINALS:
+        _ORIGINALS.update((eid, slot.get()) for eid, slot in SLOTS.items())
+    return _ORIGINALS
+
+
 def reference(exercise_id):
-    """The library's own implementation of an exercise (as it was at the snapshot)."""
+    """The library's own implementation of an exercise (as it was before anything was plugged)."""
     _slot(exercise_id)
-    return seal().references[exercise_id]
+    return _originals()[exercise_id]
 
 
 def _slot(exercise_id):
@@ -267,7 +247,7 @@ def plug(exercise_id, fn):
     slot = _slot(exercise_id)
     if not callable(fn) and not (isinstance(fn, dict) and slot.kind == "rule"):
         raise TypeError(f"plug({exercise_id!r}, fn) needs a function, got {type(fn).__name__}")
-    seal()                                    # remember the references before replacing one
+    _originals()                              # remember the references before replacing one
     slot.set(fn)
 
 
@@ -290,278 +270,6 @@ def plugged(exercise_id, fn):
         yield fn
     finally:
         SLOTS[exercise_id].set(previous)
-
-
-def _tripwire_code(exercise_id, reference_fn):
-    message = (f"your solution to exercise {exercise_id} calls autograd_lib's own implementation "
-               f"({reference_fn.__qualname__}); write it yourself")
-    # The code runs with the *reference function's* globals, so it may only use builtins.
-    source = ("def tripwire(*args, **kwargs):\n"
-              "    raise __import__('autograd_lib.exercises', fromlist=['DelegationError'])"
-              f".DelegationError({message!r})")
-    namespace = {}
-    exec(source, namespace)
-    return namespace["tripwire"].__code__
-
-
-@contextlib.contextmanager
-def checking(exercise_id, fn):
-    """Grade ``fn`` for one exercise: it alone is plugged (every other slot holds the
-    reference) and the reference of *this* exercise is a tripwire meanwhile.
-
-    Raises :class:`TamperingError`, when the block starts or ends, if the library,
-    the grading helpers, NumPy or the builtins differ from the snapshot, or if the
-    test's own names ``exercises``, ``grading``, ``np``, ``ag`` are not those modules;
-    and :class:`DelegationError` if ``fn`` refers to a copy of the reference's code.
-    A block that ends normally, with everything intact, is counted in ``CHECKS``
-    (the course's grader checks that a passing test cell ran at least one)."""
-    slot = _slot(exercise_id)
-    snapshot = seal()
-    caller = _caller_globals()
-    saved = {eid: s.get() for eid, s in SLOTS.items()}
-    for eid, ref in snapshot.references.items():
-        if eid != exercise_id:
-            SLOTS[eid].set(ref)
-    ref = snapshot.references[exercise_id]
-    try:
-        snapshot.verify(caller)
-        armed = [f for f in slot.functions(ref) + slot.guarded()
-                 if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
-        _refuse_copies(exercise_id, fn, armed, [snapshot.code_of(f) for f in armed])
-    except BaseException:
-        _restore(saved)
-        raise
-    slot.set(fn)
-    originals = [f.__code__ for f in armed]
-    for f in armed:
-        f.__code__ = _tripwire_code(exercise_id, f)
-    completed = False
-    try:
-        yield fn
-        completed = True
-    finally:
-        for f, code in zip(armed, originals):
-            f.__code__ = code
-        _restore(saved)
-        snapshot.verify(caller)
-        if completed:
-            CHECKS[0] += 1
-
-
-CHECKS = [0]      # checking() blocks that completed with everything intact
-
-
-def _caller_globals():
-    """The globals of the code that entered ``with checking(...)`` (a test cell)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") in (__name__, "contextlib"):
-        frame = frame.f_back
-    return frame.f_globals if frame is not None else {}
-
-
-def _restore(saved):
-    for eid, value in saved.items():
-        SLOTS[eid].set(value)
-
-
-def _refuse_copies(exercise_id, fn, references, codes):
-    """DelegationError when ``fn`` reaches, through its globals, closure or defaults,
-    the reference or a function running the reference's own code object (a copy
-    made with ``types.FunctionType(reference.__code__, ...)`` before the test
-    would escape the tripwire)."""
-    seen, todo = set(), [(fn, 0)]
-    while todo:
-        obj, depth = todo.pop()
-        if id(obj) in seen or depth > 3 or len(seen) > 300:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, (types.MethodType, staticmethod, classmethod)):
-            todo.append((obj.__func__, depth))
-        elif isinstance(obj, dict):
-            todo.extend((v, depth) for v in list(obj.values())[:50])
-        elif isinstance(obj, (tuple, list)):
-            todo.extend((v, depth) for v in obj[:50])
-        elif isinstance(obj, types.FunctionType):
-            if any(obj is ref for ref in references) or any(obj.__code__ is code for code in codes):
-                how = "calls" if any(obj is ref for ref in references) else "runs a copy of"
-                raise DelegationError(
-                    f"your solution to exercise {exercise_id} {how} autograd_lib's own "
-                    f"implementation ({obj.__qualname__}); write it yourself")
-            names = set(obj.__code__.co_names)
-            for const in obj.__code__.co_consts:
-                if isinstance(const, types.CodeType):
-                    names.update(const.co_names)
-            env = obj.__globals__
-            todo.extend((env[n], depth + 1) for n in names if n in env)
-            todo.extend((c.cell_contents, depth + 1) for c in obj.__closure__ or ()
-                        if _cell_filled(c))
-            todo.extend((v, depth + 1) for v in (obj.__defaults__ or ()))
-            todo.extend((v, depth + 1) for v in (obj.__kwdefaults__ or {}).values())
-
-
-def _cell_filled(cell):
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-# --------------------------------------------------------------- integrity
-
-# Builtins the tests use to compare and to describe what they saw.
-_BUILTINS = ("isinstance", "issubclass", "type", "len", "abs", "all", "any", "bool", "float", "int",
-             "str", "repr", "tuple", "list", "dict", "set", "frozenset", "sorted", "zip", "range",
-             "enumerate", "min", "max", "sum", "iter", "next", "getattr", "hasattr", "callable", "id",
-             "hash", "round", "map", "filter", "reversed", "format", "object", "super", "print",
-             "Exception", "BaseException", "AssertionError", "RuntimeError", "ValueError", "TypeError")
-# Modules watched besides autograd_lib's own, when they are loaded at the snapshot.
-_WATCHED = ("numpy", "numpy.testing", "numpy.linalg", "numpy.random", "numpy.lib")
-
-
-def _fields(slot):
-    return tuple(vars(slot).values())
-
-
-def _code_value(value):
-    """Values whose replacement could change what a test computes."""
-    return callable(value) or isinstance(value, (types.ModuleType, property, classmethod, staticmethod))
-
-
-def _functions_in(value):
-    """The plain functions behind a namespace value (a method, property, ...)."""
-    if isinstance(value, types.FunctionType):
-        return [value]
-    if isinstance(value, (staticmethod, classmethod)):
-        return _functions_in(value.__func__)
-    if isinstance(value, property):
-        return [f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType)]
-    return []
-
-
-class _Snapshot:
-    """What the tests rely on, as it was before any student code ran."""
-
-    def __init__(self):
-        # The slots and their references, first: they are excluded from the rest.
-        self.slots = {eid: _fields(slot) for eid, slot in SLOTS.items()}
-        self.references = {eid: slot.get() for eid, slot in SLOTS.items()}
-        self.reference_items = {eid: tuple(ref.items()) if isinstance(ref, dict) else ref
-                                for eid, ref in self.references.items()}
-        importlib.import_module("autograd_lib.grading")
-        # The names test cells use for the modules (AUTHORING.md's setup cell).
-        self.modules = {name: sys.modules[module] for name, module in (
-            ("exercises", __name__), ("grading", "autograd_lib.grading"), ("np", "numpy"),
-            ("numpy", "numpy"), ("ag", "autograd_lib"), ("autograd_lib", "autograd_lib"))}
-        slot_keys = set()
-        for slot in SLOTS.values():
-            owner = slot._owner()
-            slot_keys.add((id(owner), slot.attribute))
-            if slot.kind == "rule":
-                slot_keys.add((id(owner.NODES[slot.attribute]), "formulas"))
-        self.entries, self.codes, self.classes = [], {}, []
-        names = sorted(n for n in sys.modules
-                       if n in _WATCHED or n == "autograd_lib" or n.startswith("autograd_lib."))
-        for name in names:
-            self._namespace(name, vars(sys.modules[name]), sys.modules[name], slot_keys)
-        self._namespace("builtins", vars(builtins), builtins, slot_keys, only=_BUILTINS)
-        for eid, ref in self.references.items():
-            for fn in SLOTS[eid].functions(ref):
-                self._code(f"the reference of {eid}", fn)
-
-    def _namespace(self, label, namespace, owner, slot_keys, only=None):
-        library = label.startswith("autograd_lib")
-        for key, value in list(namespace.items()):
-            if (only is not None and key not in only) or (id(owner), key) in slot_keys:
-                continue
-            if key.startswith("__") and not isinstance(owner, type):
-                continue
-            if library and isinstance(value, dict):       # e.g. derivatives.NODES
-                for item in list(value.values()):
-                    if isinstance(item, type) and item.__module__.startswith("autograd_lib") \
-                            and not any(c[1] is item for c in self.classes):
-                        self._class(item, slot_keys)
-            if not _code_value(value):
-                continue
-            self.entries.append((f"{label}.{key}", namespace, key, value))
-            if library:
-                for fn in _functions_in(value):
-                    self._code(f"{label}.{key}", fn)
-                if isinstance(value, type) and value.__module__.startswith("autograd_lib") \
-                        and not any(c[1] is value for c in self.classes):
-                    self._class(value, slot_keys)
-
-    def _class(self, cls, slot_keys):
-        label = f"{cls.__module__}.{cls.__qualname__}"
-        self.classes.append((label, cls, frozenset(vars(cls))))
-        self._namespace(label, vars(cls), cls, slot_keys)
-        if isinstance(vars(cls).get("formulas"), dict) and (id(cls), "formulas") not in slot_keys:
-            self.entries.append((f"{label}.formulas", vars(cls), "formulas", cls.formulas))
-            for input_name, (fn, _) in cls.formulas.items():
-                self._code(f"{label}.formulas[{input_name!r}]", fn)
-
-    def _code(self, label, fn):
-        if id(fn) not in self.codes:
-            self.codes[id(fn)] = (label, fn, fn.__code__, fn.__defaults__, fn.__kwdefaults__)
-
-    def code_of(self, fn):
-        """The code ``fn`` had at the snapshot."""
-        return self.codes[id(fn)][2] if id(fn) in self.codes else fn.__code__
-
-    def problems(self, limit=5):
-        """What differs from the snapshot (at most ``limit`` descriptions)."""
-        found = []
-        missing = object()
-        for label, namespace, key, value in self.entries:
-            if namespace.get(key, missing) is not value:
-                found.append(f"{label} was replaced")
-        for label, fn, code, defaults, kwdefaults in self.codes.values():
-            if fn.__code__ is not code:
-                found.append(f"the code of {label} was changed")
-            elif fn.__defaults__ is not defaults or fn.__kwdefaults__ is not kwdefaults:
-                found.append(f"the default arguments of {label} were changed")
-        for label, cls, keys in self.classes:
-            namespace = vars(cls)
-            if namespace.keys() == keys:
-                continue
-            added = sorted(k for k, v in namespace.items() if k not in keys and _code_value(v))
-            if added:
-                found.append(f"{label} gained {', '.join(added)}")
-        for eid, slot in SLOTS.items():
-            if self.slots.get(eid) != _fields(slot):
-                found.append(f"exercises.SLOTS[{eid!r}] was changed")
-        if set(SLOTS) != set(self.slots):
-            found.append("exercises.SLOTS gained or lost exercises")
-        for eid, items in self.reference_items.items():
-            ref = self.references[eid]
-            if (tuple(ref.items()) if isinstance(ref, dict) else ref) != items:
-                found.append(f"the reference of {eid} was changed")
-        return found[:limit]
-
-    def verify(self, names=None):
-        """TamperingError when something differs from the snapshot, or when ``names``
-        (a test's globals) binds ``exercises``, ``grading``, ``np`` or ``ag`` to
-        something else than those modules."""
-        found = self.problems()
-        for name, module in self.modules.items():
-            if names and name in names and names[name] is not module:
-                found.append(f"the name {name!r} of the notebook is not the module {module.__name__} any more")
-        if found:
-            raise TamperingError(
-                "the tests run only on autograd_lib, its grading helpers and NumPy as they were "
-                "imported, and your code changed them: " + "; ".join(found) + ". Change the library "
-                "only through exercises.plug(...); restart the kernel and run all cells again")
-
-
-_SNAPSHOT = []
-
-
-def seal():
-    """Take the snapshot (once; later calls return it).  The course's grader calls it
-    in a fresh kernel before any notebook cell runs."""
-    if not _SNAPSHOT:
-        _SNAPSHOT.append(_Snapshot())
-    return _SNAPSHOT[0]
 
 
 def exercises_of(assignment):

@@ -4,6 +4,7 @@ checking() isolates one exercise, and the tripwire catches delegation."""
 import pytest
 
 import autograd_lib as ag
+from autograd_course import grading
 from autograd_lib import exercises
 
 
@@ -81,7 +82,7 @@ def test_checking_plugs_one_exercise_and_restores_the_others():
         return t.grad_fn is None
 
     exercises.plug("01.detach", _spy)                # a broken exercise plugged earlier
-    with exercises.checking("01.is_leaf", my_is_leaf):
+    with grading.checking("01.is_leaf", my_is_leaf):
         t = ag.tensor(1.0)
         t.detach()                                   # reference again: must not raise Spy
         assert t.is_leaf is True and calls == ["mine"], f"expected the student's is_leaf, saw {calls}"
@@ -100,8 +101,8 @@ def test_tripwire_catches_delegation_through_any_alias():
         return alias(t)
 
     for cheat in (by_reference, by_alias):
-        with pytest.raises(exercises.DelegationError, match="02.gradient_edge"):
-            with exercises.checking("02.gradient_edge", cheat):
+        with pytest.raises(grading.DelegationError, match="02.gradient_edge"):
+            with grading.checking("02.gradient_edge", cheat):
                 (ag.tensor([1.0], requires_grad=True) * 2).sum().backward()
     x = ag.tensor([1.0], requires_grad=True)
     (x * 2).sum().backward()
@@ -114,8 +115,8 @@ def test_tripwire_covers_gradient_rules():
     def cheat(grad, self, other):
         return formulas["self"][0](grad, other), formulas["other"][0](grad, self)
 
-    with pytest.raises(exercises.DelegationError):
-        with exercises.checking("03.mul_backward", cheat):
+    with pytest.raises(grading.DelegationError):
+        with grading.checking("03.mul_backward", cheat):
             a = ag.tensor([1.0, 2.0], requires_grad=True)
             (a * a).sum().backward()
 
@@ -124,14 +125,14 @@ def test_a_vjp_rule_runs_in_the_engine_and_must_return_one_gradient_per_input():
     def mul_backward(grad, self, other):
         return grad * other, grad * self
 
-    with exercises.checking("03.mul_backward", mul_backward):
+    with grading.checking("03.mul_backward", mul_backward):
         a = ag.tensor([1.0, 2.0], requires_grad=True)
         b = ag.tensor([3.0, 4.0], requires_grad=True)
         (a * b).sum().backward()
     assert (a.grad.tolist(), b.grad.tolist()) == ([3.0, 4.0], [1.0, 2.0]), f"saw {a.grad}, {b.grad}"
 
     with pytest.raises(ValueError, match="must return 2 gradient"):
-        with exercises.checking("03.mul_backward", lambda grad, other: grad * other):
+        with grading.checking("03.mul_backward", lambda grad, other: grad * other):
             (ag.tensor([1.0], requires_grad=True) * ag.tensor([2.0], requires_grad=True)).backward()
 
 
@@ -144,8 +145,8 @@ def test_guarded_helpers_are_tripwires_too():
     def sum_backward(grad, self_shape, dim, keepdim):       # delegates to a one-call helper
         return ag.ops.restore_reduced_dims(grad, dim, keepdim).expand(self_shape)
 
-    with pytest.raises(exercises.DelegationError, match="05.sum_backward"):
-        with exercises.checking("05.sum_backward", sum_backward):
+    with pytest.raises(grading.DelegationError, match="05.sum_backward"):
+        with grading.checking("05.sum_backward", sum_backward):
             ag.randn(2, 3, requires_grad=True).sum(1).sum().backward()
     x = ag.randn(2, 3, requires_grad=True)
     x.mean(1).sum().backward()                              # the helper works again afterwards

@@ -11,16 +11,17 @@
   earlier cells again (except those that killed it) and goes on, so the rest
   of the notebook is still graded.
 * **Snapshot before student code.** A fresh kernel first runs
-  ``autograd_lib.exercises.seal()``: the references and the integrity
-  snapshot come from the library before any notebook cell ran.
+  ``autograd_course.integrity.seal()``: the integrity snapshot (with the
+  references) comes from the library before any notebook cell ran.
 * **The test cells see the real helpers.** Before each test cell the grader
   runs again the import lines of the assignment's locked setup cells
-  (``import numpy as np``, ``from autograd_lib import exercises, grading``),
-  so a student who rebinds ``grading`` or ``np`` to a fake gains nothing
-  (``exercises.checking`` also refuses to run when they are rebound), and
+  (``import numpy as np``, ``from autograd_course import grading``,
+  ``from autograd_course.notebook import outcome``, ...), so a student who
+  rebinds ``grading``, ``np`` or a shared helper to a fake gains nothing
+  (``grading.checking`` also refuses to run when they are rebound), and
   a test cell that earns points must have completed at least one real
-  ``exercises.checking`` block (its counter ``CHECKS``): a fake
-  ``exercises`` never does.
+  ``grading.checking`` block (its counter ``CHECKS``): a fake
+  ``grading`` never does.
 * **No partial credit from outputs.** A test cell's ``execute_result`` is
   turned into ``display_data``: nbgrader would read a number there as partial
   credit, and student code (a display hook) can print one.
@@ -28,7 +29,7 @@
   grader remembers the functions, classes and values it defined (and each
   function's code), and puts them back before every later test cell: an answer
   cell that redefines a helper the tests compute expected values with
-  (``reference_vjp``, ``library_versions``, ...) changes nothing.
+  (``reference_vjp``, ``reference_rule``, ...) changes nothing.
 * **Figures are not rendered.** Kernels draw on matplotlib's Agg backend and
   close the figures after each cell (``figures = False``): rendering and
   embedding them cost 0.4 s of CPU per notebook, and grades never depend on them.
@@ -80,8 +81,8 @@ from tools import sandbox as bwrap
 from tools.course import exercise_of, tests_of
 
 PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*\)")
-BOOTSTRAP = ("try:\n    import autograd_lib.exercises as _autograde_e\n    _autograde_e.seal()\n"
-             "    del _autograde_e\nexcept Exception:\n    pass\n")
+BOOTSTRAP = ("try:\n    import autograd_course.integrity as _autograde_i\n    _autograde_i.seal()\n"
+             "    del _autograde_i\nexcept Exception:\n    pass\n")
 # Without the inline backend nothing closes pyplot's figures: close them after each cell.
 CLOSE_FIGURES = ("def _autograde_close_figures(*_):\n"
                  "    pyplot = __import__('sys').modules.get('matplotlib.pyplot')\n"
@@ -89,7 +90,7 @@ CLOSE_FIGURES = ("def _autograde_close_figures(*_):\n"
                  "get_ipython().events.register('post_run_cell', _autograde_close_figures)\n"
                  "del _autograde_close_figures\n")
 GRADER_ERRORS = (DeadKernelError, CellTimeoutError)
-CHECKS = "__import__('sys').modules['autograd_lib.exercises'].CHECKS[0]"
+CHECKS = "__import__('sys').modules['autograd_course.checking'].CHECKS[0]"
 
 
 # --------------------------------------------------------- the assignment
@@ -394,7 +395,7 @@ class GuardedExecute(Execute):
                             and int(after) > int(checks)):
                         cell.outputs.append(error_output(
                             "GradingIntegrityError",
-                            "this test passed without running autograd_lib's exercises.checking(...) "
+                            "this test passed without running the course's grading.checking(...) "
                             "to the end, so it did not check your code: something in your notebook "
                             "replaced what the test uses. This cell gets no points."))
                         continue

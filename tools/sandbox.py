@@ -10,9 +10,9 @@ sandbox instead, through a kernelspec named ``autograd-sandbox`` that
 * **its own namespaces**: no network (a new network namespace has only a
   loopback device), its own process tree, and uid ``nobody``;
 * **a file system of its own**: the operating system (``/usr``) and the Python
-  installation read-only, the package ``autograd_lib`` read-only, the
-  student's own assignment directory read-only on a small writable tmpfs, a
-  tmpfs ``/tmp``; nothing else.  The course directory, with ``source/``, the
+  installation read-only, the packages ``autograd_lib`` and ``autograd_course``
+  read-only, the student's own assignment directory read-only on a small
+  writable tmpfs, a tmpfs ``/tmp``; nothing else.  The course directory, with ``source/``, the
   gradebook, and other students' submissions, is not there at all;
 * **limits**: address space (``memory_mb``: NumPy and Python raise
   ``MemoryError``), CPU time of the whole kernel (``cpu_seconds``), the size of
@@ -182,15 +182,18 @@ def _outermost(paths):
 
 
 def _library():
-    """(directory of the package autograd_lib, what to put on PYTHONPATH or None)."""
+    """(directories of the packages autograd_lib and autograd_course, the notebooks'
+    imports, what to put on PYTHONPATH or None)."""
     import importlib.util
-    spec = importlib.util.find_spec("autograd_lib")
-    if spec is None or not spec.submodule_search_locations:
-        raise SystemExit("sandbox: autograd_lib is not importable by " + sys.executable)
-    package = os.path.realpath(list(spec.submodule_search_locations)[0])
-    parent = os.path.dirname(package)
+    packages = []
+    for name in ("autograd_lib", "autograd_course"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit(f"sandbox: {name} is not importable by " + sys.executable)
+        packages.append(os.path.realpath(list(spec.submodule_search_locations)[0]))
+    parent = os.path.dirname(packages[0])
     on_path = any(os.path.realpath(p or ".") == parent for p in sys.path[1:])
-    return package, (parent if on_path else None)
+    return packages, (parent if on_path else None)
 
 
 def _system_binds():
@@ -249,7 +252,7 @@ def command(connection_file, kernel_args, cwd, values):
     if not bwrap:
         raise SystemExit("sandbox: " + INSTALL_HINT)
     runtime = _runtime(connection_file)
-    package, pythonpath = _library()
+    packages, pythonpath = _library()
     scratch = values["scratch_mb"] * 2 ** 20
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
             "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox"]
@@ -257,9 +260,9 @@ def command(connection_file, kernel_args, cwd, values):
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch), "--tmpfs", "/tmp"]
     for cache in font_caches():
         args += ["--ro-bind", cache, os.path.join(MPLCONFIGDIR, os.path.basename(cache))]
-    for path in _python_paths() + [package]:
+    for path in _python_paths() + packages:
         if os.path.realpath(cwd).startswith(path.rstrip("/") + "/"):
-            raise SystemExit(f"sandbox: the kernel needs {path} (Python or autograd_lib) read-only, "
+            raise SystemExit(f"sandbox: the kernel needs {path} (Python or the course packages) read-only, "
                              f"and the course is inside it ({cwd}): move the course elsewhere")
         args += ["--ro-bind", path, path]
     args += ["--bind", runtime, runtime]

@@ -106,12 +106,14 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
                           f"'{_first_mistake(grade_id).name}' elsewhere):\n" + "\n".join(problems))
 
 
-# A cheat whose answer cell also redefines the notebook helper that the hidden parts
+# A cheat whose answer cell also redefines a notebook helper that the hidden parts
 # compute expected values with, so that "the reference" agrees with the answer:
-# (helper, redefinition).  Graded without the grader's restoring of locked helpers,
-# it gains 3 points.  (The same kind of redefinition of 04's library_versions and
-# 05's reference_rule gained nothing even without the restoring, so they are not
-# cases here: they could not fail.)
+# (helper, redefinition).  03's reference_vjp is defined in a locked cell, which the
+# grader puts back before each test cell; without that, the cheat gains 3 points.
+# 07's library_version comes from autograd_course.notebook, which the grader imports
+# again before each test cell; without that, the cheat gains 2 points (the hidden part
+# of 07_grad_mode_enter_test2).  (The same kind of redefinition of 05's reference_rule
+# gained nothing even without the restoring, so it is not a case here: it could not fail.)
 REDEFINED = {
     "03_pow_backward_answer": ("reference_vjp", '''
 _real_reference_vjp = reference_vjp
@@ -121,6 +123,25 @@ def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for
     if exercise_id == "03.pow_backward":
         return (pow_backward(grad, values["self"], values["exponent"]),)
     return _real_reference_vjp(exercise_id, grad, **values)
+'''),
+    "07_grad_mode_enter_answer": ("library_version", '''
+import contextlib
+import sys
+
+_shared_library_version = library_version
+
+
+@contextlib.contextmanager
+def library_version(assignment):    # the library's code, but my grad_mode_enter in grad_mode_enter's tests
+    cell = sys._getframe(2)
+    while cell.f_code.co_name != "<module>":
+        cell = cell.f_back
+    with _shared_library_version(assignment):
+        if "07.grad_mode_enter" in cell.f_code.co_consts:
+            with exercises.plugged("07.grad_mode_enter", grad_mode_enter):
+                yield
+        else:
+            yield
 '''),
 }
 REDEFINED_CASES = [case for case in CASES if case.values[1] in REDEFINED]
@@ -149,5 +170,6 @@ def test_redefining_the_notebooks_helpers_changes_nothing(graded_with_helpers, a
                f"{redefined.cells[g].score:g} with it" for g in sorted(plain.cells)
                if redefined.cells.get(g) is None or redefined.cells[g].score != plain.cells[g].score]
     assert not changed, (f"{grade_id}: an answer cell that also redefines the notebook's {helper}() to "
-                         f"agree with a wrong answer should get the same grade (the grader puts the locked "
-                         f"helper back before each test); it changed:\n" + "\n".join(changed))
+                         f"agree with a wrong answer should get the same grade (before each test the grader "
+                         f"puts the locked helpers back and imports the shared ones again); it changed:\n"
+                         + "\n".join(changed))

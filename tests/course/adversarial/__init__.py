@@ -132,6 +132,19 @@ CATALOG = [
               "grading.expect_equal = grading.expect_true = grading.expect_raises = _pass\n"
               "grading.expect_close.__code__ = _pass.__code__\n\n" + WRONG_DETACH)},
           says={"01_detach_test": "TamperingError"}),
+    Cheat("patch_shared_helpers", "a wrong detach, with the notebooks' shared helpers patched in their "
+          "module, autograd_course.notebook: error_of replaced, and the code of library_version changed to "
+          "plug the wrong detach",
+          "0 for detach (TamperingError); full points elsewhere", zero=("01_detach",),
+          answers={"01_detach_answer": (
+              "import contextlib\nfrom autograd_course import notebook\n\n"
+              "notebook.error_of = lambda *args, **kwargs: None\n\n\n"
+              "@contextlib.contextmanager\n"
+              "def _mine(assignment):\n"
+              "    with exercises.plugged('01.detach', detach):\n"
+              "        yield\n\n\n"
+              "notebook.library_version.__wrapped__.__code__ = _mine.__wrapped__.__code__\n\n" + WRONG_DETACH)},
+          says={"01_detach_test": "TamperingError"}),
     Cheat("fake_modules", "a wrong detach, with the notebook's names grading and exercises rebound "
           "to fakes whose checks pass and whose checking() does nothing",
           "0 for detach (the grader re-imports the real modules before each test); full points elsewhere",
@@ -141,7 +154,7 @@ CATALOG = [
               "import autograd_lib.exercises\nautograd_lib.exercises.plug('01.detach', detach)\n")}),
     Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
           "notebook's grading and exercises to fakes right before every later cell runs",
-          "0 for detach (exercises.checking never ran: GradingIntegrityError); full points elsewhere",
+          "0 for detach (grading.checking never ran: GradingIntegrityError); full points elsewhere",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + "\n" + FAKE + (
               "def _rebind(*args):\n"
@@ -181,7 +194,9 @@ CATALOG = [
               "        return ag.Tensor._make(tensor._data.copy())\n"
               "    return ag.Tensor._make(tensor._data, tensor._version_counter)\n\n" + PLUG +
               "exercises.reference('01.detach').__code__ = detach.__code__\n"
-              "exercises.seal().references['01.detach'] = detach\n")},
+              "exercises._ORIGINALS['01.detach'] = detach\n"
+              "from autograd_course import integrity\n"
+              "integrity.seal().references['01.detach'] = detach\n")},
           says={"01_detach_test2": "TamperingError"}),
     Cheat("call_reference", "detach calls the library's own implementation, through an alias saved "
           "before plugging", "0 for detach (DelegationError); full points elsewhere", zero=("01_detach",),

@@ -11,19 +11,29 @@ fails with::
       seen:     [6.0, 48.0]
       rule:     gradients of a tensor used twice add up
 
+Every test cell grades inside ``grading.checking(exercise_id, fn)``
+(:mod:`autograd_course.checking`, here under this module's name too): only
+``fn`` is plugged, every other exercise runs the library's own code, and a
+function that calls the library's own implementation fails with
+``grading.DelegationError``.
+
 The comparisons are made with functions captured when this module is first
 imported, so redefining ``numpy.allclose`` afterwards does not change them.
-Importing this module also takes the snapshot of ``exercises.seal``: while a
-test runs inside ``exercises.checking``, these helpers, NumPy and the library
-must be what they were then, or the test fails with ``TamperingError``.
+Importing this module also takes the integrity snapshot
+(:func:`autograd_course.integrity.seal`): while a test runs inside
+``grading.checking``, these helpers, NumPy and the library must be what they
+were then, or the test fails with ``TamperingError``.
 """
 
 import numpy as _np
 
-from .tensor import Tensor
+from autograd_lib.tensor import Tensor
 
-__all__ = ["expect_equal", "expect_close", "expect_true", "expect_raises", "expect_warns",
-           "random_cases", "to_list"]
+from . import integrity as _integrity
+from .checking import CHECKS, DelegationError, checking
+
+__all__ = ["checking", "DelegationError", "CHECKS", "expect_equal", "expect_close", "expect_true",
+           "expect_raises", "expect_warns", "random_cases", "to_list"]
 
 _allclose = _np.allclose
 _array = _np.asarray
@@ -108,6 +118,4 @@ def random_cases(seed, count=5):
     return [_np.random.default_rng(root.integers(2 ** 32)) for _ in range(count)]
 
 
-from . import exercises as _exercises  # noqa: E402 - after the helpers: the snapshot includes them
-
-_exercises.seal()
+_integrity.seal()        # last: the snapshot includes the helpers above

@@ -1,0 +1,148 @@
+"""Grading one exercise: what a test cell's ``with grading.checking(id, fn):`` does.
+
+:func:`checking` plugs the student's function into its slot of
+``autograd_lib.exercises`` and puts the *reference* back into every other
+slot, so a mistake in one exercise never costs points in another.  It also
+turns the reference implementation of the exercise under test into a
+**tripwire**, so a student function that merely calls the library's own
+version fails with :class:`DelegationError`.
+
+The tripwire swaps the reference function's *code*, not just a name, so it
+catches every alias of the function (``from autograd_lib.ops import ...``,
+a reference saved in a variable before plugging, a bound method, ...); a
+function that runs a *copy* of the reference's code object is refused before
+the block starts.  When the block starts and when it ends, the integrity
+snapshot (:mod:`autograd_course.integrity`) must still hold.
+"""
+
+import contextlib
+import sys
+import types
+
+from autograd_lib import exercises
+
+from . import integrity
+
+__all__ = ["checking", "DelegationError", "CHECKS"]
+
+
+class DelegationError(AssertionError):
+    """A student function called the library's own implementation of the exercise."""
+
+
+CHECKS = [0]      # checking() blocks that completed with everything intact
+
+
+def _tripwire_code(exercise_id, reference_fn):
+    message = (f"your solution to exercise {exercise_id} calls autograd_lib's own implementation "
+               f"({reference_fn.__qualname__}); write it yourself")
+    # The code runs with the *reference function's* globals, so it may only use builtins.
+    source = ("def tripwire(*args, **kwargs):\n"
+              f"    raise __import__({__name__!r}, fromlist=['DelegationError'])"
+              f".DelegationError({message!r})")
+    namespace = {}
+    exec(source, namespace)
+    return namespace["tripwire"].__code__
+
+
+@contextlib.contextmanager
+def checking(exercise_id, fn):
+    """Grade ``fn`` for one exercise: it alone is plugged (every other slot holds the
+    reference) and the reference of *this* exercise is a tripwire meanwhile.
+
+    Raises :class:`~autograd_course.integrity.TamperingError`, when the block starts
+    or ends, if the library, the course's grading modules, NumPy or the builtins differ
+    from the snapshot, or if the test's own names ``exercises``, ``grading``, ``np``,
+    ``ag`` are not those modules; and :class:`DelegationError` if ``fn`` refers to a
+    copy of the reference's code.  A block that ends normally, with everything intact,
+    is counted in ``CHECKS`` (the course's grader checks that a passing test cell ran
+    at least one)."""
+    exercises.reference(exercise_id)          # a clear KeyError for an unknown exercise
+    slots = exercises.SLOTS
+    slot = slots[exercise_id]
+    snapshot = integrity.seal()
+    caller = _caller_globals()
+    saved = {eid: s.get() for eid, s in slots.items()}
+    for eid, ref in snapshot.references.items():
+        if eid != exercise_id:
+            slots[eid].set(ref)
+    ref = snapshot.references[exercise_id]
+    try:
+        snapshot.verify(caller)
+        armed = [f for f in slot.functions(ref) + slot.guarded()
+                 if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
+        _refuse_copies(exercise_id, fn, armed, [snapshot.code_of(f) for f in armed])
+    except BaseException:
+        _restore(saved)
+        raise
+    slot.set(fn)
+    originals = [f.__code__ for f in armed]
+    for f in armed:
+        f.__code__ = _tripwire_code(exercise_id, f)
+    completed = False
+    try:
+        yield fn
+        completed = True
+    finally:
+        for f, code in zip(armed, originals):
+            f.__code__ = code
+        _restore(saved)
+        snapshot.verify(caller)
+        if completed:
+            CHECKS[0] += 1
+
+
+def _caller_globals():
+    """The globals of the code that entered ``with checking(...)`` (a test cell)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") in (__name__, "contextlib"):
+        frame = frame.f_back
+    return frame.f_globals if frame is not None else {}
+
+
+def _restore(saved):
+    for eid, value in saved.items():
+        exercises.SLOTS[eid].set(value)
+
+
+def _refuse_copies(exercise_id, fn, references, codes):
+    """DelegationError when ``fn`` reaches, through its globals, closure or defaults,
+    the reference or a function running the reference's own code object (a copy
+    made with ``types.FunctionType(reference.__code__, ...)`` before the test
+    would escape the tripwire)."""
+    seen, todo = set(), [(fn, 0)]
+    while todo:
+        obj, depth = todo.pop()
+        if id(obj) in seen or depth > 3 or len(seen) > 300:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (types.MethodType, staticmethod, classmethod)):
+            todo.append((obj.__func__, depth))
+        elif isinstance(obj, dict):
+            todo.extend((v, depth) for v in list(obj.values())[:50])
+        elif isinstance(obj, (tuple, list)):
+            todo.extend((v, depth) for v in obj[:50])
+        elif isinstance(obj, types.FunctionType):
+            if any(obj is ref for ref in references) or any(obj.__code__ is code for code in codes):
+                how = "calls" if any(obj is ref for ref in references) else "runs a copy of"
+                raise DelegationError(
+                    f"your solution to exercise {exercise_id} {how} autograd_lib's own "
+                    f"implementation ({obj.__qualname__}); write it yourself")
+            names = set(obj.__code__.co_names)
+            for const in obj.__code__.co_consts:
+                if isinstance(const, types.CodeType):
+                    names.update(const.co_names)
+            env = obj.__globals__
+            todo.extend((env[n], depth + 1) for n in names if n in env)
+            todo.extend((c.cell_contents, depth + 1) for c in obj.__closure__ or ()
+                        if _cell_filled(c))
+            todo.extend((v, depth + 1) for v in (obj.__defaults__ or ()))
+            todo.extend((v, depth + 1) for v in (obj.__kwdefaults__ or {}).values())
+
+
+def _cell_filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True

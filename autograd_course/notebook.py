@@ -1,0 +1,98 @@
+"""Small helpers that the assignments' test cells share.
+
+A notebook imports the ones it uses in its setup cell, for example::
+
+    from autograd_course.notebook import library_version, outcome
+
+You do not need them for your answers, but reading them tells you exactly
+what a test does when it runs your function.  Two rules hold for all of them:
+
+* An error your code raises is part of what a test compares (``outcome``,
+  ``error_of``) or reports (``call``): it is turned into the text
+  ``"ErrorType: message"``.
+* A ``DelegationError`` is never turned into text: it means that your
+  function called the library's own implementation of the exercise, and the
+  test stops there with that message.
+
+When your notebook is graded, the grader imports these helpers again before
+every test cell, and a test fails with ``TamperingError`` if they were changed
+in this module: redefining or patching one changes nothing for your grade.
+"""
+
+import contextlib
+import warnings
+
+from autograd_lib import exercises
+from autograd_lib.tensor import Tensor
+
+from .checking import DelegationError
+
+__all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown", "array_of"]
+
+
+def outcome(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, or the error it raised as the text ``"ErrorType: message"``."""
+    try:
+        return fn(*args, **kwargs)
+    except DelegationError:
+        raise
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
+
+def error_of(fn, *args, **kwargs):
+    """Run ``fn(*args, **kwargs)``: None if it worked, else the error it raised as the
+    text ``"ErrorType: message"``."""
+    try:
+        fn(*args, **kwargs)
+    except DelegationError:
+        raise
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def call(fn, *args, what, rule):
+    """``fn(*args)``; if it raises an error, the check fails with a message that names
+    ``what`` was called, the error, and the ``rule`` the test checks."""
+    try:
+        return fn(*args)
+    except DelegationError:
+        raise
+    except NotImplementedError as error:
+        seen = f"NotImplementedError: {error}" if str(error) else \
+            "NotImplementedError: the answer cell has no code yet"
+    except Exception as error:
+        seen = f"{type(error).__name__}: {error}"
+    raise AssertionError(f"{what} raised an error.\n  seen:     {seen}\n  rule:     {rule}")
+
+
+@contextlib.contextmanager
+def library_version(assignment):
+    """Inside this ``with`` block, every exercise of ``assignment`` (``"06"``, ...) runs
+    the library's own code instead of yours: the tests compute their expected values
+    in it.  What you plugged is back when the block ends."""
+    with contextlib.ExitStack() as stack:
+        for exercise_id in exercises.exercises_of(assignment):
+            stack.enter_context(exercises.plugged(exercise_id, exercises.reference(exercise_id)))
+        yield
+
+
+def quietly(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` without the UserWarning that ``backward(create_graph=True)``
+    gives (the notebooks show it once)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Using backward\(\) with create_graph=True")
+        return fn(*args, **kwargs)
+
+
+def shown(value):
+    """``value``, or ``"a <type> object"`` when its repr could show a memory address
+    (feedback stays the same from one run to the next)."""
+    plain = value is None or isinstance(value, (bool, int, float, str))
+    return value if plain else f"a {type(value).__name__} object"
+
+
+def array_of(value):
+    """A copy of a tensor's values as a NumPy array; anything else as it is."""
+    return value._data.copy() if isinstance(value, Tensor) else value

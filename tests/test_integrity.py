@@ -1,0 +1,154 @@
+"""The course package around the library: autograd_lib knows nothing of it,
+reference() stays the library's own version, the snapshot watches the course
+modules a test cell runs (the shared notebook helpers among them), and the
+helpers behave as the notebooks rely on."""
+
+import contextlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import autograd_lib as ag
+from autograd_course import grading, integrity, notebook
+from autograd_lib import exercises
+
+
+@pytest.fixture(autouse=True)
+def _restore():
+    yield
+    exercises.unplug_all()
+
+
+def _is_leaf(tensor):
+    return tensor.grad_fn is None
+
+
+def test_autograd_lib_imports_nothing_of_the_course():
+    code = ("import sys, autograd_lib, autograd_lib.exercises, autograd_lib.demo\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'autograd_course'))")
+    seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert seen.strip() == "[]", f"expected autograd_lib to load no autograd_course module, saw {seen.strip()}"
+
+
+def test_reference_is_the_librarys_own_version_whatever_is_plugged():
+    original = vars(ag.Tensor)["detach"]
+    exercises.plug("01.detach", lambda tensor: tensor)
+    assert exercises.reference("01.detach") is original, "expected reference() to be the library's detach"
+    exercises.unplug("01.detach")
+    assert vars(ag.Tensor)["detach"] is original, "expected unplug() to put the library's detach back"
+
+
+@contextlib.contextmanager
+def _patched(namespace, name, value):
+    saved = getattr(namespace, name)
+    setattr(namespace, name, value)
+    try:
+        yield
+    finally:
+        setattr(namespace, name, saved)
+
+
+@pytest.mark.parametrize("module, name", [(notebook, "outcome"), (notebook, "library_version"),
+                                          (grading, "expect_equal"), (integrity, "_original")])
+def test_replacing_a_course_helper_is_tampering(module, name):
+    integrity.seal()
+    with _patched(module, name, lambda *args, **kwargs: None):
+        with pytest.raises(integrity.TamperingError, match=f"{module.__name__}.{name} was replaced"):
+            with grading.checking("01.is_leaf", _is_leaf):
+                pass
+
+
+def test_changing_the_code_a_helper_decorator_wraps_is_tampering():
+    integrity.seal()
+    inner = notebook.library_version.__wrapped__
+
+    def nothing(assignment):
+        yield
+
+    with _patched(inner, "__code__", nothing.__code__):
+        with pytest.raises(integrity.TamperingError, match="the code of autograd_course.notebook.library_version"):
+            with grading.checking("01.is_leaf", _is_leaf):
+                pass
+
+
+def test_replacing_a_remembered_reference_is_tampering():
+    integrity.seal()
+    originals = vars(exercises)["_ORIGINALS"]
+    saved = originals["01.detach"]
+    originals["01.detach"] = lambda tensor: tensor
+    try:
+        with pytest.raises(integrity.TamperingError, match="the reference of 01.detach was changed"):
+            with grading.checking("01.is_leaf", _is_leaf):
+                pass
+    finally:
+        originals["01.detach"] = saved
+
+
+def test_library_version_runs_the_librarys_code_for_one_assignment():
+    calls = []
+
+    def detach(tensor):
+        calls.append("mine")
+        return tensor
+
+    exercises.plug("01.detach", detach)
+    with notebook.library_version("01"):
+        ag.tensor([1.0]).detach()
+    assert calls == [], f"expected the library's detach inside library_version('01'), saw {calls}"
+    ag.tensor([1.0]).detach()
+    assert calls == ["mine"], f"expected the plugged detach back after the block, saw {calls}"
+
+
+def _fail(*args, **kwargs):
+    raise ValueError("bad input")
+
+
+def _delegate(*args, **kwargs):
+    raise grading.DelegationError("calls the library")
+
+
+def test_outcome_and_error_of_turn_errors_into_text_but_not_delegation():
+    assert (notebook.outcome(_fail), notebook.outcome(max, 2, 3)) == ("ValueError: bad input", 3)
+    assert (notebook.error_of(_fail), notebook.error_of(max, 2, 3)) == ("ValueError: bad input", None)
+    for helper in (notebook.outcome, notebook.error_of):
+        with pytest.raises(grading.DelegationError):
+            helper(_delegate)
+
+
+def test_call_names_the_rule_and_an_empty_answer():
+    def blank():
+        raise NotImplementedError()
+
+    def unsupported():
+        raise NotImplementedError('"add_cpu" not implemented for Bool')
+
+    for fn, seen in ((blank, "NotImplementedError: the answer cell has no code yet"),
+                     (unsupported, 'NotImplementedError: "add_cpu" not implemented for Bool'),
+                     (_fail, "ValueError: bad input")):
+        with pytest.raises(AssertionError) as error:
+            notebook.call(fn, what="fn()", rule="a rule")
+        expected = f"fn() raised an error.\n  seen:     {seen}\n  rule:     a rule"
+        assert str(error.value) == expected, f"expected {expected!r}, saw {str(error.value)!r}"
+    assert notebook.call(max, 2, 3, what="max", rule="") == 3
+
+
+def test_quietly_hides_only_the_create_graph_warning():
+    def both():
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle", UserWarning)
+        warnings.warn("another warning", UserWarning)
+        return 7
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert notebook.quietly(both) == 7
+    assert [str(w.message) for w in caught] == ["another warning"], f"saw {[str(w.message) for w in caught]}"
+
+
+def test_shown_and_array_of():
+    t = ag.tensor([1.0, 2.0])
+    assert [notebook.shown(v) for v in (None, 3, "x", t)] == [None, 3, "x", "a Tensor object"]
+    copy = notebook.array_of(t)
+    assert copy.tolist() == [1.0, 2.0] and copy is not t._data, "expected a copy of the tensor's values"
+    assert notebook.array_of(None) is None

@@ -8,7 +8,7 @@ turns the reference implementation of the exercise under test into a
 version fails with :class:`DelegationError`.
 
 The tripwire swaps the reference function's *code*, not just a name, so it
-catches every alias of the function (``from autograd_lib.ops import ...``,
+catches every alias of the function (``from autograd_lib.ops.inplace import ...``,
 a reference saved in a variable before plugging, a bound method, ...); a
 function that runs a *copy* of the reference's code object is refused before
 the block starts.  When the block starts and when it ends, the integrity

@@ -28,6 +28,8 @@ package ``autograd_course``, which uses these slots.
 import contextlib
 import dataclasses
 import importlib
+import inspect
+import sys
 
 __all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "exercises_of"]
 

@@ -214,7 +214,7 @@ class Installer:
         as_user(self.instructor, ["make", "-C", checkout, "venv"])
         if self.s["AUTOGRAD_COURSE_DB_URL"].startswith("postgresql"):
             requirement = next(line.split("#")[0].strip() for line in (HERE / "requirements.txt").read_text().splitlines()
-                               if line.startswith("psycopg2-binary"))
+                               if line.startswith("psycopg["))
             as_user(self.instructor, [checkout / ".venv" / "bin" / "pip", "install", "--quiet", requirement])
         course = checkout / "course"
         files = {

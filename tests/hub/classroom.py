@@ -105,6 +105,9 @@ def remove_account(name):
         return
     uid = pwd.getpwnam(name).pw_uid
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        if sig == signal.SIGKILL and processes_of(uid):
+            print(f"{name}: still running after SIGTERM: " + "; ".join(
+                f"{pid} {Path(f'/proc/{pid}/cmdline').read_bytes()[:200]!r}" for pid in processes_of(uid)))
         for pid in processes_of(uid):
             try:
                 os.kill(pid, sig)
@@ -390,7 +393,7 @@ class Person:
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
         url = self.server.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels"
-        socket_ = await websocket_connect(HTTPRequest(url, headers=self.headers), connect_timeout=60)
+        socket_ = await websocket_connect(HTTPRequest(url, headers=self.headers, connect_timeout=60))
         msg_id = uuid.uuid4().hex
         socket_.write_message(json.dumps({
             "header": {"msg_id": msg_id, "username": self.name, "session": uuid.uuid4().hex, "msg_type": "execute_request",

@@ -2,14 +2,14 @@
 
 nbgrader 0.9.6 hides a submission in ``<exchange>/<course>/inbound`` behind a
 name with 72 random bits, in a directory other students cannot list, but
-makes its files world-readable (0644, the directory 0777): anyone who learns
-the name reads the notebook.  On the course's hub (deploy/jupyterhub/),
-``inbound`` belongs to the instructor and the graders' group, with the
-set-group-ID bit, so everything a student submits belongs to that group.
-:class:`PrivateSubmit` then takes the world's permissions away: the student
-and the graders' group keep theirs, other students have none.  Where
-``inbound`` carries no such group (a plain nbgrader exchange), it changes
-nothing, since the graders could no longer read the submission.
+makes it world-readable (its directory 0777, its files 0644): anyone who
+learns the name reads the notebook.  On the course's hub (deploy/jupyterhub/),
+``inbound`` belongs to the graders' group and carries the set-group-ID bit,
+so a submission's directory belongs to that group.  :class:`PrivateSubmit`
+then closes that directory to the world (0770): the student and the graders
+enter it, other students cannot, whatever the modes of the files inside.
+Where ``inbound`` carries no such group (a plain nbgrader exchange), it
+changes nothing, since the graders could no longer read the submission.
 
 Selected in the class environment's nbgrader_config.py:
 
@@ -20,8 +20,7 @@ import os
 
 from nbgrader.exchange.default.submit import ExchangeSubmit
 
-FILE_MODE = 0o640          # the student reads and writes, the graders read
-DIR_MODE = 0o770           # the graders may also remove a submission
+DIR_MODE = 0o770           # the student and the graders' group; nobody else enters
 
 
 class PrivateSubmit(ExchangeSubmit):
@@ -31,12 +30,8 @@ class PrivateSubmit(ExchangeSubmit):
     def copy_files(self):
         super().copy_files()
         submission = os.path.join(self.inbound_path, self.assignment_filename)
-        group = os.stat(submission).st_gid
-        if group in (os.getgid(), *os.getgroups()):
+        if os.stat(submission).st_gid in (os.getgid(), *os.getgroups()):
             self.log.warning("the exchange's inbound directory carries no graders' group: "
                              "the submission keeps nbgrader's permissions")
             return
-        for directory, _, files in os.walk(submission):
-            for name in files:
-                os.chmod(os.path.join(directory, name), FILE_MODE)
-            os.chmod(directory, DIR_MODE)
+        os.chmod(submission, DIR_MODE)

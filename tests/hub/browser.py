@@ -7,12 +7,11 @@ success), back to the Assignments tab, Submit.  Screenshots of each stage go
 to artifacts/hub/."""
 
 import contextlib
+import shutil
 import tempfile
 import time
 
-import pytest
-
-from tests.binder.test_browser import Student, chromium, check_png, wait_for
+from tests.binder.test_browser import Student, check_png, chrome, wait_for
 
 FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -21,23 +20,12 @@ FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-u
 
 @contextlib.contextmanager
 def browser():
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="the hub test drives Chromium with Selenium: pip install -e '.[test]'")
-    from selenium.webdriver.chrome.service import Service
-    browser_path, driver_path = chromium()
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser_path
+    """Headless Chromium with a fresh profile, kept off the network but for loopback."""
     profile = tempfile.mkdtemp(prefix="hub-chromium-")
-    for argument in (*FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(argument)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SE_OFFLINE", "true")       # Selenium Manager must never download a driver
-        driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
-        yield driver
+        with chrome(*FLAGS, f"--user-data-dir={profile}") as driver:
+            yield driver
     finally:
-        driver.quit()
-        import shutil
         shutil.rmtree(profile, ignore_errors=True)
 
 

@@ -113,7 +113,7 @@ def remove_account(name):
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 5
         while processes_of(uid) and time.monotonic() < deadline:
             time.sleep(0.2)
     subprocess.run(["userdel", "--remove", name], capture_output=True)
@@ -173,7 +173,7 @@ class Classroom:
     """The whole machine of one class: see the module's docstring."""
 
     def __init__(self):
-        self.seconds = {}
+        self.measured = {}
         self.root = Path(tempfile.mkdtemp(prefix="autograd-hub-test-", dir="/tmp"))
         self.root.chmod(0o755)
         self.etc, self.state = self.root / "etc", self.root / "state"
@@ -193,7 +193,7 @@ class Classroom:
         try:
             return function(*args, **kwargs)
         finally:
-            self.seconds[name] = round(time.perf_counter() - start, 1)
+            self.measured[name] = round(time.perf_counter() - start, 1)
 
     def settings(self):
         return {
@@ -348,6 +348,21 @@ class Person:
                 return self
             time.sleep(0.5)
         pytest.fail(f"{self.name}'s server was not ready within {TIMEOUT} s:\n{self.room.hub_tail()}")
+
+    def memory_mb(self):
+        """Resident memory (MB) of this account's processes: {pid command: MB}."""
+        seen = {}
+        for pid in processes_of(pwd.getpwnam(self.name).pw_uid):
+            try:
+                rss = int(re.search(r"^VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text(), re.M).group(1))
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except (OSError, AttributeError):
+                continue
+            name = ("kernel" if b"ipykernel_launcher" in command else
+                    "singleuser" if any(b"jupyterhub-singleuser" in part for part in command) else
+                    Path(command[0].decode()).name)
+            seen[f"{pid} {name}"] = round(rss / 1024)
+        return seen
 
     def server_pid(self):
         """The pid of the jupyterhub-singleuser process of this account."""

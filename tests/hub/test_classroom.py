@@ -25,12 +25,14 @@ The tests run in order, each one a step of the week:
 9. cy resubmits late: only cy is graded again;
 10. the instructor's formgrader shows the gradebook.
 
-Durations go to artifacts/hub/durations.json; screenshots to artifacts/hub/.
+Durations (s) and two memory figures (MB) go to artifacts/hub/measurements.json;
+screenshots to artifacts/hub/.
 """
 
 import csv
 import json
 import os
+import pwd
 import time
 from pathlib import Path
 
@@ -52,8 +54,8 @@ TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "com
 
 def _durations(room):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / "durations.json").write_text(json.dumps(room.seconds, indent=1) + "\n")
-    print("\nhub test durations (s): " + ", ".join(f"{k} {v}" for k, v in room.seconds.items()))
+    (ARTIFACTS / "measurements.json").write_text(json.dumps(room.measured, indent=1) + "\n")
+    print("\nhub test measurements (s, MB): " + ", ".join(f"{k} {v}" for k, v in room.measured.items()))
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +73,7 @@ def room():
         try:
             classroom.timed("teardown", classroom.close)
         finally:
-            classroom.seconds["whole test"] = round(time.perf_counter() - start, 1)
+            classroom.measured["whole test"] = round(time.perf_counter() - start, 1)
             _durations(classroom)
 
 
@@ -83,13 +85,13 @@ def person(room, name):
 
 
 def step(room, name):
-    """A context manager timing one step into room.seconds."""
+    """A context manager timing one step into room.measured."""
     class Timer:
         def __enter__(self):
             self.start = time.perf_counter()
 
         def __exit__(self, *exc):
-            room.seconds[name] = round(time.perf_counter() - self.start, 1)
+            room.measured[name] = round(time.perf_counter() - self.start, 1)
     return Timer()
 
 
@@ -180,6 +182,10 @@ def test_1_instructor_releases_through_the_exchange(room):
     with step(room, "1 students' servers start"):
         for name in STUDENTS:
             listed = person(room, name).assignments()
+            pid = person(room, name).server_pid()
+            owner = pid and Path(f"/proc/{pid}").stat().st_uid
+            assert owner == pwd.getpwnam(name).pw_uid, \
+                f"expected {name}'s server to run as {name} (uid {pwd.getpwnam(name).pw_uid}), seen pid {pid} uid {owner}"
             assert [(a["assignment_id"], a["status"]) for a in listed] == [(ASSIGNMENT, "released")], \
                 f"expected {name}'s Assignments tab to list {ASSIGNMENT} as released, seen {listed}"
 
@@ -314,6 +320,13 @@ def test_8_the_limits_of_a_students_server_are_in_force(room):
     text = Path(f"/proc/{pid}/limits").read_text()
     seen = {name: int(line.split()[-3]) for line in text.splitlines() for name in limits if line.startswith(name)}
     assert seen == limits, f"expected these limits on ada's server (pid {pid}): {limits}\nseen:\n{text}"
+    with step(room, "8 memory of a server with a kernel"):
+        kernel_memory = person(room, ADA).execute(
+            "import numpy, matplotlib.pyplot, autograd_lib, re\n"
+            "print(re.search(r'VmRSS:\\s+(\\d+)', open('/proc/self/status').read()).group(1))")
+    room.measured["memory (MB): a student's server"] = sum(
+        mb for what, mb in person(room, ADA).memory_mb().items() if "singleuser" in what)
+    room.measured["memory (MB): a kernel with autograd_lib, NumPy, matplotlib"] = round(int(kernel_memory) / 1024)
     code = ("import resource\n"
             "try:\n    bytearray(resource.getrlimit(resource.RLIMIT_AS)[0])\n    print('allocated')\n"
             "except MemoryError:\n    print('MemoryError')\n")

@@ -23,7 +23,8 @@ The tests run in order, each one a step of the week:
    the course's source/ or the gradebook;
 8. the limits of a student's server are in force;
 9. cy resubmits late: only cy is graded again;
-10. the instructor's formgrader shows the gradebook.
+10. the instructor's formgrader shows the gradebook;
+11. the systemd variant of the configuration names only SystemdSpawner's own settings.
 
 Durations (s) and two memory figures (MB) go to artifacts/hub/measurements.json;
 screenshots to artifacts/hub/.
@@ -33,6 +34,7 @@ import csv
 import json
 import os
 import pwd
+import subprocess
 import time
 from pathlib import Path
 
@@ -362,3 +364,29 @@ def test_10_the_instructors_formgrader_reads_the_gradebook(room):
     seen = {a["name"]: a.get("num_submissions") for a in listed}
     assert seen.get(ASSIGNMENT) == len(STUDENTS), \
         f"expected formgrader (the instructor's server) to show {len(STUDENTS)} submissions of {ASSIGNMENT}, seen {seen}"
+
+
+SYSTEMD_CHECK = r'''
+import json, sys
+from traitlets.config.loader import PyFileConfigLoader
+config = PyFileConfigLoader("jupyterhub_config.py", path=sys.argv[1]).load_config()
+from systemdspawner import SystemdSpawner
+traits = SystemdSpawner.class_trait_names(config=True)
+print(json.dumps({"spawner_class": str(config.JupyterHub.spawner_class),
+                  "settings": {k: repr(v) for k, v in config.SystemdSpawner.items()},
+                  "unknown": sorted(k for k in config.SystemdSpawner if k not in traits)}))
+'''
+
+
+def test_11_on_a_systemd_machine_the_config_uses_systemdspawners_own_settings(room):
+    """This machine has no systemd, so the hub above ran LocalProcessSpawner with rlimits.
+    What can be checked of the other branch: it selects SystemdSpawner and every
+    setting it writes is one of SystemdSpawner's (jupyterhub-systemdspawner) traits."""
+    env = dict(os.environ, AUTOGRAD_HUB_CONFIG_DIR=str(room.etc), AUTOGRAD_HUB_SPAWNER="systemd")
+    done = subprocess.run([room.prefix / "env" / "bin" / "python", "-c", SYSTEMD_CHECK, room.etc],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, f"loading jupyterhub_config.py for systemd failed:\n{done.stderr[-3000:]}"
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["spawner_class"] == "systemdspawner.SystemdSpawner" and not seen["unknown"], \
+        f"expected SystemdSpawner with settings it knows, seen {seen}"
+    assert {"mem_limit", "cpu_limit", "unit_extra_properties"} <= set(seen["settings"]), seen

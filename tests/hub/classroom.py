@@ -14,7 +14,9 @@ directory.
 hub's login form with the password the installer gave it, asks the hub for
 an API token, starts its server, and calls that server's REST API (the
 Assignments tab's calls, the contents API, and code run in a kernel of its
-own).
+own).  The instructor's commands (nbgrader, make grade-class) run from the
+instructor's own server, as the guide has them typed into a JupyterLab
+terminal there: with that server's environment, limits and gradebook URL.
 """
 
 import asyncio
@@ -185,6 +187,7 @@ class Classroom:
         self.db_url = f"postgresql://agct_grader@127.0.0.1:{self.postgres.port}/agct_gradebook"
         self.hub = None
         self.passwords = {}
+        self.people = {}
 
     # ------------------------------------------------------------ set-up
 
@@ -265,7 +268,10 @@ class Classroom:
     # ------------------------------------------------------------ the people
 
     def person(self, name):
-        return Person(self, name)
+        """The account ``name``, logged in, its server started (once per test run)."""
+        if name not in self.people:
+            self.people[name] = Person(self, name).start()
+        return self.people[name]
 
     @property
     def checkout(self):
@@ -275,12 +281,23 @@ class Classroom:
     def course(self):
         return self.checkout / "course"
 
-    def instructor(self, command, what, **kwargs):
-        """A command of the instructor's, in the course directory, with the course's .venv
-        first on PATH and the gradebook URL set (as in the instructor's hub terminal)."""
-        env = {"PATH": f"{self.checkout / '.venv' / 'bin'}:/usr/local/bin:/usr/bin:/bin",
-               "AUTOGRAD_COURSE_DB_URL": self.db_url}
-        return runuser(INSTRUCTOR, command, what, env=env, cwd=self.course, **kwargs)
+    def instructor(self, command, what, timeout=900):
+        """A command of the instructor's, run as the guide says: from their own server
+        on the hub (a kernel there: the environment, limits and gradebook URL a
+        JupyterLab terminal has), in the course directory, the course's .venv first on PATH."""
+        code = (f"import json, os, subprocess\n"
+                f"env = dict(os.environ, PATH={str(self.checkout / '.venv' / 'bin')!r} + ':' + os.environ['PATH'])\n"
+                f"done = subprocess.run({[str(c) for c in command]!r}, cwd={str(self.course)!r}, env=env,\n"
+                f"                      capture_output=True, text=True, timeout={timeout})\n"
+                f"print(json.dumps({{'rc': done.returncode, 'stdout': done.stdout[-30000:], 'stderr': done.stderr[-30000:]}}))\n")
+        start = time.perf_counter()
+        seen = json.loads(self.person(INSTRUCTOR).execute(code, timeout + 60).strip().splitlines()[-1])
+        done = subprocess.CompletedProcess(command, seen["rc"], seen["stdout"], seen["stderr"])
+        done.seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            pytest.fail(f"{what} (as {INSTRUCTOR}, from their server) failed: expected exit status 0, seen "
+                        f"{done.returncode}\n$ {' '.join(map(str, command))}\n{(done.stdout + done.stderr)[-TAIL:]}")
+        return done
 
     def grade_class(self):
         """The one place the test grades: make grade-class in the instructor's checkout
@@ -395,16 +412,16 @@ class Person:
     def write_notebook(self, path, nb):
         self.api("PUT", f"/api/contents/{path}", json={"type": "notebook", "format": "json", "content": nb})
 
-    def execute(self, code):
+    def execute(self, code, timeout=TIMEOUT):
         """Run ``code`` in a fresh kernel of this account's server; its stdout (stderr and
         errors fail the test)."""
         kernel = self.api("POST", "/api/kernels", expect=201, json={"name": "python3"})
         try:
-            return asyncio.run(self._execute(kernel["id"], code))
+            return asyncio.run(self._execute(kernel["id"], code, timeout))
         finally:
             self.api("DELETE", f"/api/kernels/{kernel['id']}", expect=204)
 
-    async def _execute(self, kernel_id, code):
+    async def _execute(self, kernel_id, code, timeout):
         from tornado.httpclient import HTTPRequest
         from tornado.websocket import websocket_connect
         url = self.server.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels"
@@ -417,7 +434,7 @@ class Person:
             "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
                         "allow_stdin": False, "stop_on_error": True}}))
         out, problems, replied, idle = [], [], False, False
-        end = time.monotonic() + TIMEOUT
+        end = time.monotonic() + timeout
         while not (replied and idle):
             message = await asyncio.wait_for(socket_.read_message(), max(1, end - time.monotonic()))
             assert message is not None, f"{self.name}'s kernel closed its channels"

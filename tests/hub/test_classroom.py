@@ -69,7 +69,6 @@ def room():
     classroom = Classroom()
     try:
         classroom.timed("set-up (total)", classroom.build)
-        classroom.people = {}
         yield classroom
     finally:
         try:
@@ -81,9 +80,7 @@ def room():
 
 def person(room, name):
     """The account ``name``, logged in and its server started (once per test run)."""
-    if name not in room.people:
-        room.people[name] = room.person(name).start()
-    return room.people[name]
+    return room.person(name)
 
 
 def step(room, name):

@@ -350,7 +350,10 @@ class Person:
         answer = requests.request(method, f"{self.server}{path}", headers=self.headers, timeout=300, **kwargs)
         assert answer.status_code == expect, \
             f"{method} /user/{self.name}{path}: expected {expect}, seen {answer.status_code}: {answer.text[:1500]}"
-        return answer.json() if answer.content else None
+        try:
+            return answer.json() if answer.content else None
+        except ValueError:                                # an HTML page (an error's)
+            return answer.text
 
     def start(self):
         """Start the server (the hub spawns it as this account) and wait until it answers."""

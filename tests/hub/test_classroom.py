@@ -23,7 +23,7 @@ The tests run in order, each one a step of the week:
    the course's source/ or the gradebook;
 8. the limits of a student's server are in force;
 9. cy resubmits late: only cy is graded again;
-10. the instructor's formgrader shows the gradebook;
+10. the instructor's formgrader shows the gradebook, and only the instructor has it;
 11. the systemd variant of the configuration names only SystemdSpawner's own settings.
 
 Durations (s) and two memory figures (MB) go to artifacts/hub/measurements.json;
@@ -355,12 +355,30 @@ def test_9_a_late_resubmission_is_graded_alone(room):
     assert touched and all(f"/{CY}/" in p for p in touched), f"expected only cy's files regraded, seen {sorted(touched)}"
 
 
+def lab_disabled_extensions(someone):
+    """The lab extensions switched off in this account's JupyterLab page."""
+    import re
+    import requests
+    page = requests.get(f"{someone.server}/lab", headers=someone.headers, timeout=60)
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                  page.text, re.S).group(1))
+    return set(config.get("disabledExtensions", []))
+
+
 def test_10_the_instructors_formgrader_reads_the_gradebook(room):
     with step(room, "10 formgrader"):
         listed = person(room, INSTRUCTOR).api("GET", "/formgrader/api/assignments")
     seen = {a["name"]: a.get("num_submissions") for a in listed}
     assert seen.get(ASSIGNMENT) == len(STUDENTS), \
         f"expected formgrader (the instructor's server) to show {len(STUDENTS)} submissions of {ASSIGNMENT}, seen {seen}"
+    person(room, BEN).api("GET", "/formgrader/api/assignments", expect=404)
+    instructor_only = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
+    students_page, instructors_page = lab_disabled_extensions(person(room, BEN)), \
+        lab_disabled_extensions(person(room, INSTRUCTOR))
+    assert instructor_only <= students_page and not instructor_only & instructors_page, \
+        (f"expected formgrader and Create Assignment off in a student's JupyterLab and on in the instructor's; "
+         f"switched off for the student: {sorted(students_page)}, for the instructor: {sorted(instructors_page)}")
+    assert "@jupyter/nbgrader:assignment-list" not in students_page, "expected the Assignments tab on for students"
 
 
 SYSTEMD_CHECK = r'''

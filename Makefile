@@ -11,13 +11,15 @@
 #   make grade-class      autograde every submission in course/submitted/ (parallel, sandboxed,
 #                         incremental), write the feedback and course/grades.csv
 #   make test-course      only the course pipeline tests (marker "course")
+#   make test-hub         only the JupyterHub class test (marker "hub"; as root: it makes Unix
+#                         accounts, a PostgreSQL server and a hub; see deploy/jupyterhub and course/README.md)
 #   make test-quick       the whole suite, grading only the first catalogued mistake per exercise
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
 .PHONY: demo test venv bench clean lab release solutions course-check instructor-demo \
-        grade-class test-course test-quick
+        grade-class test-course test-hub test-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +62,9 @@ grade-class: venv
 
 test-course: venv
 	$(BIN)/python -m pytest -q -m course
+
+test-hub: venv
+	$(BIN)/python -m pytest -q -m hub tests/hub
 
 test-quick: venv
 	COURSE_MISTAKES=1 $(BIN)/python -m pytest -q

@@ -162,16 +162,16 @@ def lab(binder_env, tmp_path_factory):
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextlib.contextmanager
+def chrome(*arguments):
+    """Debian's Chromium under Selenium with these command-line arguments (tests/hub uses it too)."""
     webdriver = pytest.importorskip(
         "selenium.webdriver", reason="the browser test drives Chromium with Selenium: pip install -e '.[test]'")
     from selenium.webdriver.chrome.service import Service
     browser_path, driver_path = chromium()
     options = webdriver.ChromeOptions()
     options.binary_location = browser_path
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     "--window-size=1400,1800"):
+    for argument in arguments:
         options.add_argument(argument)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SE_OFFLINE", "true")       # Selenium Manager must never download a driver
@@ -180,6 +180,13 @@ def browser():
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chrome("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1400,1800") as driver:
+        yield driver
 
 
 # ----------------------------------------------------------- the student

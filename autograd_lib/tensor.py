@@ -28,6 +28,7 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
+from . import grad_mode as _grad_mode
 from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "Size"]
@@ -251,8 +252,9 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def numpy(self):
-        """The NumPy array behind this tensor (shared, not copied)."""
-        if self.requires_grad:
+        """The NumPy array behind this tensor (shared, not copied).  Refused for a tensor
+        that requires grad while recording (outside ``no_grad``), as in PyTorch."""
+        if self.requires_grad and _grad_mode.is_grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data

@@ -208,16 +208,22 @@ def _compare_warnings(expected, seen):
 
 def run_scenario(name):
     fn, opts = SCENARIOS[name]
+    check_scenario(fn, **opts)
+
+
+def check_scenario(fn, key=None, rtol=None, atol=None):
+    """Run scenario ``fn`` on torch and on autograd_lib and compare everything: the
+    results (:func:`compare`), the error raised, if any, and the UserWarnings."""
     expected, expected_error, expected_warnings = capture(fn, torch)
     seen, seen_error, seen_warnings = capture(fn, autograd_lib)
     if expected_error is not None:
-        _compare_errors(expected_error, seen_error, opts["key"])
+        _compare_errors(expected_error, seen_error, key)
     elif seen_error is not None:
         raise AssertionError(f"torch ran the scenario, autograd_lib raised "
                              f"{type(seen_error).__name__}: {seen_error}") from seen_error
     _compare_warnings(expected_warnings, seen_warnings)
     if expected_error is None:
-        compare(expected, seen, rtol=opts["rtol"], atol=opts["atol"])
+        compare(expected, seen, rtol=rtol, atol=atol)
 
 
 # ======================================================================

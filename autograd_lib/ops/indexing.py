@@ -11,7 +11,7 @@ import numpy as np
 
 from ..recording import record
 from ..tensor import Tensor
-from .shape import dim_key, unsqueeze
+from .shape import dim_key, select_key, unsqueeze
 
 __all__ = ["getitem", "embed_in_zeros"]
 
@@ -56,7 +56,7 @@ def getitem(input, key):
             size = out.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            out = record("select.int", out._data[dim_key(dim, int(k))], (out,),
+            out = record("select.int", out._data[select_key(dim, int(k))], (out,),
                          {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out)
         elif isinstance(k, slice):
             if k != slice(None):

@@ -20,7 +20,7 @@ from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
 __all__ = ["view", "reshape", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze",
-           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key"]
+           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key"]
 
 
 def _shape_arg(shape):
@@ -206,6 +206,13 @@ def dim_key(dim, index):
     return (slice(None),) * dim + (index,)
 
 
+def select_key(dim, index):
+    """The NumPy key of ``select(dim, index)``: ``dim_key`` plus a trailing ``...``, so that
+    the result is a view even when no dim is left (``a[1]`` of a 1-D array would be a copy,
+    a NumPy scalar; ``a[1, ...]`` is a 0-d view, as PyTorch's ``x[1]``)."""
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views: one node with one output per
     slice (iterating over a tensor calls this, as in PyTorch)."""
@@ -213,11 +220,11 @@ def unbind(input, dim=0):
     n = input.shape[d]
     if n == 0:
         return ()
-    outputs = [record("unbind.int", input._data[dim_key(d, 0)], (input,),
+    outputs = [record("unbind.int", input._data[select_key(d, 0)], (input,),
                       {"self_shape": input.shape, "dim": d}, view_of=input)]
     node = outputs[0].grad_fn
     for i in range(1, n):
-        out = Tensor._make(input._data[dim_key(d, i)], input._version_counter)
+        out = Tensor._make(input._data[select_key(d, i)], input._version_counter)
         out._base = outputs[0]._base
         if node is not None:
             out.grad_fn, out._output_nr = node, i

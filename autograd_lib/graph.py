@@ -25,7 +25,7 @@ from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "FREED_MESSAGE"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -128,6 +128,22 @@ class SavedTensor:
             raise modified_by_inplace_error(t, producer, self.version)
 
 
+class SavedValue:
+    """A value that is not a tensor of the graph but that a node keeps like its saved
+    tensors, so that it is freed with them: the indices of ``x[[0, 2]]``, which PyTorch
+    saves as tensors.  A second backward through the node then fails with PyTorch's
+    message instead of silently running again.  Nothing writes into it in place, so
+    unpacking checks nothing."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
 def modified_by_inplace_error(tensor, producer, saved_version):
     """PyTorch's error for a saved tensor whose version moved on since it was saved."""
     where = (f", which is output {tensor._output_nr} of {_forward_name(producer)},"
@@ -165,6 +181,7 @@ class Node:
     input_names = ()
     formulas = {}
     variadic = False                  # the op takes a list of tensors (cat, stack): for_inputs(n)
+    saves = ()                        # parameters kept as SavedValues, freed after backward (indices)
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
     _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
     _all_grads = False                # formulas take every output's gradient (``grads``)

@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad, SavedTensor
+from .graph import AccumulateGrad, SavedTensor, SavedValue
 from .tensor import Tensor
 
 __all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge"]
@@ -125,6 +125,8 @@ def record(op, array, inputs, params=None, view_of=None):
             node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
             node._params[value_name] = params[value_name]
+        elif source == _SAVED_PARAM:                  # freed with the saved tensors (indices)
+            node._saved[value_name] = SavedValue(params[value_name])
         elif tensors[source] is None:                 # an optional input left out (clamp's max)
             node._params[value_name] = None
         else:
@@ -133,13 +135,14 @@ def record(op, array, inputs, params=None, view_of=None):
     return out
 
 
-_RESULT, _PARAM = -1, -2
+_RESULT, _PARAM, _SAVED_PARAM = -1, -2, -3
 
 
 def _save_plan(node_cls, edges):
     """What a node must keep, given which inputs need a gradient: the values that
     those inputs' formulas state they need, each with its source (an input's
-    position, the result, or a plain parameter).  Computed once per node type and
+    position, the result, or a plain parameter; a parameter the rule ``saves`` is
+    kept with the saved tensors, to be freed with them).  Computed once per node type and
     pattern of inputs that need a gradient."""
     mask = tuple(next_node is not None for next_node, _ in edges)
     plans = node_cls.__dict__.get("_save_plans")
@@ -160,7 +163,8 @@ def _save_plan(node_cls, edges):
                     continue
                 seen.add(value_name)
                 source = (_RESULT if value_name == "result" else
-                          names.index(value_name) if value_name in names else _PARAM)
+                          names.index(value_name) if value_name in names else
+                          _SAVED_PARAM if value_name in node_cls.saves else _PARAM)
                 plan.append((value_name, source))
         plans[mask] = plan = tuple(plan)
     return plan

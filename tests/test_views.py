@@ -209,6 +209,61 @@ def grad_leaves_other_leaves_alone(lib):
     return gx, gh, log, x.grad, w.grad
 
 
+# ======================================================================
+# Indices are saved, and freed after backward
+# ======================================================================
+
+def _second_backward(lib, make):
+    """y = make(x); backward twice through y: the second must fail as in PyTorch."""
+    x = lib.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]], requires_grad=True)
+    y = make(lib, x)
+    y.sum().backward()
+    first = x.grad.clone()
+    return first, caught(y.sum().backward), x.grad, caught(lambda: y.grad_fn._saved_indices)
+
+
+for _name, _make in {
+    "integer_list": lambda lib, x: x[[0, 1, 0]],
+    "integer_tensor": lambda lib, x: x[:, lib.tensor([2, 0])],
+    "boolean_mask": lambda lib, x: x[x > 2],
+    "two_integer_lists": lambda lib, x: x[[1, 0], [2, 2]],
+    "max_dim": lambda lib, x: x.max(1)[0],
+    "min_dim": lambda lib, x: x.min(0).values,
+}.items():
+    def _run(lib, make=_make):
+        return _second_backward(lib, make)
+    _run.__name__ = "second_backward_through_index_" + _name
+    scenario(_run)
+
+
+@scenario
+def second_backward_through_index_put(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = lib.zeros(3)
+    h[[0, 1]] = x[1:] + 1          # (AddBackward0 saves nothing: only the indices are freed)
+    h.sum().backward()
+    return x.grad.clone(), caught(h.sum().backward), x.grad
+
+
+@scenario
+def second_backward_through_index_with_retain_graph(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[[2, 2, 0]]
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    return x.grad
+
+
+@scenario
+def second_backward_through_slices_still_works(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[1:]
+    z = x[0]
+    (y.sum() + z).backward()
+    (y.sum() + z).backward()
+    return x.grad
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

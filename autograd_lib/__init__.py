@@ -18,6 +18,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
 ``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
 ``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
+``views.py``                  a view's base, its replay function, its regenerated grad_fn (08)
 ``autograd/``                 backward, grad, Function, gradcheck
 ``nn/``, ``optim/``           modules, losses and optimizers (09)
 ``viz.py``                    drawing a backward graph

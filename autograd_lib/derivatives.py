@@ -45,6 +45,7 @@ from .ops import backward_helpers as H
 from .ops import losses, pointwise
 from .ops.inplace import CopySlices
 from .recording import RULES
+from .views import AsStridedBackward0
 
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
 
@@ -250,8 +251,9 @@ for _op, _node in (("squeeze", "SqueezeBackward0"), ("squeeze.dim", "SqueezeBack
                    ("squeeze.dims", "SqueezeBackward2"), ("squeeze_.dim", "SqueezeBackward4")):
     rule(_op, _node, self=("dims", lambda grad, dims: H.unsqueeze_dims(grad, dims)))
 rule("unsqueeze", "UnsqueezeBackward0", self=("dim", lambda grad, dim: grad.squeeze(dim)))
-rule("as_strided", "AsStridedBackward0",                # a view modified in place: ops/inplace.py
-     self=("self_shape key", lambda grad, self_shape, key: F.embed_in_zeros(grad, self_shape, key)))
+rule("as_strided", AsStridedBackward0,                 # a view regenerated from its base: views.py
+     self=("self_shape key accumulate", lambda grad, self_shape, key, accumulate: F.embed_in_zeros(
+         grad, self_shape, key, accumulate=accumulate)))
 rule("expand", "ExpandBackward0",
      self=("self_shape", lambda grad, self_shape: broadcasting.sum_to(grad, self_shape)))
 rule("unbind.int", "UnbindBackward0", all_grads=True,

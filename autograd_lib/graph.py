@@ -146,7 +146,7 @@ class SavedValue:
 
 def modified_by_inplace_error(tensor, producer, saved_version):
     """PyTorch's error for a saved tensor whose version moved on since it was saved."""
-    where = (f", which is output {tensor._output_nr} of {_forward_name(producer)},"
+    where = (f", which is output {tensor._output_nr} of {forward_name(producer)},"
              if producer is not None else "")
     kind = LEGACY_NAMES[tensor.dtype.name]
     return RuntimeError(
@@ -164,7 +164,9 @@ def increment_version(tensor):
     tensor._version_counter.value += 1
 
 
-def _forward_name(node):
+def forward_name(node):
+    """The name of the forward op a node belongs to, as PyTorch's messages give it:
+    ``Exp`` for ``ExpBackward0``."""
     name = node.name()
     for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward4", "Backward"):
         if name.endswith(suffix):

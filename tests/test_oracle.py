@@ -2317,8 +2317,8 @@ def inplace_on_unbind_output_allowed_without_grad(lib):
         a.mul_(2)
     c, d = lib.tensor([1., 2.]).unbind(0)
     c.add_(1)
-    # (a view made under no_grad of a tensor that requires grad: torch says it requires grad,
-    # autograd_lib does not; a documented divergence, so only the values are compared)
+    # (a requires grad, through its base, and asking for its grad_fn raises: see
+    # tests/test_views.py, unbind_outputs_written_without_grad)
     return a.tolist(), c
 
 

@@ -264,6 +264,248 @@ def second_backward_through_slices_still_works(lib):
     return x.grad
 
 
+# ======================================================================
+# A view follows its base: its grad_fn is regenerated when the base moved on
+# ======================================================================
+
+def _chain(lib):
+    """A leaf x of 4 elements and a non-leaf h = x * 1 on it."""
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    return x, x * 1
+
+
+@scenario
+def two_views_of_one_slice_one_written(lib):
+    x, h = _chain(lib)
+    a, b = h[1:3], h[1:3]
+    a.mul_(2)
+    (b * lib.tensor([1.0, 10.0])).sum().backward()
+    return a, b, h, x.grad, a._version, b._version
+
+
+@scenario
+def view_of_a_base_multiplied_in_place(lib):
+    x, h = _chain(lib)
+    v = h.view(2, 2)
+    h.mul_(3)
+    (v * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    return v, h, x.grad, v.output_nr, v._base is h
+
+
+@scenario
+def view_written_in_place_retains_its_grad(lib):
+    x, h = _chain(lib)
+    v = h[:2]
+    v.retain_grad()
+    v.mul_(3)
+    (v * v).sum().backward()
+    return v, v.grad, x.grad, v.retains_grad
+
+
+@scenario
+def view_retaining_grad_not_used_after_its_write(lib):
+    x, h = _chain(lib)
+    v = h[:2]
+    v.retain_grad()
+    v.mul_(3)
+    (h * h).sum().backward()
+    return v, v.grad, x.grad
+
+
+@scenario
+def view_retains_its_grad_when_its_base_is_written(lib):
+    x, h = _chain(lib)
+    v = h[:2]
+    v.retain_grad()
+    h.mul_(3)
+    (v * v).sum().backward()
+    return v, v.grad, x.grad
+
+
+@scenario
+def hook_on_a_view_stays_with_its_old_node(lib):
+    x, h = _chain(lib)
+    v = h[:2]
+    log = []
+    v.register_hook(lambda grad: log.append("hook"))
+    h.mul_(3)
+    (v * v).sum().backward()
+    return log, x.grad
+
+
+@scenario
+def slice_of_a_constant_base_written_with_grad(lib):
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    z = lib.zeros(4)
+    s = z[1:3]
+    before = (s.requires_grad, s.is_leaf)
+    z.add_(lib.cat([w, w]) * 1)
+    after = (s.requires_grad, s.is_leaf)
+    (s * lib.tensor([1.0, 10.0])).sum().backward()
+    return before, after, s, z, w.grad
+
+
+@scenario
+def sibling_of_a_view_of_a_constant_written_with_grad(lib):
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    z = lib.zeros(3)
+    s, t = z[1:], z[:2]
+    s.add_(w)
+    (t * lib.tensor([1.0, 10.0])).sum().backward()
+    return s, t, z, w.grad
+
+
+@scenario
+def view_of_a_view_written_in_place(lib):
+    x, h = _chain(lib)
+    v = h[1:]
+    w = v[0]
+    w.mul_(2)
+    (v * lib.tensor([1.0, 10.0, 100.0])).sum().backward()
+    return h, v, w, x.grad, w._version, v._version
+
+
+@scenario
+def transposed_view_after_an_element_of_its_base_is_set(lib):
+    x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    h = x * 1
+    t = h.t()
+    h[0, 1] = 7.0
+    (t * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    return t, h, x.grad
+
+
+@scenario
+def expanded_view_after_its_base_is_written(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 1
+    e = h.expand(2, 3)
+    h.mul_(2)
+    (e * lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    return e, x.grad
+
+
+@scenario
+def chain_of_views_after_its_base_is_written(lib):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    h = x * 1
+    v = h.t()[1:].unsqueeze(0).reshape(2, 2)[1]
+    h.add_(lib.ones(2, 3))
+    (v * lib.tensor([1.0, 10.0])).sum().backward()
+    return v, x.grad
+
+
+@scenario
+def alias_after_its_base_is_written(lib):
+    x, h = _chain(lib)
+    a = h[...]
+    h.sub_(1)
+    (a * a).sum().backward()
+    return a, x.grad
+
+
+@scenario
+def view_of_a_leaf_after_an_update_under_no_grad(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = x[1:]
+    with lib.no_grad():
+        x.mul_(2)
+    (v * v).sum().backward()
+    return v, x.grad, v.is_leaf
+
+
+@scenario
+def view_saved_by_a_node_then_its_base_written(lib):
+    x, h = _chain(lib)
+    v = h[1:]
+    y = v * v
+    h.mul_(2)
+    y.sum().backward()
+
+
+@scenario
+def setitem_on_a_base_regenerates_its_other_views(lib):
+    x, h = _chain(lib)
+    v = h[0:2]
+    h[1] = 10.0
+    h[[3]] = x[0] * 5
+    (v * lib.tensor([1.0, 10.0])).sum().backward()
+    return v, h, x.grad
+
+
+# ======================================================================
+# Views made under no_grad, and the outputs of unbind
+# ======================================================================
+
+@scenario
+def view_made_under_no_grad_requires_grad_without_history(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.no_grad():
+        v = x[1:]
+    y = v * 2
+    y.sum().backward()
+    return v, v.requires_grad, v.is_leaf, y, x.grad
+
+
+@scenario
+def view_made_under_no_grad_after_its_base_moved(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    with lib.no_grad():
+        v = x[1:]
+    x.mul_(2)
+    return v.requires_grad, caught(lambda: v.grad_fn), caught(lambda: v * 2)
+
+
+@scenario
+def view_of_a_view_made_under_no_grad_written(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.no_grad():
+        v = x[1:]
+    v[0].add_(1)
+
+
+@scenario
+def view_of_a_constant_made_under_no_grad_written_with_grad(lib):
+    z = lib.ones(3)
+    with lib.no_grad():
+        v = z[1:]
+    v.add_(lib.ones(2, requires_grad=True))
+
+
+@scenario
+def view_made_under_no_grad_written_under_no_grad(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.no_grad():
+        v = x[1:]
+        v.mul_(2)
+    return x, v.requires_grad, caught(lambda: v.grad_fn), x._version
+
+
+@scenario
+def unbind_output_after_its_base_is_written(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    a, b, c = x.unbind()
+    x.mul_(2)
+    return a.requires_grad, caught(lambda: a.grad_fn)
+
+
+@scenario
+def view_of_an_unbind_output_written(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+    a, b, c = x.unbind()
+    a[...].mul_(2)
+
+
+@scenario
+def unbind_outputs_written_without_grad(lib):
+    with lib.no_grad():
+        a, b = lib.tensor([1.0, 2.0], requires_grad=True).unbind(0)
+        a.mul_(2)
+    c, d = lib.tensor([1.0, 2.0]).unbind(0)
+    c.add_(1)
+    return a.tolist(), a.requires_grad, caught(lambda: a.grad_fn), c, d
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

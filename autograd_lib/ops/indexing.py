@@ -7,11 +7,13 @@ IndexBackward0 node.  Their backward, :func:`embed_in_zeros`, is an op too:
 writing ``t[key] = value`` is in ``ops/inplace.py``.
 """
 
+import operator
+
 import numpy as np
 
 from ..recording import record
 from ..tensor import Tensor
-from .shape import dim_key, select_key, unsqueeze
+from .shape import _same, dim_key, select_key, unsqueeze
 
 __all__ = ["getitem", "embed_in_zeros"]
 
@@ -34,7 +36,7 @@ def getitem(input, key):
     copy in one IndexBackward0 node."""
     if not isinstance(key, tuple):
         if key is Ellipsis:
-            return record("alias", input._data.view(), (input,), view_of=input)
+            return record("alias", input._data.view(), (input,), view_of=input, replay=_same)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)
@@ -56,8 +58,10 @@ def getitem(input, key):
             size = out.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            out = record("select.int", out._data[select_key(dim, int(k))], (out,),
-                         {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out)
+            key = select_key(dim, int(k))
+            out = record("select.int", out._data[key], (out,),
+                         {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out,
+                         replay=operator.itemgetter(key))
         elif isinstance(k, slice):
             if k != slice(None):
                 out = _slice(out, dim, k)
@@ -112,10 +116,10 @@ def _slice(input, dim, k):
         raise ValueError("step must be greater than zero")
     start, stop, step = k.indices(input.shape[dim])
     stop = max(stop, start)
-    return record("slice.Tensor", input._data[dim_key(dim, slice(start, stop, step))],
-                  (input,),
-                   {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
-                   view_of=input)
+    key = dim_key(dim, slice(start, stop, step))
+    return record("slice.Tensor", input._data[key], (input,),
+                  {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
+                  view_of=input, replay=operator.itemgetter(key))
 
 
 def embed_in_zeros(grad, shape, key, accumulate=False, op=None):

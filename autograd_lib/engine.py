@@ -211,9 +211,9 @@ def _call_tensor_pre_hooks(node, grads):
                 if result is not None:
                     grads[nr] = result
     if node._retains_grad:
-        for nr, ref in node._retains_grad.items():
+        for nr, ref in list(node._retains_grad.items()):
             t = ref()
-            if t is not None and grads[nr] is not None and t.grad_fn is node:
+            if t is not None and grads[nr] is not None and t._grad_fn is node:
                 store_retained_grad(t, grads[nr])
     return grads
 

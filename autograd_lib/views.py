@@ -11,7 +11,8 @@ made by an op that records ``record(..., view_of=input, replay=...)``
 * ``_view_version``: the value of the shared version counter when its ``grad_fn``
   was set;
 * ``_creation_meta``: how it was made, when that forbids writing into it while
-  recording (under ``no_grad``; as one output of ``unbind``), else None.
+  recording (under ``no_grad``; as one output of ``unbind``; by a custom
+  ``Function``), else None.
 
 A write into a view writes into its base, and a write into the base changes the
 view: they are one storage, with one version counter.  Autograd must follow.
@@ -37,13 +38,14 @@ from .grad_mode import is_grad_enabled
 from .graph import Node, forward_name
 from .tensor import Tensor
 
-__all__ = ["make_view", "positions_in_base", "view_grad_fn", "check_view_write",
-           "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE"]
+__all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "check_view_write",
+           "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
 # How a view was made, when that forbids writing into it while recording
 # (PyTorch's CreationMeta; the default, None, allows it).
 NO_GRAD_MODE = "no_grad"                # made under no_grad: the write would be ambiguous
 MULTI_OUTPUT_NODE = "multi_output"      # one of several views made by one node (unbind)
+IN_CUSTOM_FUNCTION = "custom_function"  # made by a custom Function, whose backward it would bypass
 
 
 class AsStridedBackward0(Node):
@@ -51,6 +53,12 @@ class AsStridedBackward0(Node):
     the base, and its rule (``derivatives.py``) puts the view's gradient back at the
     view's positions in the base (``key``), adding where the view repeats an element
     (an expanded view)."""
+
+
+def same_layout(array):
+    """The replay of a view with its input's layout (``x[...]``, an input returned by a
+    custom Function)."""
+    return array
 
 
 def make_view(array, input, replay):
@@ -140,6 +148,12 @@ def view_write_error(view, indirect):
         message += (" This view is the output of a function that returns multiple views. Such "
                     "functions do not allow the output views to be modified inplace. You should "
                     "replace the inplace operation by an out-of-place one.")
+    elif meta == IN_CUSTOM_FUNCTION:
+        message += (" This view was created inside a custom Function (or because an input was "
+                    "returned as-is) and the autograd logic to handle view+inplace would override "
+                    "the custom backward associated with the custom Function, leading to incorrect "
+                    "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                    "of the custom Function.")
     else:
         message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
                     "can clarify your code by moving both the view and the inplace either both "

@@ -506,6 +506,128 @@ def unbind_outputs_written_without_grad(lib):
     return a.tolist(), a.requires_grad, caught(lambda: a.grad_fn), c, d
 
 
+@scenario
+def setitem_through_a_view_made_under_no_grad(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.no_grad():
+        v = x[1:]
+    results = []
+    for key in (0, slice(0, 1), Ellipsis, [0]):
+        def write(key=key):
+            v[key] = 5.0
+        results.append(caught(write))
+    return results, x
+
+
+def _custom_functions(lib):
+    """Two custom Functions: one returns its input as-is, one a view of it."""
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad
+
+    class Flat(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.view(2, 2)
+    return Same, Flat
+
+
+@scenario
+def custom_function_output_that_is_a_view_is_not_written(lib):
+    Same, Flat = _custom_functions(lib)
+    h = lib.ones(2, 2, requires_grad=True) * 1
+    y, z = Same.apply(h), Flat.apply(h)
+    first = (y._is_view(), y._base is h, z._is_view(), z._base is h)
+    return first, caught(lambda: y.mul_(2)), caught(lambda: z.add_(1)), y, z
+
+
+@scenario
+def custom_function_view_after_its_base_is_written(lib):
+    Same, Flat = _custom_functions(lib)
+    h = lib.ones(2, 2, requires_grad=True) * 1
+    z = Flat.apply(h)
+    h.mul_(2)
+    return z.requires_grad, caught(lambda: z.grad_fn)
+
+
+@scenario
+def custom_function_view_of_a_constant_or_under_no_grad(lib):
+    Same, Flat = _custom_functions(lib)
+    z = Flat.apply(lib.ones(2, 2))
+    z.mul_(2)
+    h = lib.ones(2, 2, requires_grad=True) * 1
+    with lib.no_grad():
+        w = Flat.apply(h)
+    return (z, z.requires_grad, caught(lambda: z.add_(lib.ones(4, requires_grad=True))),
+            w.requires_grad, w.grad_fn, caught(lambda: w.add_(1)))
+
+
+@scenario
+def stale_view_still_retains_its_grad_through_its_old_node(lib):
+    x, h = _chain(lib)
+    v = h[:2]
+    v.retain_grad()
+    y = (v + 1).sum()
+    h.mul_(2)               # v is stale, but backward goes through its old node
+    y.backward()
+    return v.grad, x.grad
+
+
+@scenario
+def detached_view_is_not_a_view(lib):
+    x = lib.ones(3, requires_grad=True)
+    d = x[1:].detach()
+    return d._is_view(), d._base is None, d.requires_grad
+
+
+@scenario
+def view_of_a_leaf_that_requires_grad_later(lib):
+    z = lib.zeros(3)
+    s = z[1:]
+    z.requires_grad_()
+    y = s * 2
+    y.sum().backward()
+    return s.requires_grad, s.grad_fn, s.is_leaf, y, z.grad
+
+
+@scenario
+def view_of_an_integer_tensor_after_its_base_is_written(lib):
+    i = lib.tensor([1, 2, 3])
+    v = i[1:]
+    i.add_(1)
+    return v, v.grad_fn, v.requires_grad, v._version
+
+
+@scenario
+def hook_on_a_view_of_a_leaf(lib):
+    x = lib.ones(3, requires_grad=True)
+    v = x[1:]
+    log = []
+    v.register_hook(lambda grad: log.append(grad.tolist()))
+    (v * 2).sum().backward()
+    return log, x.grad
+
+
+@scenario
+def clone_of_a_stale_view(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    h = x * 1
+    v = h[1:]
+    h.mul_(3)
+    c = v.clone()
+    c.sum().backward()
+    return c, x.grad
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

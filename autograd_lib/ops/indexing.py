@@ -13,7 +13,8 @@ import numpy as np
 
 from ..recording import record
 from ..tensor import Tensor
-from .shape import _same, dim_key, select_key, unsqueeze
+from ..views import same_layout
+from .shape import dim_key, select_key, unsqueeze
 
 __all__ = ["getitem", "embed_in_zeros"]
 
@@ -36,7 +37,7 @@ def getitem(input, key):
     copy in one IndexBackward0 node."""
     if not isinstance(key, tuple):
         if key is Ellipsis:
-            return record("alias", input._data.view(), (input,), view_of=input, replay=_same)
+            return record("alias", input._data.view(), (input,), view_of=input, replay=same_layout)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)

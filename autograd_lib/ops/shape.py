@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from ..grad_mode import is_grad_enabled
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
-from ..views import MULTI_OUTPUT_NODE, make_view
+from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
@@ -97,7 +97,7 @@ Tensor.view, Tensor.reshape, Tensor.flatten = view, reshape, flatten
 def transpose(input, dim0, dim1):
     n = input.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    replay = (lambda a: np.swapaxes(a, d0, d1)) if n else _same
+    replay = (lambda a: np.swapaxes(a, d0, d1)) if n else same_layout
     return record("transpose.int", replay(input._data.view()), (input,), {"dim0": d0, "dim1": d1},
                   view_of=input, replay=replay)
 
@@ -160,7 +160,7 @@ def squeeze(input, dim=None):
     else:
         d = _wrap_dim(dim, input.ndim)
         op, dims = "squeeze.dim", ((d,) if input.ndim and shape[d] == 1 else ())
-    replay = (lambda a: np.squeeze(a, axis=dims)) if dims else _same
+    replay = (lambda a: np.squeeze(a, axis=dims)) if dims else same_layout
     return record(op, replay(input._data.view()), (input,), {"self_shape": shape, "dims": dims},
                   view_of=input, replay=replay)
 
@@ -208,11 +208,6 @@ def broadcast_to(input, shape):
 
 
 Tensor.expand, Tensor.expand_as, Tensor.broadcast_to = expand, expand_as, broadcast_to
-
-
-def _same(a):
-    """The replay of a view that changes no layout (``x.squeeze()`` of a tensor without size-1 dims)."""
-    return a
 
 
 def _transposed(a):

@@ -43,7 +43,6 @@ from .creation import zeros_like
 from .graph import Node
 from .ops import backward_helpers as H
 from .ops import losses, pointwise
-from .ops.inplace import CopySlices
 from .recording import RULES
 from .views import AsStridedBackward0
 
@@ -215,9 +214,6 @@ rule("fill_.Scalar", "FillBackward2", self=lambda grad: zeros_like(grad))
 rule("fill_.Tensor", "FillBackward3",                   # t.fill_(0-dim tensor), t[...] = value
      self=lambda grad: zeros_like(grad),
      value=lambda grad: grad.sum())
-rule("copy_slices", CopySlices,                         # t[key] = src: see ops/inplace.py
-     self=("key", lambda grad, key: H.index_fill_zero(grad, key)),
-     src=("key", lambda grad, key: grad[key]))
 
 # -------------------------------------------------------------- reductions
 rule("sum", "SumBackward0", self=("self_shape", lambda grad, self_shape: grad.expand(self_shape)))

@@ -38,7 +38,8 @@ from .grad_mode import is_grad_enabled
 from .graph import Node, forward_name
 from .tensor import Tensor
 
-__all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "check_view_write",
+__all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "regenerate_grad_fn",
+           "check_view_write",
            "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
 # How a view was made, when that forbids writing into it while recording
@@ -93,25 +94,31 @@ def view_grad_fn(view):
     from its base's current history when the storage was written since it was set.
 
     As PyTorch: a view with no history of a base that does not require grad has none;
-    one made under ``no_grad`` or by ``unbind`` may not be regenerated (its base was
-    written in place while recording, which PyTorch refuses as ambiguous)."""
-    base = view._base
-    if view._grad_fn is None and not base.requires_grad:
+    one made under ``no_grad``, by ``unbind`` or by a custom Function may not be
+    regenerated (its base was written in place while recording, which PyTorch refuses)."""
+    if view._grad_fn is None and not view._base.requires_grad:
         return None
     if view._view_version != view._version_counter.value:
         if view._creation_meta is not None:
             raise view_write_error(view, indirect=True)
-        old = view._grad_fn
-        node = AsStridedBackward0()
-        node.next_functions = (base._gradient_edge(),)
-        node._input_meta = [(base._data.shape, base._data.dtype)]
-        strides = view._data.strides
-        node._params = {"self_shape": base.shape, "key": positions_in_base(view),
-                        "accumulate": any(s == 0 and n > 1 for n, s in zip(view._data.shape, strides))}
-        _move_retained_grad(view, old, node)
-        view._grad_fn, view._output_nr = node, 0
-        view._view_version = view._version_counter.value
+        regenerate_grad_fn(view)
     return view._grad_fn
+
+
+def regenerate_grad_fn(view, key=None):
+    """Give ``view`` a new ``grad_fn`` from its base's current history: an
+    AsStridedBackward0 that puts the view's gradient back at its positions in the base
+    (``key``, found with the replay function when not given)."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.next_functions = (base._gradient_edge(),)
+    node._input_meta = [(base._data.shape, base._data.dtype)]
+    overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
+    node._params = {"self_shape": base.shape, "accumulate": overlapping,
+                    "key": positions_in_base(view) if key is None else key}
+    _move_retained_grad(view, view._grad_fn, node)
+    view._grad_fn, view._output_nr = node, 0
+    view._view_version = view._version_counter.value
 
 
 Tensor._view_grad_fn = view_grad_fn
@@ -128,9 +135,21 @@ def _move_retained_grad(view, old, new):
 
 def check_view_write(view):
     """Before an in-place op writes through ``view`` while recording: refuse a view made
-    under ``no_grad`` or as one of several outputs of ``unbind``, with PyTorch's errors."""
+    under ``no_grad``, by ``unbind`` or by a custom Function, with PyTorch's errors.
+
+    Then the leaf rule as PyTorch's check applies it to a view, which reads the view's
+    own ``grad_fn`` (not the one it would regenerate): a view that requires grad only
+    through its base, made before the base had a history or required grad, is refused
+    as a view of a leaf or, once the base has a history, as a leaf.  (Every other view
+    is checked by ``ops.inplace.check_inplace``.)"""
     if view._creation_meta is not None:
         raise view_write_error(view, indirect=False)
+    if view._grad_fn is None and view.requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE if view._base._grad_fn is None else LEAF_MESSAGE)
+
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
 def view_write_error(view, indirect):

@@ -8,8 +8,12 @@ with the same class and key sentence.  The property test at the end builds rando
 chains of views and in-place writes and runs them on both libraries.
 """
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 import autograd_lib
 from conftest import requires_torch
@@ -507,6 +511,32 @@ def unbind_outputs_written_without_grad(lib):
 
 
 @scenario
+def whole_slices_in_a_key_give_an_alias(lib):
+    x = lib.ones(3, requires_grad=True)
+    m = lib.ones(2, 3, requires_grad=True)
+    o = lib.ones(1, requires_grad=True)
+    return (x[:], x[0:5], o[0:1], o[(slice(0, 1, 1),)], m[:, :], m[:, 0:3], m[0:2], m[..., 0:3],
+            m[:, 0:3:2], m[:, None], m[:, -3:], m[()])
+
+
+@scenario
+def leaf_rule_for_views_that_got_grad_through_their_base(lib):
+    # PyTorch's check reads a view's own grad_fn: a view made before its base had a
+    # history is refused as a leaf (its base is not one any more) ...
+    z = lib.zeros(3)
+    s = z[1:]
+    z.add_(lib.ones(3, requires_grad=True))
+    first = caught(lambda: s.add_(1))
+    t = z[1:]                                   # ... but a view made afterwards is not
+    t.mul_(2)
+    # and a view of a leaf that requires grad only later, as a view of a leaf
+    c = lib.zeros(3)
+    u = c[1:]
+    c.requires_grad_()
+    return first, z, t, caught(lambda: u.add_(1))
+
+
+@scenario
 def setitem_through_a_view_made_under_no_grad(lib):
     x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
     with lib.no_grad():
@@ -633,3 +663,168 @@ def clone_of_a_stale_view(lib):
 def test_same_as_torch(name):
     fn, key = SCENARIOS[name]
     check_scenario(fn, key=key)
+
+
+# ======================================================================
+# Property: random chains of views and in-place writes agree with PyTorch
+# ======================================================================
+
+def _draw_view(data, shape):
+    """A view op valid for a tensor of ``shape``: (kind, params, shape of the result)."""
+    ndim = len(shape)
+    kinds = ["unsqueeze", "view", "reshape"] + (["slice", "select", "element"] if ndim else []) + (
+        ["transpose"] if ndim >= 2 else ["t"])
+    kind = data.draw(st.sampled_from(kinds))
+    if kind in ("slice", "select"):
+        dim = data.draw(st.integers(0, ndim - 1))
+        n = shape[dim]
+        if kind == "select":
+            index = data.draw(st.integers(-n, n - 1))
+            return kind, (dim, index), shape[:dim] + shape[dim + 1:]
+        start = data.draw(st.integers(0, n - 1))
+        stop = data.draw(st.integers(start + 1, n))
+        step = data.draw(st.integers(1, 2))
+        return kind, (dim, start, stop, step), shape[:dim] + (len(range(start, stop, step)),) + shape[dim + 1:]
+    if kind == "element":
+        return kind, tuple(data.draw(st.integers(0, n - 1)) for n in shape), ()
+    if kind == "transpose":
+        d0, d1 = data.draw(st.permutations(range(ndim)))[:2]
+        swapped = list(shape)
+        swapped[d0], swapped[d1] = shape[d1], shape[d0]
+        return kind, (d0, d1), tuple(swapped)
+    if kind == "t":
+        return kind, (), shape
+    if kind == "unsqueeze":
+        dim = data.draw(st.integers(0, ndim))
+        return kind, (dim,), shape[:dim] + (1,) + shape[dim:]
+    if kind == "view":
+        return kind, (), (int(np.prod(shape)),)
+    return kind, (), tuple(reversed(shape))                  # reshape
+
+
+def _draw_write(data, shape):
+    """An in-place write valid for a tensor of ``shape``: (kind, params, under no_grad)."""
+    kinds = ["add_", "mul_", "copy_", "zero_"] + (["setitem"] if shape else [])
+    kind = data.draw(st.sampled_from(kinds))
+    operand = data.draw(st.sampled_from(["number", "grad", "constant"]))
+    value = data.draw(st.sampled_from([-1.5, 0.5, 2.0]))
+    params = (operand, value)
+    if kind == "copy_" and operand == "number":
+        params = ("constant", value)
+    if kind == "setitem":
+        n = shape[0]
+        key_kind = data.draw(st.sampled_from(["int", "slice", "list", "element"]))
+        key = {"int": lambda: data.draw(st.integers(0, n - 1)),
+               "slice": lambda: slice(0, data.draw(st.integers(1, n))),
+               "list": lambda: [data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, n - 1))],
+               "element": lambda: tuple(data.draw(st.integers(0, m - 1)) for m in shape)}[key_kind]()
+        params = (operand if operand != "constant" else "number", value, key)
+    return kind, params, data.draw(st.sampled_from([False, False, False, True]))
+
+
+def _draw_program(data):
+    """A base (leaf that requires grad, non-leaf, or constant), then random steps: views of
+    any tensor made so far, and in-place writes into any of them."""
+    base = data.draw(st.sampled_from(["leaf", "non-leaf", "constant"]))
+    dtype = data.draw(st.sampled_from(["float32", "float64"]))
+    shape = tuple(data.draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    shapes, steps = [shape], []
+    for _ in range(data.draw(st.integers(1, 10))):
+        source = data.draw(st.integers(0, len(shapes) - 1))
+        if data.draw(st.booleans()):
+            kind, params, new_shape = _draw_view(data, shapes[source])
+            steps.append(("view", source, kind, params))
+            shapes.append(new_shape)
+        else:
+            kind, params, quiet = _draw_write(data, shapes[source])
+            steps.append(("write", source, kind, params, quiet))
+    return base, dtype, shape, steps, data.draw(st.integers(0, 2**16))
+
+
+def _view(lib, t, kind, params):
+    if kind == "slice":
+        dim, start, stop, step = params
+        return t[(slice(None),) * dim + (slice(start, stop, step),)]
+    if kind == "select":
+        return t.select(*params) if hasattr(t, "select") and not isinstance(t, autograd_lib.Tensor) \
+            else t[(slice(None),) * params[0] + (params[1],)]
+    if kind == "element":
+        return t[params]
+    if kind == "transpose":
+        return t.transpose(*params)
+    if kind == "t":
+        return t.t()
+    if kind == "unsqueeze":
+        return t.unsqueeze(*params)
+    if kind == "view":
+        return t.view(-1)
+    return t.reshape(tuple(reversed(t.shape)))
+
+
+def _write(lib, t, kind, params, w):
+    operand, value = params[:2]
+    other = {"number": value, "grad": w * value,
+             "constant": lib.full(tuple(t.shape), value, dtype=t.dtype)}[operand]
+    if kind == "add_":
+        t.add_(other)
+    elif kind == "mul_":
+        t.mul_(other)
+    elif kind == "copy_":
+        t.copy_(other)
+    elif kind == "zero_":
+        t.zero_()
+    else:
+        t[params[2]] = other
+
+
+def _run_program(program):
+    """The scenario of a drawn program: every step's error (or None), every tensor made, its
+    version, then a backward pass through all that require grad and the leaves' grads."""
+    base_kind, dtype, shape, steps, seed = program
+
+    def run(lib):
+        rng = np.random.default_rng(seed)
+        dt = getattr(lib, dtype)
+        x = lib.tensor(rng.uniform(-2, 2, size=shape), dtype=dt, requires_grad=base_kind != "constant")
+        w = lib.tensor(1.5, dtype=dt, requires_grad=True)         # what writes with grad add
+        pool = [x * 1 if base_kind == "non-leaf" else x]
+        outcomes = []
+        for step in steps:
+            source = pool[step[1]]
+            if source is None:
+                pool.append(None) if step[0] == "view" else None
+                outcomes.append("skipped")
+                continue
+            if step[0] == "view":
+                made = []
+                outcomes.append(caught(lambda: made.append(_view(lib, source, step[2], step[3]))))
+                pool.append(made[0] if made else None)
+            else:
+                def write():
+                    if step[4]:
+                        with lib.no_grad():
+                            _write(lib, source, step[2], step[3], w)
+                    else:
+                        _write(lib, source, step[2], step[3], w)
+                outcomes.append(caught(write))
+        made = [t for t in pool if t is not None]
+        terms = [(t * lib.tensor(rng.standard_normal(tuple(t.shape)), dtype=dt)).sum()
+                 for t in made if t.requires_grad]
+        backward = caught(sum(terms).backward) if terms else "nothing requires grad"
+        return outcomes, made, [t._version for t in made], backward, x.grad, w.grad
+    run.__name__ = "random_program"
+    return run
+
+
+@requires_torch
+@settings(max_examples=int(os.environ.get("VIEWS_EXAMPLES", 150)), deadline=None, derandomize=not os.environ.get("VIEWS_EXAMPLES"), database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_views_and_writes_agree_with_torch(data):
+    """Random chains of views (slicing, view/reshape, transpose, select, unsqueeze, one
+    element) and in-place writes (add_, mul_, copy_, zero_, t[key] = v, some under
+    no_grad) on a base that is a leaf requiring grad, a non-leaf or a constant: the
+    errors, values, versions, grad_fn graphs and gradients are PyTorch's."""
+    program = _draw_program(data)
+    note(f"program: {program!r}")
+    check_scenario(_run_program(program), rtol=1e-5, atol=1e-6)

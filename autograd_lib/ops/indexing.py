@@ -34,10 +34,12 @@ def key_value(k):
 def getitem(input, key):
     """``x[key]``: basic indexing makes views one dim at a time (Select, Slice,
     Unsqueeze, as PyTorch records them); integer/boolean arrays then gather a
-    copy in one IndexBackward0 node."""
+    copy in one IndexBackward0 node.  Inside a tuple, a slice of a whole dim is
+    skipped, and a key that changes nothing (``x[...]``, ``x[:, :]``) gives an
+    alias of ``x``: AliasBackward0, as in PyTorch."""
     if not isinstance(key, tuple):
         if key is Ellipsis:
-            return record("alias", input._data.view(), (input,), view_of=input, replay=same_layout)
+            return _alias(input)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)
@@ -64,7 +66,7 @@ def getitem(input, key):
                          {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out,
                          replay=operator.itemgetter(key))
         elif isinstance(k, slice):
-            if k != slice(None):
+            if not _whole_dim(k, out.shape[dim]):
                 out = _slice(out, dim, k)
             advanced.append(slice(None))
             dim += 1
@@ -85,7 +87,19 @@ def getitem(input, key):
         index = tuple(advanced)
         return record("index.Tensor", out._data[index], (out,),
                       {"self_shape": out.shape, "indices": index})
-    return out
+    return _alias(input) if out is input else out
+
+
+def _whole_dim(k, n):
+    """True when slice ``k`` takes a whole dim of size ``n`` as PyTorch tells: from 0 (or
+    None), by 1 (or None), to None or at least ``n`` (``-n:`` is sliced all the same)."""
+    return (k.start is None or k.start == 0) and (k.step is None or k.step == 1) and (
+        k.stop is None or k.stop >= n)
+
+
+def _alias(input):
+    """``x[...]``: a view of all of ``x``, with x's layout."""
+    return record("alias", input._data.view(), (input,), view_of=input, replay=same_layout)
 
 
 Tensor.__getitem__ = getitem

@@ -30,7 +30,7 @@ from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import Node, SavedTensor
 from ..recording import record
 from ..tensor import Tensor
-from ..views import check_view_write, positions_in_base
+from ..views import check_view_write, positions_in_base, regenerate_grad_fn
 from .arithmetic import add, div, mul, sub
 from .backward_helpers import index_fill_zero
 from .indexing import embed_in_zeros, getitem, key_value
@@ -136,9 +136,9 @@ def _move_retain_grad(self, node):
 
 def _inplace_on_view(view, out_of_place, *args):
     """An in-place op on a view changes its base, so (as PyTorch) the base's history
-    is rewritten: its new node is a CopySlices that wraps the op's node.  The view, and
-    every other view of the base, then regenerate their grad_fn from the base's new
-    history when next asked for (``views.view_grad_fn``: AsStridedBackward0)."""
+    is rewritten: its new node is a CopySlices that wraps the op's node.  The view gets
+    its grad_fn from the base's new history at once (AsStridedBackward0), every other
+    view of the base when next asked for (``views.view_grad_fn``)."""
     base = view._base
     key = positions_in_base(view)
     before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
@@ -153,26 +153,18 @@ def _inplace_on_view(view, out_of_place, *args):
     node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     _move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
+    regenerate_grad_fn(view, key)
     return view
 
 
 class CopySlices(Node):
-    """PyTorch's CopySlices: the node of an in-place write into a region ``key`` of a
-    tensor, recorded on the whole tensor.  Its first input is the tensor's old
-    history.  Backward: the written region's gradient goes to what was written
-    there, and the rest of the gradient passes through to the old history.
-
-    It is recorded in two ways, as in PyTorch:
-
-    * ``t[key] = src`` (a basic key): ``record("copy_slices", ...)``, with inputs
-      ``self`` and ``src`` and the formulas that ``derivatives.py`` gives it: the
-      overwritten region of ``self`` gets no gradient, ``src`` gets ``grad[key]``;
-    * an in-place op on a view of a tensor (``t[0].mul_(2)``): :meth:`wrapping` the
-      op's own node ``fn``, which turns the region's gradient into gradients for the
-      region's old values and for the op's other inputs (its next inputs here).
-    """
-
-    fn = None               # the wrapped node of an in-place op on a view (None: t[key] = src)
+    """PyTorch's CopySlices: the node of an in-place op ``fn`` on a view, recorded on the
+    view's base.  Its first input is the base's old history, its other inputs are
+    ``fn``'s.  Backward: the gradient of the written region (``key``, the view's
+    positions in the base) goes through ``fn``, which turns it into gradients for the
+    region's old values (added back into the base's) and for ``fn``'s other inputs;
+    the rest of the base's gradient passes through to its old history.  ``t[0].mul_(2)``
+    and ``t[0] = v`` (a ``copy_`` into the view ``t[0]``) both record one."""
 
     @classmethod
     def wrapping(cls, fn, key, base_edge, base_meta):
@@ -185,8 +177,6 @@ class CopySlices(Node):
         return node
 
     def apply(self, grad_outputs):
-        if self.fn is None:                 # t[key] = src: the formulas of derivatives.py
-            return super().apply(grad_outputs)
         grad = grad_outputs[0]
         fn_grads = validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)
@@ -195,10 +185,7 @@ class CopySlices(Node):
         return [base_grad] + list(fn_grads[1:])
 
     def release_saved(self):
-        if self.fn is None:
-            super().release_saved()
-        else:
-            self.fn.release_saved()
+        self.fn.release_saved()
 
 
 # ------------------------------------------------------------ the in-place ops
@@ -297,47 +284,46 @@ def _setitem_key(t, key):
 def setitem(input, key, value):
     """``t[key] = value``: an in-place write, recorded as PyTorch records it:
 
-    * a basic key (ints, slices, None) writes through a view: CopySlices;
+    * a basic key (ints, slices, None) writes through the view ``t[key]``: a copy
+      into it, which CopySlices records on the base (``_inplace_on_view``);
     * a key that selects the whole tensor (``t[:] = v``, ``t[...] = v``) is a
-      plain ``copy_``: CopyBackwards;
+      plain ``copy_`` into ``t``: CopyBackwards;
     * an advanced key (integer lists, masks) calls ``index_put_``: IndexPutBackward0.
 
-    A tensor ``value`` first loses its leading size-1 dims (a view) and, for a
-    view, is expanded to the written shape, as in PyTorch's ``copy_to``.
+    A tensor ``value`` first loses its leading size-1 dims (a view) and, unless the
+    key is advanced, is expanded to the written shape, as in PyTorch's ``copy_to``.
     """
     np_key = _setitem_key(input, key)
     entries = np_key if isinstance(np_key, tuple) else (np_key,)
     advanced = any(isinstance(k, (list, np.ndarray)) and (np.ndim(k) > 0 or k.dtype == bool)
                    or isinstance(k, (bool, np.bool_)) for k in entries)
     whole = not advanced and _selects_whole(input, entries)
-    if not advanced and not whole and is_grad_enabled() and (
-            input.requires_grad or isinstance(value, Tensor) and value.requires_grad):
-        # PyTorch writes through the view input[key]: its checks are the view's.
-        _check_write(getitem(input, key), True)
     if not isinstance(value, Tensor):
         value = Tensor._make(np.asarray(value, dtype=input.dtype.numpy))
+    target = input if advanced or whole else getitem(input, key)
     if advanced:
         op = "index_put_"
-    elif whole:
-        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
     else:
-        op = "copy_slices"      # PyTorch: copy_ into the view t[key], which CopySlices wraps
+        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
 
     def write(self, src):
-        target = self._data[np_key].shape
-        if src.ndim and src.shape != target:
+        written = self._data[np_key].shape if advanced else self._data.shape
+        if src.ndim and src.shape != written:
             shape = tuple(src.shape)
             while shape and shape[0] == 1:               # leading 1s are dropped (a view)
                 shape = shape[1:]
             if not advanced or shape != src.shape:
                 src = view(src, shape)
-            if not advanced and src.shape != target:
-                src = expand(src, target)
+            if not advanced and src.shape != written:
+                src = expand(src, written)
         src = cast_operand(src, self.dtype)
         array = np.array(self._data, copy=True)
-        array[np_key] = src._data
+        if advanced:
+            array[np_key] = src._data
+        else:
+            array[...] = src._data
         return record(op, array, (self, src), {"key": np_key, "accumulate": False})
-    _inplace(input, write, value)
+    _inplace(target, write, value)
 
 
 Tensor.__setitem__ = setitem

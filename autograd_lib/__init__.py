@@ -36,9 +36,12 @@ from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_d
 from .dtypes import result_type as _result_type
 from .tensor import Size, Tensor
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, seed, tensor, zeros, zeros_like)
+from .devices import device, get_default_device, set_default_device
+from . import accelerator, cuda
+from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                       full_like, initial_seed, linspace, manual_seed, ones, ones_like, rand,
+                       rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
+                       zeros_like)
 from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, broadcast_to, cat,
                   clamp, clone, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, isnan, le,
                   log, log_softmax, logical_and, logical_not, logical_or, lt, matmul, max, maximum,

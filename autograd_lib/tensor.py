@@ -29,6 +29,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._tensor_str import tensor_repr
+from .devices import CPU
 
 __all__ = ["Tensor", "Size"]
 
@@ -140,7 +141,16 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        """Where the values are: always ``device(type='cpu')`` (NumPy computes on the CPU)."""
+        return CPU
+
+    is_cuda = False
+    is_cpu = True
+    is_meta = False
+
+    def get_device(self):
+        """-1: the CPU's index in PyTorch's numbering."""
+        return -1
 
     @property
     def _version(self):

@@ -34,8 +34,9 @@ class Layer:
 # below it, never of a layer above (and never in a cycle, checked apart).
 LAYERS = (
     Layer("foundations", ("autograd_lib.dtypes", "autograd_lib.grad_mode", "autograd_lib.broadcasting",
-                          "autograd_lib._tensor_str", "autograd_lib.exercises"),
-          "types, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
+                          "autograd_lib._tensor_str", "autograd_lib.exercises",
+                          "autograd_lib.devices", "autograd_lib.cuda", "autograd_lib.accelerator"),
+          "types, devices, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
     Layer("tensor", ("autograd_lib.tensor", "autograd_lib.creation"),
           "the Tensor as a data structure, and the functions that make tensors"),
     Layer("graph", ("autograd_lib.graph",),

@@ -48,8 +48,10 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
+from .ops import exp_, norm, relu_, sigmoid_, square, std, tanh_, var
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
+from . import linalg
 from .autograd import Function
 
 clip = clamp

@@ -42,7 +42,7 @@ from . import ops as F
 from .creation import zeros_like
 from .graph import Node
 from .ops import backward_helpers as H
-from .ops import losses, pointwise
+from .ops import losses, norms, pointwise
 from .ops.inplace import CopySlices
 from .recording import RULES
 
@@ -238,6 +238,20 @@ for _op, _node in (("amax", "AmaxBackward0"), ("amin", "AminBackward0")):     # 
     rule(_op, _node, self=("self result dim keepdim",
                            lambda grad, self, result, dim, keepdim: H.share_among_ties(
                                grad, self, result, dim, keepdim)))
+
+# Norms and spreads (ops/norms.py).
+rule("linalg_vector_norm", "LinalgVectorNormBackward0",
+     self=("self result ord dim keepdim", lambda grad, self, result, ord, dim, keepdim:
+           norms.vector_norm_backward(grad, self, result, ord, dim, keepdim)))
+rule("var.correction", "VarBackward0",
+     self=("self dim correction keepdim", lambda grad, self, dim, correction, keepdim:
+           norms.var_backward(grad, self, dim, correction, keepdim)))
+rule("std.correction", "StdBackward0",
+     self=("self result dim correction keepdim", lambda grad, self, result, dim, correction, keepdim:
+           norms.std_backward(grad, self, result, dim, correction, keepdim)))
+# Random fills forget the old values (ops/inplace_unary.py).
+rule("uniform_", "UniformBackward0", self=lambda grad: zeros_like(grad))
+rule("normal_", "NormalBackward0", self=lambda grad: zeros_like(grad))
 
 # ---------------------------------------------------------- shape and views
 for _op, _node in (("view", "ViewBackward0"), ("_unsafe_view", "UnsafeViewBackward0"),

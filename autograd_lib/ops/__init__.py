@@ -17,6 +17,8 @@ One module per family, each installing its Tensor methods next to its ops
 ``losses.py``             ``softmax``, ``log_softmax``, ``nll_loss``, ``mse_loss``
 ``backward_helpers.py``   the longer helpers of gradient formulas (PyTorch's FunctionsManual)
 ``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
+``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
+``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
 ========================  =================================================
 
 ``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
@@ -36,3 +38,5 @@ from .linalg import *              # noqa: F401,F403
 from .losses import *              # noqa: F401,F403
 from .backward_helpers import *    # noqa: F401,F403
 from .inplace import *             # noqa: F401,F403
+from .inplace_unary import *       # noqa: F401,F403
+from .norms import *               # noqa: F401,F403

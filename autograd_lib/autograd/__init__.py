@@ -8,8 +8,8 @@
 
 from .functional import backward, grad
 from .function import Function, FunctionCtx
-from .gradcheck import gradcheck, numerical_grad, numerical_jacobian
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck, numerical_grad, numerical_jacobian
 from ..grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "numerical_grad", "numerical_jacobian",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "gradgradcheck", "GradcheckError", "numerical_grad", "numerical_jacobian",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]

@@ -1,0 +1,157 @@
+"""gradcheck (slow and fast mode), gradgradcheck, autograd.functional.jacobian/hessian,
+inference_mode and saved-tensor hooks (differential, against PyTorch)."""
+
+import numpy as np
+import pytest
+
+import autograd_lib
+from autograd_lib import exercises
+from conftest import requires_torch
+from differential import caught, registry, run
+from test_oracle import arr
+
+SCENARIOS, scenario = registry()
+
+
+def _linear_function(lib):
+    """A custom Function in the style of PyTorch's extending note."""
+    class LinearFunction(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, input, weight, bias=None):
+            ctx.save_for_backward(input, weight, bias)
+            output = input.mm(weight.t())
+            if bias is not None:
+                output += bias.unsqueeze(0).expand_as(output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            input, weight, bias = ctx.saved_tensors
+            grad_input = grad_weight = grad_bias = None
+            if ctx.needs_input_grad[0]:
+                grad_input = grad_output.mm(weight)
+            if ctx.needs_input_grad[1]:
+                grad_weight = grad_output.t().mm(input)
+            if bias is not None and ctx.needs_input_grad[2]:
+                grad_bias = grad_output.sum(0)
+            return grad_input, grad_weight, grad_bias
+    return LinearFunction
+
+
+def _wrong(lib, factor=3.0):
+    class Wrong(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * factor
+    return Wrong
+
+
+def _double(lib, shape, seed):
+    return lib.tensor(arr(shape, seed=seed, dtype=np.float64), requires_grad=True)
+
+
+@scenario
+def gradcheck_linear_function(lib):
+    f = _linear_function(lib).apply
+    x, w, b = _double(lib, (5, 4), 1), _double(lib, (3, 4), 2), _double(lib, (3,), 3)
+    return [lib.autograd.gradcheck(f, (x, w), eps=1e-6, atol=1e-4),
+            lib.autograd.gradcheck(f, (x, w, b), eps=1e-6, atol=1e-4, fast_mode=True),
+            lib.autograd.gradcheck(f, (x, w.detach(), b)),
+            lib.autograd.gradcheck(f, [x, w, b], fast_mode=False)]
+
+
+@scenario
+def gradcheck_several_outputs(lib):
+    x, y = _double(lib, (3,), 4), _double(lib, (2, 3), 5)
+    fn = lambda a, b: (a * b, (a.sin() + b).sum(1), a.exp())          # noqa: E731
+    return [lib.autograd.gradcheck(fn, (x, y)), lib.autograd.gradcheck(fn, (x, y), fast_mode=True),
+            lib.autograd.gradcheck(lambda a: a.norm(), x, fast_mode=True)]
+
+
+@scenario
+def gradcheck_mismatch_slow(lib):
+    lib.autograd.gradcheck(_wrong(lib).apply, (_double(lib, (3,), 6),))
+
+
+@scenario
+def gradcheck_mismatch_fast(lib):
+    lib.autograd.gradcheck(_wrong(lib).apply, (_double(lib, (3,), 6),), fast_mode=True)
+
+
+@scenario
+def gradcheck_mismatch_no_raise(lib):
+    x = _double(lib, (3,), 6)
+    return [lib.autograd.gradcheck(_wrong(lib).apply, (x,), raise_exception=False),
+            lib.autograd.gradcheck(_wrong(lib).apply, (x,), raise_exception=False, fast_mode=True),
+            lib.autograd.gradcheck(lambda a: a.detach() * 2, (x,), raise_exception=False),
+            isinstance(caught(lib.autograd.gradcheck, _wrong(lib).apply, (x,)).error,
+                       lib.autograd.gradcheck.__globals__["GradcheckError"])]
+
+
+@scenario
+def gradcheck_needs_an_input_that_requires_grad(lib):
+    lib.autograd.gradcheck(lambda a: a * 2, (lib.ones(2, dtype=lib.float64),))
+
+
+@scenario
+def gradgradcheck_passes(lib):
+    x, w = _double(lib, (2, 3), 7), _double(lib, (3, 4), 8)
+    go = lib.tensor(arr((2, 4), seed=9, dtype=np.float64), requires_grad=True)
+    return [lib.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w)),
+            lib.autograd.gradgradcheck(lambda a: (a ** 3).sum(), (x,)),
+            lib.autograd.gradgradcheck(lambda a, b: (a @ b).sigmoid(), (x, w), (go,)),
+            lib.autograd.gradgradcheck(lambda a: a.norm(dim=1), (x,), fast_mode=True),
+            lib.autograd.gradgradcheck(lambda a: a * 2, (x,)),
+            lib.autograd.gradgradcheck(lambda a: a.std(0) + a.var(), (x,))]
+
+
+@scenario
+def gradgradcheck_catches_a_wrong_double_backward(lib):
+    class WrongSecond(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x.detach() ** 2          # first derivative right, second lost
+    x = _double(lib, (3,), 10)
+    return lib.autograd.gradcheck(WrongSecond.apply, (x,)), \
+        lib.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
+
+
+def test_gradcheck_uses_the_exercise_numerical_grad():
+    """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
+    x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)
+    fn = lambda t: (t * t).exp()                                    # noqa: E731
+    calls = []
+
+    def one_sided(f, x, eps=1e-6):
+        calls.append(x.shape)
+        base = f(x).item()
+        grad = np.zeros(x.shape)
+        flat = x._data.reshape(-1)
+        for j in range(flat.size):
+            original = flat[j].item()
+            flat[j] = original + 1e-2
+            grad.reshape(-1)[j] = (f(x).item() - base) / 1e-2
+            flat[j] = original
+        return autograd_lib.Tensor._make(grad)
+    assert autograd_lib.autograd.gradcheck(fn, (x,)) is True
+    with exercises.plugged("03.numerical_grad", one_sided):
+        slow = autograd_lib.autograd.gradcheck(fn, (x,), raise_exception=False)
+        fast = autograd_lib.autograd.gradcheck(fn, (x,), raise_exception=False, fast_mode=True)
+    assert calls, "gradcheck never called the exercise's numerical_grad"
+    assert (slow, fast) == (False, False), f"a one-sided numerical_grad passed: slow={slow}, fast={fast}"
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_same_as_torch(name):
+    run(SCENARIOS, name)

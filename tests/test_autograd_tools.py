@@ -126,6 +126,79 @@ def gradgradcheck_catches_a_wrong_double_backward(lib):
         lib.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
 
 
+# ------------------------------------------------ autograd.functional
+
+def _AF(lib):
+    return lib.autograd.functional
+
+
+@scenario
+def jacobian_forms(lib):
+    J = _AF(lib).jacobian
+    x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    m = lib.tensor(arr((2, 3), seed=3, dtype=np.float64))
+    return [J(lambda a: a ** 2, x), J(lambda a, b: a * b, (x, x)), J(lambda a: (a, a.sum()), x),
+            J(lambda a: a * 0 + 1, x), J(lambda a: m @ a.exp(), x), J(lambda a: a.sum(), x),
+            J(lambda a, b: (a @ b.t(), b.sin()), (m, m)), J(lambda a: a ** 2, x, vectorize=True),
+            J(lambda a: a.detach() * 2, x), J(lambda a: (a * a).reshape(3, 1), x)]
+
+
+@scenario
+def jacobian_create_graph(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    j = _AF(lib).jacobian(lambda a: a ** 3, x, create_graph=True)
+    j.sum().backward()
+    return j, x.grad, _AF(lib).jacobian(lambda a: a ** 3, x).requires_grad
+
+
+@scenario
+def jacobian_errors(lib):
+    J, x = _AF(lib).jacobian, lib.tensor([1.0, 2.0], requires_grad=True)
+    return [caught(J, lambda a: lib.ones(2), x, strict=True),
+            caught(J, lambda a: a.detach(), x, strict=True), caught(J, lambda a: 3, x),
+            caught(J, lambda a: a ** 2, [x]), caught(J, lambda a: a ** 2, 3),
+            caught(J, lambda a: a ** 2, x, strategy="forward-mode"),
+            caught(J, lambda a, b: a * 2, (x, x), strict=True)]
+
+
+@scenario
+def hessian_forms(lib):
+    H = _AF(lib).hessian
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    m = lib.tensor(arr((2, 2), seed=5, dtype=np.float64))
+    return [H(lambda a: (a ** 3).sum(), x), H(lambda a, b: (a * b).sum(), (x, x)),
+            H(lambda a: a.sum(), x), H(lambda a: (a @ m @ a).tanh(), x),
+            H(lambda a: a.norm(), x), H(lambda a: (a.exp() * a).sum().reshape(1, 1), x),
+            H(lambda a, b: (a.sin() * b ** 2).sum(), (x, x * 2))]
+
+
+@scenario
+def hessian_create_graph(lib):
+    x = lib.tensor([0.5, 1.5], requires_grad=True)
+    h = _AF(lib).hessian(lambda a: (a ** 4).sum(), x, create_graph=True)
+    g, = lib.autograd.grad(h.sum(), x)
+    return h, g
+
+
+@scenario
+def hessian_errors(lib):
+    H, x = _AF(lib).hessian, lib.tensor([1.0, 2.0], requires_grad=True)
+    return [caught(H, lambda a: a ** 3, x), caught(H, lambda a: (a, a), x),
+            caught(H, lambda a: a.sum(), x, strict=True)]
+
+
+@scenario
+def vjp_jvp_vhp(lib):
+    AF = _AF(lib)
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    v = lib.tensor([0.5, -1.0], dtype=lib.float64)
+    m = lib.tensor(arr((3, 2), seed=6, dtype=np.float64))
+    return [AF.vjp(lambda a: a ** 2, x, v), AF.jvp(lambda a: a ** 2, x, v),
+            AF.vhp(lambda a: (a ** 3).sum(), x, v), AF.jvp(lambda a: m @ a.sin(), x, v),
+            AF.vjp(lambda a: (m @ a).sum(), x), AF.jvp(lambda a, b: (a * b, a + b), (x, x), (v, v)),
+            AF.vjp(lambda a, b: (a * b).sum(), (x, x))]
+
+
 def test_gradcheck_uses_the_exercise_numerical_grad():
     """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
     x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)

@@ -35,7 +35,8 @@ from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_d
                      set_default_dtype, promote_types)
 from .dtypes import result_type as _result_type
 from .tensor import Size, Tensor
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .devices import device, get_default_device, set_default_device
 from . import accelerator, cuda
 from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
@@ -68,6 +69,10 @@ def result_type(tensor1, tensor2):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_inference(input):
+    return input.is_inference()
 
 
 def numel(input):

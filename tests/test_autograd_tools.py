@@ -199,6 +199,181 @@ def vjp_jvp_vhp(lib):
             AF.vjp(lambda a, b: (a * b).sum(), (x, x))]
 
 
+# ------------------------------------------------------ inference_mode
+
+@scenario
+def inference_mode_inside(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.inference_mode():
+        a, b = lib.ones(3), w * 2
+        inside = [lib.is_inference_mode_enabled(), lib.is_grad_enabled(), a.is_inference(),
+                  b.is_inference(), b.requires_grad, b.grad_fn, a.requires_grad_().requires_grad]
+    return inside, lib.is_inference_mode_enabled(), lib.is_grad_enabled(), b
+
+
+@scenario
+def inference_tensor_saved_for_backward(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.inference_mode():
+        a = lib.tensor([1.0, 2.0, 3.0])
+    (w + a).sum().backward()                       # add saves nothing: allowed
+    return w.grad, caught(lambda: w * a), caught(lambda: lib.nn.functional.linear(
+        a, lib.ones(2, 3, requires_grad=True))), (w * a.clone()).sum()
+
+
+@scenario
+def inference_tensor_in_place_and_requires_grad(lib):
+    with lib.inference_mode():
+        a = lib.ones(3)
+    return [caught(a.add_, 1), caught(a.exp_), caught(a.requires_grad_), caught(a.zero_),
+            a.requires_grad, a.clone().is_inference(), (a * 2).is_inference(),
+            a.detach().is_inference(), lib.is_inference(a), a.view(3).is_inference(),
+            lib.ones(1).is_inference()]
+
+
+@scenario
+def inference_mode_forms(lib):
+    w = lib.ones(2, requires_grad=True)
+
+    @lib.inference_mode()
+    def f(x):
+        return x * 2
+
+    @lib.inference_mode
+    def g(x):
+        return x * 3
+
+    with lib.inference_mode(mode=False):
+        off = [lib.is_inference_mode_enabled(), lib.is_grad_enabled(), (w * 2).requires_grad,
+               lib.ones(1).is_inference()]
+    with lib.no_grad():
+        with lib.inference_mode(False):
+            regrad = lib.is_grad_enabled()
+        after = lib.is_grad_enabled()
+    with lib.inference_mode():
+        with lib.inference_mode(False):
+            x = w * 2
+            nested = [x.requires_grad, x.is_inference(), lib.is_grad_enabled()]
+        r = lib.ones(2, requires_grad=True)
+    (r * 2).sum().backward()
+    return f(w), f(w).is_inference(), g(w).is_inference(), off, regrad, after, nested, \
+        r.requires_grad, r.is_inference(), r.grad, lib.autograd.inference_mode is lib.inference_mode
+
+
+@scenario
+def inference_mode_evaluation_loop(lib):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.linspace(-1.0, 1.0, p.numel()).reshape(p.shape))
+    x = lib.tensor(arr((5, 3), seed=1))
+    with lib.inference_mode():
+        y = model(x)
+    model(x).sum().backward()                      # the model itself is unaffected
+    return y, y.is_inference(), y.requires_grad, model[0].weight.grad, \
+        model[0].weight.is_inference()
+
+
+# ----------------------------------------------------- saved-tensor hooks
+
+def _recording_hooks(lib, log, scale=1.0):
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t.detach().clone() * scale
+
+    def unpack(p):
+        log.append(("unpack", tuple(p.shape)))
+        return p
+    return lib.autograd.graph.saved_tensors_hooks(pack, unpack)
+
+
+@scenario
+def saved_tensors_hooks_pack_and_unpack(lib):
+    log = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = x.pow(2)
+        z = y.exp()
+        m = x * x
+        log.append("forward done")
+    (z.sum() + m.sum()).backward()
+    return log, x.grad, y.grad_fn._saved_self
+
+
+@scenario
+def saved_tensors_hooks_change_the_gradient(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    G = lib.autograd.graph
+    with G.saved_tensors_hooks(lambda t: "a string", lambda s: lib.ones(2)):
+        y = x.pow(2)
+    y.sum().backward()
+    first = x.grad.clone()
+    x.grad = None
+    with G.saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+        with G.saved_tensors_hooks(lambda t: t * 3, lambda t: t):
+            y = x.pow(2)
+    y.sum().backward()
+    return first, x.grad
+
+
+@scenario
+def saved_tensors_hooks_skip_the_version_check(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        a = x * 1
+        b = a.exp()
+    a.mul_(2)
+    b.sum().backward()
+    return x.grad
+
+
+@scenario
+def saved_tensors_hooks_custom_function_and_save_on_cpu(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return 2 * g * a
+    log = []
+    x = lib.tensor([1.0, 3.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = Square.apply(x)
+    y.sum().backward()
+    with lib.autograd.graph.save_on_cpu():
+        z = x.pow(3)
+    z.sum().backward()
+    return log, x.grad
+
+
+@scenario
+def saved_tensors_hooks_errors(lib):
+    G, x = lib.autograd.graph, lib.tensor([1.0, 2.0], requires_grad=True)
+
+    def enter_inside_disable():
+        with G.disable_saved_tensors_hooks("no hooks here"):
+            with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with G.saved_tensors_hooks(lambda t: t, lambda t: 3):
+        y = x.pow(2)
+    return caught(enter_inside_disable), caught(y.sum().backward)
+
+
+@scenario
+def raw_saved_tensor_register_hooks(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 10, lambda t: t)
+    again = caught(y.grad_fn._raw_saved_self.register_hooks, lambda t: t, lambda t: t)
+    y.sum().backward()
+    return x.grad, again
+
+
 def test_gradcheck_uses_the_exercise_numerical_grad():
     """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
     x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)

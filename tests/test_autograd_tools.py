@@ -374,6 +374,52 @@ def raw_saved_tensor_register_hooks(lib):
     return x.grad, again
 
 
+# -------------------------------------------- Function: setup_context style
+
+@scenario
+def function_with_setup_context(lib):
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, k = inputs
+            ctx.k = k
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * ctx.k + x * 0, None
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = Scale.apply(x, 3.0)
+    y.sum().backward()
+    return y, x.grad, lib.autograd.gradcheck(lambda t: Scale.apply(t, 2.5), (x.double(),))
+
+
+@scenario
+def function_once_differentiable(lib):
+    modes = []
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            modes.append(lib.is_grad_enabled())
+            return 2 * x * g
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    g, = lib.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+    return g, g.requires_grad, modes
+
+
 def test_gradcheck_uses_the_exercise_numerical_grad():
     """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
     x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)

@@ -8,7 +8,8 @@
 
 from . import functional, graph
 from .functional import backward, grad
-from .function import Function, FunctionCtx
+from . import function
+from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck, numerical_grad, numerical_jacobian
 from ..grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                          is_inference_mode_enabled)

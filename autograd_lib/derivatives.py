@@ -250,6 +250,10 @@ rule("var.correction", "VarBackward0",
 rule("std.correction", "StdBackward0",
      self=("self result dim correction keepdim", lambda grad, self, result, dim, correction, keepdim:
            norms.std_backward(grad, self, result, dim, correction, keepdim)))
+# Rounding is piecewise constant (ops/rounding.py).
+for _op, _node in (("round", "RoundBackward0"), ("round.decimals", "RoundBackward1"),
+                   ("floor", "FloorBackward0"), ("ceil", "CeilBackward0"), ("trunc", "TruncBackward0")):
+    rule(_op, _node, self=lambda grad: zeros_like(grad))
 # Random fills forget the old values (ops/inplace_unary.py).
 rule("uniform_", "UniformBackward0", self=lambda grad: zeros_like(grad))
 rule("normal_", "NormalBackward0", self=lambda grad: zeros_like(grad))

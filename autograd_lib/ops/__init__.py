@@ -19,6 +19,7 @@ One module per family, each installing its Tensor methods next to its ops
 ``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
 ``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
 ``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
+``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
 ========================  =================================================
 
@@ -42,3 +43,4 @@ from .inplace import *             # noqa: F401,F403
 from .inplace_unary import *       # noqa: F401,F403
 from .norms import *               # noqa: F401,F403
 from .elementwise_losses import *  # noqa: F401,F403
+from .rounding import *            # noqa: F401,F403

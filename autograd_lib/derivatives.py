@@ -250,6 +250,18 @@ rule("var.correction", "VarBackward0",
 rule("std.correction", "StdBackward0",
      self=("self result dim correction keepdim", lambda grad, self, result, dim, correction, keepdim:
            norms.std_backward(grad, self, result, dim, correction, keepdim)))
+# Sorting moves each gradient back to where its value came from (ops/sorting.py).
+rule("sort", "SortBackward0",
+     self=("self_shape dim indices", lambda grad, self_shape, dim, indices: H.scatter_into_zeros(
+         grad, self_shape, dim, True, indices)))
+rule("index_select", "IndexSelectBackward0",          # ops/index_ops.py
+     self=("self_shape dim index", lambda grad, self_shape, dim, index: F.index_select_backward(
+         grad, self_shape, dim, index)))
+rule("index_add", "IndexAddBackward0",
+     self=lambda grad: grad,
+     source=("dim index alpha", lambda grad, dim, index, alpha: (
+         F.index_select(grad, dim, index) if alpha == 1 else
+         F.mul_scalar(F.index_select(grad, dim, index), alpha))))
 # Rounding is piecewise constant (ops/rounding.py).
 for _op, _node in (("round", "RoundBackward0"), ("round.decimals", "RoundBackward1"),
                    ("floor", "FloorBackward0"), ("ceil", "CeilBackward0"), ("trunc", "TruncBackward0")):

@@ -214,6 +214,66 @@ def spread_errors(lib):
         unbiased=True, correction=1))
 
 
+@scenario
+def sort_and_argsort(lib):
+    x = lib.tensor([[3.0, 1.0, 2.0, 1.0], [0.0, -1.0, 5.0, 5.0]], requires_grad=True)
+    v, i = x.sort(dim=1, descending=True)
+    w = lib.sort(x, 0)
+    (v * lib.arange(4.0)).sum().backward()
+    g1 = x.grad.clone()
+    (w.values * lib.arange(8.0).reshape(2, 4)).sum().backward()
+    return v, i, w, g1, x.grad, x.argsort(), lib.argsort(x, dim=0, descending=True), \
+        lib.tensor(2.0, requires_grad=True).sort(), lib.tensor([True, False, True]).sort()
+
+
+@scenario
+def rounding(lib):
+    x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
+    outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]
+    lib.stack(outs).sum().backward()
+    y = x.detach().clone()
+    return outs, x.grad, y.floor_(), y.round_(), lib.tensor([1, 2]).round()
+
+
+@scenario
+def index_select_and_index_add(lib):
+    x = lib.tensor(arr((3, 2), seed=3), requires_grad=True)
+    s = lib.tensor(arr((4, 2), seed=4), requires_grad=True)
+    i = lib.tensor([0, 2, 0, 1])
+    y = x.index_add(0, i, s, alpha=2)
+    z = x.index_select(1, lib.tensor([1, 1, 0]))
+    (y * lib.arange(6.0).reshape(3, 2)).sum().backward()
+    (z * z).sum().backward()
+    base = lib.zeros(3, 2)
+    base.index_add_(0, i, s.detach())
+    h = x * 1
+    h.index_add_(1, lib.tensor([0]), s[:3, :1])
+    return y, z, x.grad, s.grad, base, h, caught(x.index_add, 0, lib.tensor([0.5]), s[:1]), \
+        caught(x.index_select, 0, lib.tensor([1.0]))
+
+
+@scenario
+def index_select_double_backward(lib):
+    x = lib.tensor(arr((3, 2), seed=5, dtype=np.float64), requires_grad=True)
+    y = x.index_select(0, lib.tensor([2, 2, 0]))
+    g, = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+    gg, = lib.autograd.grad(g.sum(), x)
+    return g, gg
+
+
+@scenario
+def function_node_repr(lib):
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return repr(Twice.apply(lib.ones(1, requires_grad=True)).grad_fn).split(" object at")[0]
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -111,6 +111,43 @@ def test_script_prints_the_same(name):
                              f"--- autograd_lib:\n{_show(seen, line)}")
 
 
+AS_TORCH_SCRIPT = """
+import torch
+from torch import nn
+import torch.nn.functional as F
+from torch.autograd import Function
+from torch.utils.data import DataLoader, TensorDataset
+
+layer = nn.Linear(2, 1)
+with torch.no_grad():
+    layer.weight.copy_(torch.tensor([[0.5, -1.0]]))
+    layer.bias.fill_(0.25)
+x = torch.arange(6.0).reshape(3, 2)
+loader = DataLoader(TensorDataset(x, x.sum(1)), batch_size=2)
+for xb, yb in loader:
+    loss = F.mse_loss(layer(xb).squeeze(1), yb)
+    loss.backward()
+    print(f"{loss.item():.6f}", layer.weight.grad.tolist())
+print(issubclass(Function, torch.autograd.Function), F.relu(torch.tensor([-1.0, 2.0])))
+"""
+
+
+@requires_torch
+def test_as_torch_runs_imports_of_torch_submodules(tmp_path):
+    """``python -m autograd_lib.as_torch script.py``: ``from torch import nn`` and kin
+    give autograd_lib's modules, and the script prints what it prints under PyTorch."""
+    import subprocess
+    script = tmp_path / "uses_submodules.py"
+    script.write_text(AS_TORCH_SCRIPT)
+    runs = [subprocess.run([sys.executable, *prefix, str(script)], capture_output=True, text=True,
+                           timeout=120) for prefix in ([], ["-m", "autograd_lib.as_torch"])]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    assert first_difference(runs[0].stdout, runs[1].stdout, 1e-6, 1e-7) is None, \
+        f"torch:\n{runs[0].stdout}\nautograd_lib.as_torch:\n{runs[1].stdout}"
+    assert "autograd_lib" not in runs[0].stdout
+
+
 def test_every_script_is_checked():
     assert len(NAMES) >= 10, NAMES
 

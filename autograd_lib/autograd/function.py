@@ -60,6 +60,9 @@ class _FunctionNode(Node, FunctionCtx):
     _function = None
     saved_tensors = FunctionCtx.saved_tensors     # the ctx's tuple, not Node's dict by name
 
+    def __repr__(self):                           # as PyTorch: the node's class by its module
+        return f"<autograd_lib.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def __init__(self):
         super().__init__()
         self._to_save = ()

@@ -20,6 +20,8 @@ One module per family, each installing its Tensor methods next to its ops
 ``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
 ``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
 ``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
+``sorting.py``            ``sort``, ``argsort``
+``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
 ========================  =================================================
 
@@ -44,3 +46,5 @@ from .inplace_unary import *       # noqa: F401,F403
 from .norms import *               # noqa: F401,F403
 from .elementwise_losses import *  # noqa: F401,F403
 from .rounding import *            # noqa: F401,F403
+from .sorting import *             # noqa: F401,F403
+from .index_ops import *           # noqa: F401,F403

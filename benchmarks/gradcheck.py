@@ -53,6 +53,11 @@ FAST_TARGET = 0.05
 
 
 def linear_function(lib):
+    """``LinearFunction.apply`` for ``lib`` (autograd_lib or torch)."""
+    return linear_function_class(lib).apply
+
+
+def linear_function_class(lib):
     """The extending note's LinearFunction, for ``lib`` (autograd_lib or torch)."""
     class LinearFunction(lib.autograd.Function):
         @staticmethod
@@ -74,7 +79,7 @@ def linear_function(lib):
             if bias is not None and ctx.needs_input_grad[2]:
                 grad_bias = grad_output.sum(0)
             return grad_input, grad_weight, grad_bias
-    return LinearFunction.apply
+    return LinearFunction
 
 
 def inputs(lib):

@@ -18,13 +18,7 @@ own registry::
 """
 
 import autograd_lib
-from conftest import capture
-from test_oracle import Caught, caught, compare, _compare_errors, _compare_warnings
-
-try:
-    import torch
-except ImportError:                     # pragma: no cover
-    torch = None
+from test_oracle import Caught, caught, run_scenario
 
 __all__ = ["registry", "run", "caught", "Caught", "is_torch"]
 
@@ -47,15 +41,5 @@ def registry():
 
 
 def run(scenarios, name):
-    """Run scenario ``name`` on torch and on autograd_lib and compare (as test_oracle does)."""
-    fn, opts = scenarios[name]
-    expected, expected_error, expected_warnings = capture(fn, torch)
-    seen, seen_error, seen_warnings = capture(fn, autograd_lib)
-    if expected_error is not None:
-        _compare_errors(expected_error, seen_error, opts["key"])
-    elif seen_error is not None:
-        raise AssertionError(f"torch ran the scenario, autograd_lib raised "
-                             f"{type(seen_error).__name__}: {seen_error}") from seen_error
-    _compare_warnings(expected_warnings, seen_warnings)
-    if expected_error is None:
-        compare(expected, seen, rtol=opts["rtol"], atol=opts["atol"])
+    """Run scenario ``name`` on torch and on autograd_lib and compare (test_oracle's way)."""
+    run_scenario(name, scenarios)

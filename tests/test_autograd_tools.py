@@ -6,36 +6,12 @@ import pytest
 
 import autograd_lib
 from autograd_lib import exercises
+from benchmarks.gradcheck import linear_function_class as _linear_function
 from conftest import requires_torch
 from differential import caught, registry, run
 from test_oracle import arr
 
 SCENARIOS, scenario = registry()
-
-
-def _linear_function(lib):
-    """A custom Function in the style of PyTorch's extending note."""
-    class LinearFunction(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input, weight, bias=None):
-            ctx.save_for_backward(input, weight, bias)
-            output = input.mm(weight.t())
-            if bias is not None:
-                output += bias.unsqueeze(0).expand_as(output)
-            return output
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, weight, bias = ctx.saved_tensors
-            grad_input = grad_weight = grad_bias = None
-            if ctx.needs_input_grad[0]:
-                grad_input = grad_output.mm(weight)
-            if ctx.needs_input_grad[1]:
-                grad_weight = grad_output.t().mm(input)
-            if bias is not None and ctx.needs_input_grad[2]:
-                grad_bias = grad_output.sum(0)
-            return grad_input, grad_weight, grad_bias
-    return LinearFunction
 
 
 def _wrong(lib, factor=3.0):

@@ -136,26 +136,25 @@ def _per_group(value, optimizer, name):
     return [value] * len(optimizer.param_groups)
 
 
-class LambdaLR(LRScheduler):
-    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
+class _LambdaScheduler(LRScheduler):
+    """A schedule given as a function of the epoch (one, or one per group)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
         self.lr_lambdas = _per_group(lr_lambda, optimizer, "lr_lambda")
         super().__init__(optimizer, last_epoch)
+
+
+class LambdaLR(_LambdaScheduler):
+    """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
 
     def get_lr(self):
         self._warn_outside_step()
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """``lr = lr * lr_lambda(epoch)`` at every step after the first."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _per_group(lr_lambda, optimizer, "lr_lambda")
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         self._warn_outside_step()

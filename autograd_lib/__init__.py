@@ -18,8 +18,13 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
 ``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
 ``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
-``autograd/``                 backward, grad, Function, gradcheck
-``nn/``, ``optim/``           modules, losses and optimizers (09)
+``autograd/``                 backward, grad, Function, gradcheck, functional (jacobian, hessian),
+                              graph (saved-tensor hooks)
+``nn/``, ``optim/``           modules, losses, optimizers and lr schedulers (09)
+``utils/data.py``             datasets and the DataLoader
+``serialization.py``          save and load
+``devices.py``, ``cuda.py``   the CPU, the only device (honest answers for GPU questions)
+``as_torch.py``               run a PyTorch script whose ``import torch`` lines get this library
 ``viz.py``                    drawing a backward graph
 ============================  ======================================================================
 

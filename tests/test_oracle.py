@@ -206,8 +206,9 @@ def _compare_warnings(expected, seen):
         assert any(k in m for m in seen), f"warning {k!r} missing; autograd_lib warned {seen}"
 
 
-def run_scenario(name):
-    fn, opts = SCENARIOS[name]
+def run_scenario(name, scenarios=None):
+    """Run scenario ``name`` (of ``scenarios``, this module's by default) on both libraries."""
+    fn, opts = (SCENARIOS if scenarios is None else scenarios)[name]
     expected, expected_error, expected_warnings = capture(fn, torch)
     seen, seen_error, seen_warnings = capture(fn, autograd_lib)
     if expected_error is not None:

@@ -86,6 +86,11 @@ def _check_multi_output_view(t):
 
 
 def _check_write(t):
+    if not _grad_state.inference and t.is_inference():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     # PyTorch's order: how the view was made first, then the leaf rule.
     _check_multi_output_view(t)
     _check_view_grad_mode(t)

@@ -3,7 +3,7 @@
 ``GuardedExecute`` replaces nbgrader's ``Execute`` in the autograde pipeline:
 
 * **Sandbox.** Each notebook runs in the ``autograd-sandbox`` kernel
-  (``tools/sandbox.py``: bubblewrap, no network, no course files, memory and
+  (``autograd_course/sandbox.py``: bubblewrap, no network, no course files, memory and
   CPU limits), over Unix sockets in a directory private to that kernel.
 * **Limits are named.** A cell that times out, runs out of memory, or ends or
   kills the kernel gets an error output saying which limit it hit, so it
@@ -55,7 +55,7 @@ the time of ``generate_feedback``.
 
 ``serialize_gradebook(db_url)`` makes this process hold an exclusive file
 lock on an sqlite gradebook for as long as an nbgrader ``Gradebook`` is open,
-so several grading processes can share one gradebook (tools/classgrade.py).
+so several grading processes can share one gradebook (autograd_course/classgrade.py).
 """
 
 import ast
@@ -77,8 +77,8 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
-from tools import sandbox as bwrap
-from tools.course import exercise_of, tests_of
+from . import sandbox as bwrap
+from .notebooks import exercise_of, grade_id, is_test_cell, tests_of
 
 PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*\)")
 BOOTSTRAP = ("try:\n    import autograd_course.integrity as _autograde_i\n    _autograde_i.seal()\n"
@@ -194,10 +194,6 @@ class RestoreGradeCells(NbGraderPreprocessor):
 
 # -------------------------------------------------------------- execution
 
-def is_test_cell(cell):
-    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
-
-
 def error_output(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -206,7 +202,7 @@ class GuardedExecute(Execute):
     """nbgrader's Execute, sandboxed, with named limits, recovery, and the canary."""
 
     sandbox = Bool(True, help="Run students' kernels in the bubblewrap sandbox "
-                              "(tools/sandbox.py).").tag(config=True)
+                              "(autograd_course/sandbox.py).").tag(config=True)
     memory_mb = Integer(bwrap.LIMITS["memory_mb"], help="Address-space limit of a kernel (MiB).").tag(config=True)
     cpu_seconds = Integer(bwrap.LIMITS["cpu_seconds"], help="CPU time of a kernel (s).").tag(config=True)
     file_mb = Integer(bwrap.LIMITS["file_mb"], help="Largest file a kernel may write (MiB).").tag(config=True)
@@ -331,7 +327,7 @@ class GuardedExecute(Execute):
     def _keep(self, cell):
         """After a locked cell ran: remember the objects it defined (and the code of its
         functions), so that they can be put back before each later test cell."""
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         names = self._assignment.kept_names(gid) if self._assignment and gid else ()
         if names:
             self._silent(
@@ -366,7 +362,7 @@ class GuardedExecute(Execute):
                 cell.outputs = [error_output("NotRun", f"the kernel stopped {self._restarts} times in this "
                                              f"notebook; the grader gives up after {self.max_restarts} restarts")]
                 continue
-            names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
+            names = names_of.get(grade_id(cell)) if is_test_cell(cell) else None
             try:
                 checks = None
                 if is_test_cell(cell) and assignment:

@@ -18,7 +18,7 @@
    autograde and generate_feedback through its Python API, every one on this
    course and its one gradebook.  The workers never touch sqlite at the same
    time: each holds ``gradebook.db.lock`` while nbgrader has the gradebook open
-   (``autograd_course.autograde.serialize_gradebook``), which nbgrader does only for
+   (``autograd_course.gradebook_lock``), which nbgrader does only for
    short reads and writes, never while a kernel runs.  With PostgreSQL
    (``CourseDirectory.db_url``) the database does the locking.
 4. **Export.** ``nbgrader export``'s CSV plugin writes ``grades.csv``.
@@ -141,8 +141,8 @@ _WORKER = {}
 
 def _init_worker(course, sandbox, overrides, db_url):
     """A grading process: its gradebook sessions are serialized with the others'."""
-    from . import autograde          # lazy: it imports nbgrader (2 s), which only grading needs
-    autograde.serialize_gradebook(db_url)
+    from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
+    serialize_gradebook(db_url)
     _WORKER.update(course=course, sandbox=sandbox, overrides=overrides)
 
 
@@ -221,7 +221,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
     ``sandbox``: True (required), False, or None (when available); ``overrides``:
     a traitlets Config merged over nbgrader_config.py (tests lower the timeout).
     Returns a :class:`Report`."""
-    from . import autograde          # lazy: it imports nbgrader (2 s), which only grading needs
+    from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
     start = time.perf_counter()
     course = course_dir(course)
     config = load_config(course)
@@ -234,7 +234,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
     with kernel_environment():
         api = nbgrader_api(course, sandbox=False, overrides=overrides)
         db_url = api.coursedir.db_url
-        autograde.serialize_gradebook(db_url)
+        serialize_gradebook(db_url)
         _ensure_generated(course, api, names)
         register(api, names)
 

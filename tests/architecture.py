@@ -57,8 +57,9 @@ LAYERS = (
                                       "autograd_course.*"),
           "where a course is, notebooks and their cells, the sandbox's launcher: no nbgrader"),
     Layer("nbgrader, configured and extended", ("autograd_course.nbgrader_setup", "autograd_course.autograde",
-                                                "autograd_course.exchange"),
-          "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names"),
+                                                "autograd_course.gradebook_lock", "autograd_course.exchange"),
+          "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names; "
+          "the gradebook lock"),
     Layer("grading and the pipeline", ("autograd_course.pipeline", "autograd_course.pool",
                                        "autograd_course.classgrade", "autograd_course.demo", "autograd_course.lab"),
           "release, solutions and drift; grading submissions, a class; the instructor demo; JupyterLab"),

@@ -17,7 +17,7 @@ import pytest
 
 import autograd_course
 import autograd_lib
-from autograd_course import cli, lab, sandbox
+from autograd_course import cli, demo, lab, sandbox
 from autograd_course.layout import PipelineError, course_dir, solutions_dir
 from autograd_course.notebooks import is_answer_cell, is_test_cell
 
@@ -138,3 +138,46 @@ def test_the_sandbox_binds_the_packages_and_nothing_else_of_the_repository(tmp_p
         "expected the assignment's files but not its notebook (the hidden tests) in the sandbox"
     assert args[args.index("--") + 1:][:3] == [sys.executable, "-m", "ipykernel_launcher"]
     assert set(env) >= {"HOME", "PATH"} and "AUTOGRAD_COURSE_DB_URL" not in env
+
+
+# --------------------------------------------------------------------- demo
+
+class _Node(dict):
+    """A notebook node as nbformat makes one (keys as attributes), without importing
+    nbformat, which costs seconds under pytest."""
+    __setattr__ = dict.__setitem__
+
+    def __getattr__(self, key):
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+
+def _notebook(*answers):
+    cells = [_Node(cell_type="code", source=f"def {a}(): return 'right'", metadata={"nbgrader": {
+        "grade_id": f"01_{a}_answer", "solution": True, "grade": False}}) for a in answers]
+    return _Node(cells=cells, metadata={})
+
+
+def test_the_careless_student_errs_in_every_second_exercise():
+    nb = _notebook("one", "two", "three")
+    mistakes = [(f"01_{a}_answer", lambda source, a=a, n=n: source.replace("right", f"wrong {n}"))
+                for a in ("one", "two", "three") for n in (1, 2)]
+    sources = [c.source for c in demo.careless(nb, mistakes).cells]
+    assert sources == ["def one(): return 'wrong 1'", "def two(): return 'right'", "def three(): return 'wrong 1'"], \
+        f"expected the first mistake of exercises one and three only, saw {sources}"
+    assert [c.source for c in nb.cells] == ["def one(): return 'right'", "def two(): return 'right'",
+                                            "def three(): return 'right'"], "the solution notebook itself changed"
+
+
+def test_a_mistake_for_a_missing_answer_cell_is_an_error():
+    with pytest.raises(PipelineError, match="01_four_answer"):
+        demo.careless(_notebook("one"), [("01_four_answer", lambda source: source)])
+
+
+def test_the_demo_reads_the_catalog_of_the_checkout():
+    catalog = demo.mistake_catalog(COURSE)
+    assert catalog is not None and "01" in catalog, f"expected the mistake catalogs by assignment number, saw {catalog}"
+    answer, wrong = catalog["01"][0]
+    assert answer.startswith("01_") and answer.endswith("_answer") and "def " in wrong("")

@@ -58,8 +58,18 @@ LAYERS = (
     Layer("grading inside a kernel", ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
                                       "autograd_course.grading", "autograd_course.notebook"),
           "what a notebook's test cells import: no nbgrader, light enough for every kernel"),
-    Layer("the grader", ("autograd_course.*",),
-          "nbgrader extensions, sandbox, class grading, the course pipeline and command line"),
+    Layer("the grader's groundwork", ("autograd_course.layout", "autograd_course.notebooks", "autograd_course.sandbox",
+                                      "autograd_course.*"),
+          "where a course is, notebooks and their cells, the sandbox's launcher: no nbgrader"),
+    Layer("nbgrader, configured and extended", ("autograd_course.nbgrader_setup", "autograd_course.autograde",
+                                                "autograd_course.gradebook_lock", "autograd_course.exchange"),
+          "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names; "
+          "the gradebook lock"),
+    Layer("grading and the pipeline", ("autograd_course.pipeline", "autograd_course.pool",
+                                       "autograd_course.classgrade", "autograd_course.demo", "autograd_course.lab"),
+          "release, solutions and drift; grading submissions, a class; the instructor demo; JupyterLab"),
+    Layer("the command line", ("autograd_course.cli", "autograd_course.__main__"),
+          "autograd-course (python -m autograd_course): one subcommand per task"),
 )
 
 # What no module of a layer may import at all, whatever it is for.
@@ -67,6 +77,7 @@ FORBIDDEN = {
     "autograd_lib": ("autograd_course", "tests", "nbgrader", "nbformat", "nbclient", "traitlets", "jupyter_client"),
     "autograd_course": ("tests",),
     "grading inside a kernel": ("nbgrader", "nbformat", "nbclient", "traitlets", "jupyter_client"),
+    "the grader's groundwork": ("nbgrader", "traitlets", "jupyter_client"),
 }
 
 

@@ -11,7 +11,11 @@ only the first mistake of every exercise (``make test-quick``).
 
 import pytest
 
-from tools import course
+from autograd_course.layout import assignment_for, source_notebook_path
+from autograd_course.notebooks import grade_id, is_answer_cell, read_notebook, solution_notebook, with_answer
+from autograd_course.pool import Submission
+from tests.course import COURSE
+from tests.course.judging import judge
 
 from .conftest import (MISTAKES_REASON, COURSE_MARKS, catalog_selected, mistake_selected,
                        require_assignments)
@@ -36,20 +40,20 @@ def mistake_results(mistake_futures):
 
 @pytest.mark.parametrize("number, index, mistake", CASES)
 def test_mistake_is_caught_and_attributed(mistake_results, number, index, mistake):
-    assert course.assignment_for(number), f"m{number}.py: no course/source/{number}_*/"
-    problems = course.judge(mistake_results[(number, index)], mistake)
+    assert assignment_for(number, COURSE), f"m{number}.py: no course/source/{number}_*/"
+    problems = judge(mistake_results[(number, index)], mistake)
     assert not problems, "\n\n".join(problems)
 
 
 def test_catalogs_point_at_answer_cells():
     problems = []
     for number, mistakes in sorted(CATALOGS.items()):
-        assignment = course.assignment_for(number)
+        assignment = assignment_for(number, COURSE)
         if assignment is None:
             problems.append(f"m{number}.py: no assignment course/source/{number}_*/")
             continue
-        nb = course.read_notebook(course.source_notebook_path(assignment))
-        answers = {course.grade_id(c) for c in nb.cells if course.is_answer_cell(c)}
+        nb = read_notebook(source_notebook_path(assignment, COURSE))
+        answers = {grade_id(c) for c in nb.cells if is_answer_cell(c)}
         for mistake in mistakes:
             if mistake.grade_id not in answers:
                 problems.append(f"m{number}.py {mistake.name!r}: {mistake.grade_id} is not an answer "
@@ -65,12 +69,12 @@ def test_every_exercise_has_three_mistakes():
     missing = []
     for assignment in require_assignments():
         number = assignment.split("_", 1)[0]
-        nb = course.read_notebook(course.source_notebook_path(assignment))
+        nb = read_notebook(source_notebook_path(assignment, COURSE))
         for cell in nb.cells:
-            if course.is_answer_cell(cell):
-                count = sum(m.grade_id == course.grade_id(cell) for m in CATALOGS.get(number, []))
+            if is_answer_cell(cell):
+                count = sum(m.grade_id == grade_id(cell) for m in CATALOGS.get(number, []))
                 if count < MIN_MISTAKES:
-                    missing.append(f"{course.grade_id(cell)}: {count} mistake(s) in "
+                    missing.append(f"{grade_id(cell)}: {count} mistake(s) in "
                                    f"tests/course/mistakes/m{number}.py, at least {MIN_MISTAKES} needed")
     assert not missing, "\n".join(missing)
 
@@ -98,18 +102,18 @@ WARNS = ("import warnings\n\ndef double(x):\n"
 
 @pytest.fixture(scope="module")
 def fixture_results(fixture_course, grader):
-    solution = course.solution_notebook(
-        course.read_notebook(course.source_notebook_path(FIXTURE, fixture_course)))
-    release = course.read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
+    solution = solution_notebook(
+        read_notebook(source_notebook_path(FIXTURE, fixture_course)))
+    release = read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
     submissions = {
         "perfect": solution,
         "blank": release,
-        "wrong": course.with_answer(solution, DOUBLE_WRONG.grade_id, DOUBLE_WRONG.code),
-        "correct": course.with_answer(solution, NOT_A_MISTAKE.grade_id, NOT_A_MISTAKE.code),
-        "leaky": course.with_answer(solution, LEAKY.grade_id, LEAKY.code),
-        "warns": course.with_answer(solution, "00_double_answer", WARNS),
+        "wrong": with_answer(solution, DOUBLE_WRONG.grade_id, DOUBLE_WRONG.code),
+        "correct": with_answer(solution, NOT_A_MISTAKE.grade_id, NOT_A_MISTAKE.code),
+        "leaky": with_answer(solution, LEAKY.grade_id, LEAKY.code),
+        "warns": with_answer(solution, "00_double_answer", WARNS),
     }
-    graded = grader.map(fixture_course, [course.Submission(FIXTURE, student, nb)
+    graded = grader.map(fixture_course, [Submission(FIXTURE, student, nb)
                                          for student, nb in submissions.items()])
     return {g.student: g for g in graded}
 
@@ -122,24 +126,24 @@ def test_harness_grades_the_fixture(fixture_results):
 
 def test_harness_catches_a_wrong_answer_and_attributes_it(fixture_results):
     wrong = fixture_results["wrong"]
-    assert course.judge(wrong, DOUBLE_WRONG) == []
+    assert judge(wrong, DOUBLE_WRONG) == []
     assert not wrong.cells["00_double_test"].full and wrong.cells["00_square_test"].full
     assert "doubling multiplies by two" in wrong.cells["00_double_test"].output
 
 
 def test_harness_reports_a_mistake_that_the_tests_miss(fixture_results):
-    problems = course.judge(fixture_results["correct"], NOT_A_MISTAKE)
+    problems = judge(fixture_results["correct"], NOT_A_MISTAKE)
     assert len(problems) == 1 and "give full points" in problems[0], problems
 
 
 def test_harness_reports_points_lost_by_another_exercise(fixture_results):
-    problems = course.judge(fixture_results["leaky"], LEAKY)
+    problems = judge(fixture_results["leaky"], LEAKY)
     assert any("00_square_test (another exercise) lost points" in p for p in problems), problems
     assert any("give full points" in p for p in problems), problems       # double itself is right
 
 
 def test_harness_reports_feedback_without_the_rule(fixture_results):
-    problems = course.judge(fixture_results["wrong"], WRONG_RULE)
+    problems = judge(fixture_results["wrong"], WRONG_RULE)
     assert len(problems) == 1 and "names the rule" in problems[0], problems
 
 

@@ -1,7 +1,7 @@
-"""Grade a whole class: ``python -m tools.course grade-class`` (``make grade-class``).
+"""Grade a whole class: ``autograd-course grade-class`` (``make grade-class``).
 
-    python -m tools.course grade-class [--course DIR] [--workers N] [--assignment A ...]
-                                       [--force] [--no-sandbox] [--csv PATH]
+    autograd-course grade-class [--course DIR] [--workers N] [--assignment A ...]
+                                [--force] [--no-sandbox] [--csv PATH]
 
 1. **Collect.** Every ``submitted/<student>/<assignment>/<assignment>.ipynb``
    of an assignment of ``source/`` (nbgrader's layout: ``nbgrader collect`` or
@@ -18,7 +18,7 @@
    autograde and generate_feedback through its Python API, every one on this
    course and its one gradebook.  The workers never touch sqlite at the same
    time: each holds ``gradebook.db.lock`` while nbgrader has the gradebook open
-   (``tools.autograde.serialize_gradebook``), which nbgrader does only for
+   (``autograd_course.gradebook_lock``), which nbgrader does only for
    short reads and writes, never while a kernel runs.  With PostgreSQL
    (``CourseDirectory.db_url``) the database does the locking.
 4. **Export.** ``nbgrader export``'s CSV plugin writes ``grades.csv``.
@@ -36,6 +36,11 @@ import shutil
 import sys
 import time
 from pathlib import Path
+
+from .layout import PipelineError, course_dir
+from .nbgrader_setup import (check_result, export_csv, kernel_environment, load_config, nbgrader_api, register,
+                             sandbox_enabled)
+from .pool import default_workers
 
 MANIFEST = ".grade-class.json"
 
@@ -119,7 +124,6 @@ def save_manifest(course, entries):
 def gradebook_state(course, db_url):
     """{(student, assignment): True when every grade of the submission has an autograde score}."""
     from nbgrader.api import Gradebook
-    from tools.course import load_config
     state = {}
     with Gradebook(db_url, load_config(course).CourseDirectory.course_id) as gb:
         for assignment in gb.assignments:
@@ -137,15 +141,14 @@ _WORKER = {}
 
 def _init_worker(course, sandbox, overrides, db_url):
     """A grading process: its gradebook sessions are serialized with the others'."""
-    from tools import autograde
-    autograde.serialize_gradebook(db_url)
+    from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
+    serialize_gradebook(db_url)
     _WORKER.update(course=course, sandbox=sandbox, overrides=overrides)
 
 
 def _grade(student, assignment, digest_, feedback=True):
     """Autograde one submission (and its feedback) with nbgrader's API; an Outcome."""
     from nbgrader.api import Gradebook
-    from tools.course import kernel_environment, nbgrader_api
     course = Path(_WORKER["course"])
     start = time.perf_counter()
     for directory in ("autograded", "feedback"):           # regrade from scratch
@@ -218,11 +221,9 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
     ``sandbox``: True (required), False, or None (when available); ``overrides``:
     a traitlets Config merged over nbgrader_config.py (tests lower the timeout).
     Returns a :class:`Report`."""
-    from tools import autograde
-    from tools.course import (COURSE, PipelineError, default_workers, export_csv, kernel_environment,
-                              load_config, nbgrader_api, register, sandbox_enabled)
+    from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
     start = time.perf_counter()
-    course = Path(course or COURSE).resolve()
+    course = course_dir(course)
     config = load_config(course)
     if overrides:
         config.merge(overrides)
@@ -233,7 +234,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
     with kernel_environment():
         api = nbgrader_api(course, sandbox=False, overrides=overrides)
         db_url = api.coursedir.db_url
-        autograde.serialize_gradebook(db_url)
+        serialize_gradebook(db_url)
         _ensure_generated(course, api, names)
         register(api, names)
 
@@ -295,7 +296,6 @@ def _ensure_generated(course, api, names):
     directory: the committed course/release/ is not touched."""
     import tempfile
     from nbgrader.api import Gradebook, MissingEntry
-    from tools.course import _check
     with Gradebook(api.coursedir.db_url, api.coursedir.course_id) as gb:
         missing = []
         for name in names:
@@ -311,7 +311,7 @@ def _ensure_generated(course, api, names):
         api.coursedir.release_directory = tmp
         try:
             for name in missing:
-                _check(api.generate_assignment(name, force=True),
+                check_result(api.generate_assignment(name, force=True),
                        f"nbgrader generate_assignment {name} (into the gradebook)")
         finally:
             api.coursedir.release_directory = release

@@ -3,7 +3,7 @@
 ``GuardedExecute`` replaces nbgrader's ``Execute`` in the autograde pipeline:
 
 * **Sandbox.** Each notebook runs in the ``autograd-sandbox`` kernel
-  (``tools/sandbox.py``: bubblewrap, no network, no course files, memory and
+  (``autograd_course/sandbox.py``: bubblewrap, no network, no course files, memory and
   CPU limits), over Unix sockets in a directory private to that kernel.
 * **Limits are named.** A cell that times out, runs out of memory, or ends or
   kills the kernel gets an error output saying which limit it hit, so it
@@ -53,14 +53,10 @@ template) without its final BeautifulSoup pass, which only adds a missing
 ``alt`` text to images (done here with a regular expression) and took 70% of
 the time of ``generate_feedback``.
 
-``serialize_gradebook(db_url)`` makes this process hold an exclusive file
-lock on an sqlite gradebook for as long as an nbgrader ``Gradebook`` is open,
-so several grading processes can share one gradebook (tools/classgrade.py).
 """
 
 import ast
 import copy
-import fcntl
 import os
 import re
 import secrets
@@ -77,8 +73,8 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
-from tools import sandbox as bwrap
-from tools.course import exercise_of, tests_of
+from . import sandbox as bwrap
+from .notebooks import exercise_of, grade_id, is_test_cell, tests_of
 
 PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*\)")
 BOOTSTRAP = ("try:\n    import autograd_course.integrity as _autograde_i\n    _autograde_i.seal()\n"
@@ -194,10 +190,6 @@ class RestoreGradeCells(NbGraderPreprocessor):
 
 # -------------------------------------------------------------- execution
 
-def is_test_cell(cell):
-    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
-
-
 def error_output(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
@@ -206,7 +198,7 @@ class GuardedExecute(Execute):
     """nbgrader's Execute, sandboxed, with named limits, recovery, and the canary."""
 
     sandbox = Bool(True, help="Run students' kernels in the bubblewrap sandbox "
-                              "(tools/sandbox.py).").tag(config=True)
+                              "(autograd_course/sandbox.py).").tag(config=True)
     memory_mb = Integer(bwrap.LIMITS["memory_mb"], help="Address-space limit of a kernel (MiB).").tag(config=True)
     cpu_seconds = Integer(bwrap.LIMITS["cpu_seconds"], help="CPU time of a kernel (s).").tag(config=True)
     file_mb = Integer(bwrap.LIMITS["file_mb"], help="Largest file a kernel may write (MiB).").tag(config=True)
@@ -331,7 +323,7 @@ class GuardedExecute(Execute):
     def _keep(self, cell):
         """After a locked cell ran: remember the objects it defined (and the code of its
         functions), so that they can be put back before each later test cell."""
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         names = self._assignment.kept_names(gid) if self._assignment and gid else ()
         if names:
             self._silent(
@@ -366,7 +358,7 @@ class GuardedExecute(Execute):
                 cell.outputs = [error_output("NotRun", f"the kernel stopped {self._restarts} times in this "
                                              f"notebook; the grader gives up after {self.max_restarts} restarts")]
                 continue
-            names = names_of.get(cell.metadata["nbgrader"]["grade_id"]) if is_test_cell(cell) else None
+            names = names_of.get(grade_id(cell)) if is_test_cell(cell) else None
             try:
                 checks = None
                 if is_test_cell(cell) and assignment:
@@ -575,70 +567,3 @@ class FeedbackExporter(HTMLExporter):
         html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
         alt = ' alt="No description has been provided for this image"'
         return IMG_WITHOUT_ALT.sub(lambda m: m.group(1) + alt + m.group(2), html), resources
-
-
-# --------------------------------------------------------------- gradebook
-
-class _FileLock:
-    """An exclusive flock, re-entrant within this process."""
-
-    def __init__(self, path):
-        self.path, self.depth, self.fd = path, 0, None
-
-    def acquire(self):
-        if self.depth == 0:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self.fd = fd
-        self.depth += 1
-
-    def release(self):
-        self.depth -= 1
-        if self.depth == 0:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
-
-def sqlite_path(db_url):
-    """The file of an sqlite URL (``sqlite:////abs/gradebook.db``), else None."""
-    match = re.match(r"sqlite:/{3}([^?]+)", db_url or "")
-    return match.group(1) if match and match.group(1) != ":memory:" else None
-
-
-def serialize_gradebook(db_url):
-    """From now on, in this process, every nbgrader Gradebook on ``db_url``
-    holds ``<gradebook>.lock`` from the moment it opens until it is closed.
-
-    nbgrader opens a Gradebook for a few short reads and writes at a time
-    (OverwriteCells, SaveAutoGrades, ...), never while a kernel runs, so
-    processes that grade in parallel wait for each other only for those
-    moments.  PostgreSQL needs no lock: this does nothing for other URLs."""
-    path = sqlite_path(db_url)
-    if path is None:
-        return
-    lock = _FileLock(path + ".lock")
-    original_init, original_close = Gradebook.__init__, Gradebook.close
-    if getattr(Gradebook, "_autograde_lock", None) is not None:
-        Gradebook._autograde_lock.path = lock.path
-        return
-
-    def __init__(self, *args, **kwargs):
-        Gradebook._autograde_lock.acquire()
-        try:
-            original_init(self, *args, **kwargs)
-        except BaseException:
-            Gradebook._autograde_lock.release()
-            raise
-        self._autograde_locked = True
-
-    def close(self):
-        try:
-            original_close(self)
-        finally:
-            if getattr(self, "_autograde_locked", False):
-                self._autograde_locked = False
-                Gradebook._autograde_lock.release()
-
-    Gradebook._autograde_lock = lock
-    Gradebook.__init__, Gradebook.close = __init__, close

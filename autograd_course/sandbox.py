@@ -23,11 +23,14 @@ The kernel talks to nbgrader over Unix sockets (transport ``ipc``), because it
 has no network.  Each kernel gets a private directory for its connection file
 and sockets, so no kernel can reach another one.
 
-    python -m tools.sandbox install     # (re)write the kernelspec of this Python
-    python -m tools.sandbox check       # is bubblewrap here and working? (exit 1 if not)
+    python -m autograd_course.sandbox install   # (re)write the kernelspec of this Python
+    python -m autograd_course.sandbox check     # is bubblewrap here and working? (exit 1 if not)
 
-``tools/sandbox.py -f CONNECTION_FILE [ipykernel args]`` is the launcher that
-the kernelspec runs; it only uses the standard library.
+``python -P -m autograd_course.sandbox -f CONNECTION_FILE [ipykernel args]`` is
+the launcher that the kernelspec runs; it only uses the standard library.  It
+runs outside the sandbox, in the assignment's directory, which holds what the
+student handed in: ``-P`` keeps that directory off ``sys.path``, so no file of
+the student's is ever imported there.
 """
 
 import json
@@ -39,11 +42,11 @@ import sys
 import tempfile
 
 KERNEL_NAME = "autograd-sandbox"
-LAUNCHER = os.path.abspath(__file__)
+LAUNCHER = "autograd_course.sandbox"       # the module the kernelspec runs (python -P -m)
 NOBODY = 65534
 
 # The limits, and the environment variables (set by the grader, read by the
-# launcher) that override them.  tools/autograde.py passes nbgrader_config.py's
+# launcher) that override them.  autograd_course/autograde.py passes nbgrader_config.py's
 # values this way, and quotes the same numbers in students' feedback.
 LIMITS = {"memory_mb": 1024, "cpu_seconds": 900, "file_mb": 32, "scratch_mb": 64}
 ENV = {name: "AUTOGRAD_SANDBOX_" + name.upper() for name in LIMITS}
@@ -52,7 +55,7 @@ ENV = {name: "AUTOGRAD_SANDBOX_" + name.upper() for name in LIMITS}
 PASS_ENV = ("PYTHONHASHSEED", "MPLBACKEND", "LANG", "LC_ALL", "TZ")
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
                 "Fedora: dnf install bubblewrap), or grade without the sandbox "
-                "(python -m tools.course grade-class --no-sandbox)")
+                "(autograd-course grade-class --no-sandbox)")
 
 
 def limits(env=None):
@@ -72,7 +75,7 @@ def kernelspec(python=None):
     """The kernel.json of the sandboxed kernel for interpreter ``python``."""
     python = python or sys.executable
     return {
-        "argv": [python, LAUNCHER, "-f", "{connection_file}"],
+        "argv": [python, "-P", "-m", LAUNCHER, "-f", "{connection_file}"],
         "display_name": "Python 3 (autograd-course sandbox)",
         "language": "python",
         # bwrap does not forward SIGINT to the kernel: interrupt with a message.
@@ -192,7 +195,7 @@ def _library():
             raise SystemExit(f"sandbox: {name} is not importable by " + sys.executable)
         packages.append(os.path.realpath(list(spec.submodule_search_locations)[0]))
     parent = os.path.dirname(packages[0])
-    on_path = any(os.path.realpath(p or ".") == parent for p in sys.path[1:])
+    on_path = any(os.path.realpath(p) == parent for p in sys.path if p)
     return packages, (parent if on_path else None)
 
 
@@ -213,13 +216,13 @@ def _system_binds():
 def _runtime(connection_file):
     """The kernel's private directory: its connection file and its sockets.
 
-    The grader (tools/autograde.py) creates one per kernel; it is the only
+    The grader (autograd_course/autograde.py) creates one per kernel; it is the only
     part of the grader's file system that the kernel can write to."""
     with open(connection_file, encoding="utf-8") as fh:
         info = json.load(fh)
     if info.get("transport") != "ipc":
         raise SystemExit("sandbox: the kernel has no network, so it talks over Unix sockets: "
-                         "start it with transport 'ipc' (tools/autograde.py does)")
+                         "start it with transport 'ipc' (autograd_course/autograde.py does)")
     runtime = os.path.dirname(os.path.abspath(connection_file))
     if os.path.dirname(os.path.abspath(info["ip"])) != runtime:
         raise SystemExit(f"sandbox: the kernel's sockets ({info['ip']}-*) must be next to its "

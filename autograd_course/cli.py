@@ -12,13 +12,14 @@
 course directory given with ``--course DIR``, else ``./course``, else the
 current directory (it holds ``nbgrader_config.py``).  Only ``register`` and
 ``grade-class`` change the course's gradebook; the others run nbgrader in a
-temporary copy of the course.
+temporary copy of the course.  nbgrader is imported when a command needs it,
+so ``autograd-course --help`` answers at once.
 """
 
 import argparse
 import sys
 
-from . import demo, lab, pipeline
+from . import classgrade, demo, lab, pipeline
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
 
@@ -39,7 +40,6 @@ def cmd_register(course):
 
 
 def cmd_grade_class(args):
-    from . import classgrade          # lazy: grading imports nbgrader (2 s); --help does not need it
     report = classgrade.grade_class(args.course, args.workers, args.assignments, args.force,
                                     sandbox=not args.no_sandbox, csv=args.csv)
     print(report.summary())

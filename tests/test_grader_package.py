@@ -9,6 +9,7 @@ copied course with a built wheel (slow, marker ``course``).
 
 import json
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -39,6 +40,15 @@ def test_the_console_script_is_the_cli():
 
 def test_every_subcommand_is_there():
     assert set(_subcommands()) == COMMANDS, f"expected the subcommands {sorted(COMMANDS)}, saw {sorted(_subcommands())}"
+
+
+def test_the_command_line_starts_without_nbgrader():
+    heavy = ("nbgrader", "nbformat", "nbclient", "traitlets", "jupyter_client")
+    done = subprocess.run([sys.executable, "-c", "import sys, autograd_course.cli; "
+                           f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))"],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", \
+        f"expected importing autograd_course.cli to import none of {heavy} (2 s of start-up); saw {done.stdout}{done.stderr}"
 
 
 def test_grade_class_keeps_every_option():

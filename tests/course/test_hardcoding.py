@@ -12,9 +12,10 @@ import concurrent.futures
 
 import pytest
 
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
 from autograd_course.layout import assignments
 from autograd_course.mistakes import catalogs
-from autograd_course.notebooks import exercise_of, grade_id, is_test_cell, tests_of, with_answer
+from autograd_course.notebooks import exercise_of, grade_id, is_test_cell, with_answer
 from autograd_course.pool import Submission, default_workers
 from tests.course import COURSE
 
@@ -100,7 +101,7 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
     result = graded[grade_id].result()
     assert result.success, f"autograde failed:\n{result.log[-2000:]}"
     exercise = exercise_of(grade_id)
-    own = tests_of(exercise, result.cells)
+    own = notebooks.tests_of(exercise, result.cells)
     assert own, f"no test cell of {exercise} among {sorted(result.cells)}"
     problems = [f"{g}: expected 0 points, saw {result.cells[g].score:g}/{result.cells[g].max_score:g}"
                 for g in own if result.cells[g].score]
@@ -165,7 +166,7 @@ def graded_with_helpers(cheats, generated_course, grader):
 def test_redefining_the_notebooks_helpers_changes_nothing(graded_with_helpers, assignment, grade_id):
     plain, redefined = (graded_with_helpers[(grade_id, r)].result() for r in (False, True))
     assert plain.success and redefined.success, f"autograde failed:\n{plain.log[-1000:]}{redefined.log[-1000:]}"
-    own = tests_of(exercise_of(grade_id), plain.cells)
+    own = notebooks.tests_of(exercise_of(grade_id), plain.cells)
     assert sum(plain.cells[g].score for g in own) < sum(plain.cells[g].max_score for g in own), (
         f"{grade_id}: the cheat without the redefinition already gets full points, so this case proves nothing")
     helper = REDEFINED[grade_id][0]

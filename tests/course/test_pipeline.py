@@ -13,10 +13,11 @@ import types
 
 import pytest
 
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
 from autograd_course.layout import assignments, source_notebook_path
 from autograd_course.nbgrader_setup import export_csv
 from autograd_course.notebooks import (exercise_of, grade_id, is_answer_cell, is_test_cell, nbgrader_meta,
-                                       read_notebook, solution_notebook, tests_of)
+                                       read_notebook, solution_notebook)
 from autograd_course.pipeline import _tree, drift, source_problems
 from autograd_course.pool import Submission, grade_here
 from tests.course import COURSE
@@ -106,7 +107,7 @@ def test_source_follows_the_cell_conventions(assignment):
             if "_test" not in gid:
                 problems.append(f"{where}: a test cell is named <NN>_<name>_test...")
     for answer in answers:
-        if not tests_of(exercise_of(answer), tests):
+        if not notebooks.tests_of(exercise_of(answer), tests):
             problems.append(f"{answer}: no test cell named {exercise_of(answer)}_test...")
     assert answers, "no answer cell"
     assert not problems, "\n".join(problems)

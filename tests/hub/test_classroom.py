@@ -40,10 +40,11 @@ from pathlib import Path
 
 import pytest
 
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
 from autograd_course.layout import assignments, source_notebook_path
 from autograd_course.mistakes import catalogs
 from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
-                                       nbgrader_meta, read_notebook, tests_of)
+                                       nbgrader_meta, read_notebook)
 from tests.course import COURSE, SOLUTIONS
 
 from .classroom import COURSE_ID, INSTRUCTOR, REPO, STUDENTS, Classroom, skip_reason
@@ -117,7 +118,7 @@ def expected_cells():
     full = points()
     exercise = exercise_of(mistake().grade_id)
     return {ADA: dict(full),
-            BEN: {g: 0.0 if g in tests_of(exercise, full) else p for g, p in full.items()},
+            BEN: {g: 0.0 if g in notebooks.tests_of(exercise, full) else p for g, p in full.items()},
             CY: {g: 0.0 for g in full}}
 
 

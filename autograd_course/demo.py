@@ -9,14 +9,13 @@ Every assignment of the course is generated and autograded, with feedback and
 course; ``--keep DIR`` builds it in ``DIR`` and keeps it.
 """
 
-import importlib
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from .layout import PipelineError, assignments, source_checkout, source_notebook_path
+from .layout import PipelineError, assignments, source_notebook_path
+from .mistakes import catalogs
 from .nbgrader_setup import export_csv
 from .notebooks import exercise_of, grade_id, is_answer_cell, read_notebook, solution_notebook, with_answer
 from .pipeline import generate, make_course
@@ -27,20 +26,12 @@ STUDENTS = ("perfect", "careless", "blank")
 
 def mistake_catalog(course):
     """{assignment number: [(answer grade_id, wrong(solution source) -> wrong source)]}:
-    the catalogued mistakes, or None when there is no catalog to read.
-
-    The catalogs still live in the source checkout's tests/course/mistakes/ (a
-    package of the test suite, which the product does not ship): read from
-    there by name, only when this runs from a checkout.  ``course`` is where the
-    catalogs will live once they move beside the course (course/mistakes/)."""
-    checkout = source_checkout()
-    if checkout is None or not (checkout / "tests" / "course" / "mistakes").is_dir():
+    the catalogued mistakes of ``course`` (``course/mistakes/m<NN>.py``), or None
+    when the course has no catalog."""
+    found = catalogs(course)
+    if not found:
         return None
-    if str(checkout) not in sys.path:
-        sys.path.insert(0, str(checkout))
-    catalogs = importlib.import_module("tests.course.mistakes").catalogs()
-    return {number: [(m.grade_id, lambda source, m=m: m.code) for m in mistakes]
-            for number, mistakes in catalogs.items()}
+    return {number: [(m.grade_id, m.apply) for m in mistakes] for number, mistakes in found.items()}
 
 
 def careless(solution, mistakes):
@@ -79,8 +70,7 @@ def run(course, keep=None):
         catalog = mistake_catalog(course)
         students = STUDENTS if catalog is not None else ("perfect", "blank")
         if catalog is None:
-            print("no mistake catalog here (it is in the source checkout's tests/course/mistakes/): "
-                  "no careless student")
+            print(f"no mistake catalog in {Path(course) / 'mistakes'}: no careless student")
         submissions = []
         for name in names:
             solution = solution_notebook(read_notebook(source_notebook_path(name, course)))

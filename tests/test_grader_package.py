@@ -19,8 +19,8 @@ import pytest
 import autograd_course
 import autograd_lib
 from autograd_course import cli, demo, lab, sandbox
-from autograd_course.layout import PipelineError, course_dir, solutions_dir
-from autograd_course.notebooks import is_answer_cell, is_test_cell
+from autograd_course.layout import PipelineError, assignment_for, course_dir, solutions_dir, source_notebook_path
+from autograd_course.notebooks import grade_id, is_answer_cell, is_test_cell, read_notebook, solution_notebook
 
 from tests.course import COURSE, REPO
 
@@ -186,8 +186,16 @@ def test_a_mistake_for_a_missing_answer_cell_is_an_error():
         demo.careless(_notebook("one"), [("01_four_answer", lambda source: source)])
 
 
-def test_the_demo_reads_the_catalog_of_the_checkout():
+def test_the_demo_reads_the_catalog_beside_the_course():
     catalog = demo.mistake_catalog(COURSE)
     assert catalog is not None and "01" in catalog, f"expected the mistake catalogs by assignment number, saw {catalog}"
     answer, wrong = catalog["01"][0]
-    assert answer.startswith("01_") and answer.endswith("_answer") and "def " in wrong("")
+    nb = solution_notebook(read_notebook(source_notebook_path(assignment_for("01", COURSE), COURSE)))
+    solution = next(c.source for c in nb.cells if grade_id(c) == answer and is_answer_cell(c))
+    made = wrong(solution)
+    assert answer.startswith("01_") and answer.endswith("_answer") and made != solution and "def " in made, \
+        f"expected the first mistake of 01 to edit the solution of {answer}, saw:\n{made}"
+
+
+def test_a_course_without_a_catalog_has_no_careless_student(tmp_path):
+    assert demo.mistake_catalog(tmp_path) is None, "expected None for a course without mistakes/"

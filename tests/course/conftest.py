@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from autograd_course.layout import assignment_for, assignments
+from autograd_course.mistakes import catalogs
 from autograd_course.nbgrader_setup import env_with_kernel_paths
 from autograd_course.pipeline import generate, make_course
 from autograd_course.pool import Grader
@@ -138,9 +139,8 @@ def mistake_selected(mistakes, index):
 def mistake_futures(generated_course, grader):
     """{(number, index): Future of Graded} for every selected catalogued mistake
     whose assignment exists, submitted to the grading pool as soon as requested."""
-    from .mistakes import catalogs
     futures = {}
-    for number, mistakes in sorted(catalogs().items()):
+    for number, mistakes in sorted(catalogs(COURSE).items()):
         assignment = assignment_for(number, COURSE)
         if assignment is None or not catalog_selected(number):
             continue

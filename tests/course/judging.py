@@ -1,14 +1,15 @@
 """The test oracle of the mistake catalogs: is a mistake's autograde result right?
 
-A catalogued mistake (``tests/course/mistakes/``) is graded as a submission:
-the solution notebook with one answer cell replaced (:func:`mistake_submissions`).
+A catalogued mistake (``course/mistakes/``) is graded as a submission:
+the solution notebook with one answer cell edited (:func:`mistake_submissions`).
 :func:`judge` says what is wrong with the result: the exercise must lose
 points, every other exercise must keep all of its points, and a failing test
 cell's output must name the broken rule.
 """
 
 from autograd_course.layout import source_notebook_path
-from autograd_course.notebooks import exercise_of, read_notebook, solution_notebook, tests_of, with_answer
+from autograd_course.mistakes import with_mistake
+from autograd_course.notebooks import exercise_of, read_notebook, solution_notebook, tests_of
 from autograd_course.pool import Submission
 
 
@@ -53,5 +54,5 @@ def mistake_submissions(course, mistakes_by_assignment):
         for index, mistake in enumerate(mistakes):
             student = f"mistake-{index:02d}"
             pairs.append((Submission(assignment, student,
-                                     with_answer(solution, mistake.grade_id, mistake.code)), mistake))
+                                     with_mistake(solution, mistake)), mistake))
     return pairs

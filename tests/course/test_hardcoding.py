@@ -14,17 +14,17 @@ import pytest
 
 from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
 from autograd_course.layout import assignments
+from autograd_course.mistakes import catalogs
 from autograd_course.notebooks import exercise_of, grade_id, is_test_cell, with_answer
 from autograd_course.pool import Submission, default_workers
 from tests.course import COURSE
 
 from . import hardcoding
 from .conftest import COURSE_MARKS, catalog_selected
-from .mistakes import catalogs
 
 pytestmark = COURSE_MARKS
 
-CATALOGS = catalogs()
+CATALOGS = catalogs(COURSE)
 ASSIGNMENTS = assignments(COURSE)
 SELECTED = [a for a in ASSIGNMENTS if catalog_selected(a.split("_", 1)[0])]
 
@@ -39,7 +39,7 @@ CASES = [pytest.param(a, g, id=g.removesuffix("_answer"), marks=_marks(a))
 
 def _first_mistake(grade_id):
     mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id]
-    assert mistakes, f"no catalogued mistake for {grade_id} in tests/course/mistakes/"
+    assert mistakes, f"no catalogued mistake for {grade_id} in course/mistakes/"
     return mistakes[0]
 
 
@@ -56,7 +56,7 @@ def _cheat(recorded, assignment, grade_id, mistake):
     seen = recorded[assignment].get(exercise_id)
     assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
                   f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
-    return hardcoding.cheat_code(code, mistake.code, seen)
+    return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""Every catalogued mistake (tests/course/mistakes/m<NN>.py) is autograded with
+"""Every catalogued mistake (course/mistakes/m<NN>.py) is autograded with
 real nbgrader as a submission: the solution notebook with one answer cell
-replaced.  The exercise must lose points, every other exercise must keep its
+edited.  The exercise must lose points, every other exercise must keep its
 points, and the failing test's output must name the broken rule.
 
 The mistakes of all assignments are graded in one batch by worker processes
@@ -9,9 +9,12 @@ the whole catalog is graded (``make test``, CI); ``COURSE_MISTAKES=1`` grades
 only the first mistake of every exercise (``make test-quick``).
 """
 
+import dataclasses
+
 import pytest
 
 from autograd_course.layout import assignment_for, source_notebook_path
+from autograd_course.mistakes import Mistake, catalogs, with_mistake
 from autograd_course.notebooks import grade_id, is_answer_cell, read_notebook, solution_notebook, with_answer
 from autograd_course.pool import Submission
 from tests.course import COURSE
@@ -19,11 +22,10 @@ from tests.course.judging import judge
 
 from .conftest import (MISTAKES_REASON, COURSE_MARKS, catalog_selected, mistake_selected,
                        require_assignments)
-from .mistakes import Mistake, catalogs
 
 pytestmark = COURSE_MARKS
 
-CATALOGS = catalogs()
+CATALOGS = catalogs(COURSE)
 CASES = [pytest.param(number, index, mistake, id=f"m{number}-{index:02d}-{mistake.grade_id}",
                       marks=[] if mistake_selected(mistakes, index) and catalog_selected(number)
                       else [pytest.mark.skip(reason=MISTAKES_REASON if catalog_selected(number) else
@@ -75,7 +77,7 @@ def test_every_exercise_has_three_mistakes():
                 count = sum(m.grade_id == grade_id(cell) for m in CATALOGS.get(number, []))
                 if count < MIN_MISTAKES:
                     missing.append(f"{grade_id(cell)}: {count} mistake(s) in "
-                                   f"tests/course/mistakes/m{number}.py, at least {MIN_MISTAKES} needed")
+                                   f"course/mistakes/m{number}.py, at least {MIN_MISTAKES} needed")
     assert not missing, "\n".join(missing)
 
 
@@ -83,19 +85,18 @@ def test_every_exercise_has_three_mistakes():
 
 FIXTURE = "00_fixture"
 DOUBLE_WRONG = Mistake("00_double_answer", "adds two instead of doubling",
-                       "def double(x):\n    return x + 2\n", "doubling multiplies by two")
-NOT_A_MISTAKE = Mistake("00_square_answer", "a correct answer", "def square(x):\n    return x ** 2\n",
-                        "a square multiplies a number by itself")
+                       edits=[("2 * x", "x + 2")], rule="doubling multiplies by two")
+NOT_A_MISTAKE = Mistake("00_square_answer", "a correct answer", edits=[("x * x", "x ** 2")],
+                        rule="a square multiplies a number by itself")
 LEAKY = Mistake("00_double_answer", "right, but breaks the grading of another exercise",
-                "def double(x):\n    return x + x\n\n"
-                "_expect_equal = grading.expect_equal\n\n"
-                "def _shadow(seen, expected, **kwargs):      # global state that leaks\n"
-                "    if seen == 16:\n"
-                "        raise AssertionError('a side effect of the double answer')\n"
-                "    return _expect_equal(seen, expected, **kwargs)\n\n"
-                "grading.expect_equal = _shadow\n", "doubling multiplies by two")
-WRONG_RULE = Mistake("00_double_answer", "adds two instead of doubling",
-                     "def double(x):\n    return x + 2\n", "a rule that no test prints")
+                edits=[("return 2 * x", "return x + x\n\n"
+                        "_expect_equal = grading.expect_equal\n\n"
+                        "def _shadow(seen, expected, **kwargs):      # global state that leaks\n"
+                        "    if seen == 16:\n"
+                        "        raise AssertionError('a side effect of the double answer')\n"
+                        "    return _expect_equal(seen, expected, **kwargs)\n\n"
+                        "grading.expect_equal = _shadow")], rule="doubling multiplies by two")
+WRONG_RULE = dataclasses.replace(DOUBLE_WRONG, rule="a rule that no test prints")
 WARNS = ("import warnings\n\ndef double(x):\n"
          "    warnings.warn('a harmless warning', UserWarning)\n    return 2 * x\n")
 
@@ -108,9 +109,9 @@ def fixture_results(fixture_course, grader):
     submissions = {
         "perfect": solution,
         "blank": release,
-        "wrong": with_answer(solution, DOUBLE_WRONG.grade_id, DOUBLE_WRONG.code),
-        "correct": with_answer(solution, NOT_A_MISTAKE.grade_id, NOT_A_MISTAKE.code),
-        "leaky": with_answer(solution, LEAKY.grade_id, LEAKY.code),
+        "wrong": with_mistake(solution, DOUBLE_WRONG),
+        "correct": with_mistake(solution, NOT_A_MISTAKE),
+        "leaky": with_mistake(solution, LEAKY),
         "warns": with_answer(solution, "00_double_answer", WARNS),
     }
     graded = grader.map(fixture_course, [Submission(FIXTURE, student, nb)

@@ -42,6 +42,7 @@ import pytest
 
 from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
 from autograd_course.layout import assignments, source_notebook_path
+from autograd_course.mistakes import catalogs
 from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
                                        nbgrader_meta, read_notebook)
 from tests.course import COURSE, SOLUTIONS
@@ -54,7 +55,7 @@ ASSIGNMENT = "01_tensors"
 NOTEBOOK = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
 ARTIFACTS = REPO / "artifacts" / "hub"
 ADA, BEN, CY = STUDENTS                       # the browser student, the mistake, the blank
-MISTAKE = 0                                   # tests/course/mistakes/m01.py: "ignores grad mode"
+MISTAKE = 0                                   # course/mistakes/m01.py: "ignores grad mode"
 TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
 
 
@@ -107,8 +108,7 @@ def points(assignment=ASSIGNMENT):
 
 
 def mistake():
-    from tests.course.mistakes import catalogs
-    return catalogs()[ASSIGNMENT.split("_")[0]][MISTAKE]
+    return catalogs(COURSE)[ASSIGNMENT.split("_")[0]][MISTAKE]
 
 
 def expected_cells():
@@ -204,7 +204,8 @@ def test_2_a_student_in_chromium(room, hub_browser):
 
 
 def test_3_students_fetch_answer_and_submit_through_their_servers(room):
-    code = {**solution_sources(), mistake().grade_id: mistake().code}
+    solutions = solution_sources()
+    code = {**solutions, mistake().grade_id: mistake().apply(solutions[mistake().grade_id])}
     with step(room, "3 ben and cy through the API"):
         for name, answers in ((BEN, code), (CY, {})):
             student = person(room, name)

@@ -25,7 +25,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``serialization.py``          save and load
 ``devices.py``, ``cuda.py``   the CPU, the only device (honest answers for GPU questions)
 ``as_torch.py``               run a PyTorch script whose ``import torch`` lines get this library
-``viz.py``                    drawing a backward graph
+``viz/``                      drawing a backward graph (walk, text, layout, draw)
 ============================  ======================================================================
 
 The numbers are the course's assignments.  ``exercises.py`` lists the pieces

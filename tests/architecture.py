@@ -51,7 +51,7 @@ LAYERS = (
     Layer("nn and optim", ("autograd_lib.nn", "autograd_lib.nn.*", "autograd_lib.optim", "autograd_lib.optim.*",
                            "autograd_lib.utils", "autograd_lib.utils.*"),
           "layers, losses, optimizers, datasets and loaders: built from the ops"),
-    Layer("the library's face", ("autograd_lib", "autograd_lib.viz", "autograd_lib.demo",
+    Layer("the library's face", ("autograd_lib", "autograd_lib.viz", "autograd_lib.viz.*", "autograd_lib.demo",
                                  "autograd_lib.linalg", "autograd_lib.serialization",
                                  "autograd_lib.as_torch"),
           "the public names, drawing a graph, the tour"),

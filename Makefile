@@ -43,22 +43,22 @@ $(VENV)/.student-extensions: binder/student-extensions | venv
 	touch $@
 
 lab: venv $(VENV)/.student-extensions
-	$(BIN)/python -m tools.course lab
+	$(BIN)/autograd-course lab
 
 release: venv
-	$(BIN)/python -m tools.course release
+	$(BIN)/autograd-course release
 
 solutions: venv
-	$(BIN)/python -m tools.course solutions
+	$(BIN)/autograd-course solutions
 
 course-check: venv
-	$(BIN)/python -m tools.course check
+	$(BIN)/autograd-course check
 
 instructor-demo: venv
-	$(BIN)/python -m tools.course demo
+	$(BIN)/autograd-course demo
 
 grade-class: venv
-	$(BIN)/python -m tools.course grade-class
+	$(BIN)/autograd-course grade-class
 
 test-course: venv
 	$(BIN)/python -m pytest -q -m course

@@ -19,9 +19,14 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
 ``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
 ``views.py``                  a view's base, its replay function, its regenerated grad_fn (08)
-``autograd/``                 backward, grad, Function, gradcheck
-``nn/``, ``optim/``           modules, losses and optimizers (09)
-``viz.py``                    drawing a backward graph
+``autograd/``                 backward, grad, Function, gradcheck, functional (jacobian, hessian),
+                              graph (saved-tensor hooks)
+``nn/``, ``optim/``           modules, losses, optimizers and lr schedulers (09)
+``utils/data.py``             datasets and the DataLoader
+``serialization.py``          save and load
+``devices.py``, ``cuda.py``   the CPU, the only device (honest answers for GPU questions)
+``as_torch.py``               run a PyTorch script whose ``import torch`` lines get this library
+``viz/``                      drawing a backward graph (walk, text, layout, draw)
 ============================  ======================================================================
 
 The numbers are the course's assignments.  ``exercises.py`` lists the pieces
@@ -36,18 +41,26 @@ from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_d
                      set_default_dtype, promote_types)
 from .dtypes import result_type as _result_type
 from .tensor import Size, Tensor
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, seed, tensor, zeros, zeros_like)
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
+from .devices import device, get_default_device, set_default_device
+from . import accelerator, cuda
+from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
+                       full_like, initial_seed, linspace, manual_seed, ones, ones_like, rand,
+                       rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
+                       zeros_like)
 from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, broadcast_to, cat,
                   clamp, clone, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, isnan, le,
                   log, log_softmax, logical_and, logical_not, logical_or, lt, matmul, max, maximum,
                   mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
+from .ops import (argsort, ceil, exp_, floor, norm, relu_, round, sigmoid_, sort, square, std,
+                  tanh_, trunc, var)
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
+from . import linalg
+from .serialization import load, save
 from .autograd import Function
 
 clip = clamp
@@ -66,6 +79,10 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def is_inference(input):
+    return input.is_inference()
+
+
 def numel(input):
     return input.numel()
 
@@ -75,7 +92,7 @@ def __getattr__(name):
     # `import autograd_lib`: viz imports matplotlib, which makes the import several times
     # slower (every notebook and grading kernel pays it). This is not an import cycle: nothing in the
     # core imports them, and they import the core at their top like any user.
-    if name in ("nn", "optim", "viz"):
+    if name in ("nn", "optim", "viz", "utils"):
         module = importlib.import_module(f".{name}", __name__)
         globals()[name] = module
         return module

@@ -11,26 +11,69 @@ import warnings
 
 import numpy as np
 
+from . import devices as _devices
 from . import dtypes as _dt
 from .tensor import Tensor, _init
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "randn", "rand", "randint", "randn_like",
-           "rand_like", "arange", "linspace", "eye", "manual_seed", "seed"]
+           "rand_like", "randperm", "arange", "linspace", "eye", "manual_seed", "seed",
+           "initial_seed", "Generator"]
 
-_generator = np.random.default_rng(0)
+class Generator:
+    """A source of random numbers: ``Generator().manual_seed(0)``, passed as ``generator=``
+    to ``randn``, ``rand``, ``randint``, ``randperm`` (and ``DataLoader``) to make them
+    reproducible on their own.  A NumPy generator underneath: the numbers are not PyTorch's."""
+
+    def __init__(self, device="cpu"):
+        _devices.check(device)
+        self.device = _devices.CPU
+        self.manual_seed(67280421310721)            # PyTorch's default seed
+
+    def manual_seed(self, seed):
+        """Restart the stream from ``seed``; returns the generator itself (chainable)."""
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def seed(self):
+        """Restart from a seed taken from the operating system; returns that seed."""
+        self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))
+        return self._seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def get_state(self):
+        return self._rng.bit_generator.state
+
+    def set_state(self, state):
+        self._rng.bit_generator.state = state
+        return self
+
+    def __getattr__(self, name):
+        # standard_normal, random, integers, permutation ...: NumPy's generator's methods
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._rng, name)
+
+
+_generator = Generator().manual_seed(0)
 
 
 def manual_seed(seed):
-    """Seed the generator behind ``randn``, ``rand`` and ``randint`` (reproducible notebooks)."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
-    return _generator
+    """Seed the generator behind ``randn``, ``rand`` and ``randint`` (reproducible notebooks);
+    returns it, as PyTorch does."""
+    return _generator.manual_seed(seed)
+
+
+def initial_seed():
+    return _generator.initial_seed()
 
 
 def seed():
-    """Reseed from the operating system's entropy; returns nothing useful to rely on."""
-    manual_seed(np.random.SeedSequence().entropy % (2 ** 63))
+    """Reseed from the operating system's entropy; returns the new seed."""
+    return _generator.seed()
 
 
 def _infer_dtype(data):
@@ -135,6 +178,7 @@ Tensor.__init__ = _construct
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf tensor holding a copy of ``data`` (numbers, nested lists, arrays)."""
+    _devices.check(device)
     dtype = _dt.as_dtype(dtype)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -151,8 +195,9 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     return t
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares a NumPy array's memory when the dtype already matches."""
+    _devices.check(device)
     if isinstance(data, Tensor) and (dtype is None or _dt.as_dtype(dtype) is data.dtype):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _dt.as_dtype(dtype).numpy == data.dtype):
@@ -192,6 +237,7 @@ def _dtype_or_default(dtype):
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     """``zeros(2, 3)`` or ``zeros((2, 3))``."""
+    _devices.check(device)
     if any(int(s) < 0 for s in (size[0] if len(size) == 1 and isinstance(size[0], (tuple, list))
                                 else size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
@@ -199,16 +245,19 @@ def zeros(*size, dtype=None, requires_grad=False, device=None):
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return _factory(np.ones(_size(size), dtype=_dtype_or_default(dtype).numpy), requires_grad)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
     """Like ``zeros`` (NumPy's uninitialized memory would make notebooks irreproducible)."""
+    _devices.check(device)
     _size(size)                     # (the general message, not zeros' own)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     if dtype is None:
         dtype = _number_dtype([fill_value])
     return _factory(np.full(_size((size,)), fill_value, dtype=_dt.as_dtype(dtype).numpy), requires_grad)
@@ -218,24 +267,29 @@ def _like(t, dtype):
     return _dt.as_dtype(dtype) or t.dtype
 
 
-def zeros_like(input, dtype=None, requires_grad=False):
+def zeros_like(input, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return _factory(np.zeros(input.shape, dtype=_like(input, dtype).numpy), requires_grad)
 
 
-def ones_like(input, dtype=None, requires_grad=False):
+def ones_like(input, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return _factory(np.ones(input.shape, dtype=_like(input, dtype).numpy), requires_grad)
 
 
-def empty_like(input, dtype=None, requires_grad=False):
+def empty_like(input, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return zeros_like(input, dtype=dtype, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, dtype=None, requires_grad=False):
+def full_like(input, fill_value, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return _factory(np.full(input.shape, fill_value, dtype=_like(input, dtype).numpy), requires_grad)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
     """Standard normal samples (float32 by default)."""
+    _devices.check(device)
     rng = generator or _generator
     array = rng.standard_normal(_size(size)).astype(_dtype_or_default(dtype).numpy)
     return _factory(array, requires_grad)
@@ -243,21 +297,25 @@ def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
     """Uniform samples in [0, 1)."""
+    _devices.check(device)
     rng = generator or _generator
     array = rng.random(_size(size)).astype(_dtype_or_default(dtype).numpy)
     return _factory(array, requires_grad)
 
 
-def randn_like(input, dtype=None, requires_grad=False):
+def randn_like(input, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
-def rand_like(input, dtype=None, requires_grad=False):
+def rand_like(input, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, generator=None):
+def randint(low, high=None, size=None, dtype=None, generator=None, device=None, requires_grad=False):
     """Random integers in [low, high): ``randint(10, (3,))`` or ``randint(0, 10, (3,))``."""
+    _devices.check(device)
     if size is None:
         if isinstance(high, (tuple, list)):
             low, high, size = 0, low, high
@@ -267,11 +325,20 @@ def randint(low, high=None, size=None, dtype=None, generator=None):
         low, high = 0, low
     rng = generator or _generator
     dtype = _dt.as_dtype(dtype) or _dt.int64
-    return Tensor._make(rng.integers(low, high, size=_size((size,))).astype(dtype.numpy))
+    return _factory(rng.integers(low, high, size=_size((size,))).astype(dtype.numpy), requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """The numbers 0 .. n-1 in a random order (int64)."""
+    _devices.check(device)
+    rng = generator or _generator
+    dtype = _dt.as_dtype(dtype) or _dt.int64
+    return _factory(rng.permutation(int(n)).astype(dtype.numpy), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     """``arange(5)``, ``arange(1, 4)``, ``arange(0, 1, 0.25)``; ints give int64, floats float32."""
+    _devices.check(device)
     if end is None:
         start, end = 0, start
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
@@ -287,9 +354,47 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     array = np.linspace(start, end, int(steps)).astype(_dtype_or_default(dtype).numpy)
     return _factory(array, requires_grad)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    _devices.check(device)
     return _factory(np.eye(n, m, dtype=_dtype_or_default(dtype).numpy), requires_grad)
+
+
+# ------------------------------------------------ t.new_zeros(...): like t's dtype
+
+def _new(make):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, **kwargs):
+        _devices.check(device)
+        return make(size, dtype=_dt.as_dtype(dtype) or self.dtype, requires_grad=requires_grad,
+                    **kwargs)
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    _devices.check(device)
+    dtype = _dt.as_dtype(dtype) or self.dtype
+    return _factory(np.full(_size((size,)), fill_value, dtype=dtype.numpy), requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    _devices.check(device)
+    dtype = _dt.as_dtype(dtype) or self.dtype
+    return _factory(_to_array(data, dtype), requires_grad)
+
+
+Tensor.new_zeros = _new(lambda size, **kw: zeros(*size, **kw))
+Tensor.new_ones = _new(lambda size, **kw: ones(*size, **kw))
+Tensor.new_empty = _new(lambda size, **kw: empty(*size, **kw))
+Tensor.new_full, Tensor.new_tensor = _new_full, _new_tensor

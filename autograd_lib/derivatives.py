@@ -42,7 +42,8 @@ from . import ops as F
 from .creation import zeros_like
 from .graph import Node
 from .ops import backward_helpers as H
-from .ops import losses, pointwise
+from .ops import elementwise_losses as EL
+from .ops import losses, norms, pointwise
 from .recording import RULES
 from .views import AsStridedBackward0
 
@@ -239,6 +240,36 @@ for _op, _node in (("amax", "AmaxBackward0"), ("amin", "AminBackward0")):     # 
                            lambda grad, self, result, dim, keepdim: H.share_among_ties(
                                grad, self, result, dim, keepdim)))
 
+# Norms and spreads (ops/norms.py).
+rule("linalg_vector_norm", "LinalgVectorNormBackward0",
+     self=("self result ord dim keepdim", lambda grad, self, result, ord, dim, keepdim:
+           norms.vector_norm_backward(grad, self, result, ord, dim, keepdim)))
+rule("var.correction", "VarBackward0",
+     self=("self dim correction keepdim", lambda grad, self, dim, correction, keepdim:
+           norms.var_backward(grad, self, dim, correction, keepdim)))
+rule("std.correction", "StdBackward0",
+     self=("self result dim correction keepdim", lambda grad, self, result, dim, correction, keepdim:
+           norms.std_backward(grad, self, result, dim, correction, keepdim)))
+# Sorting moves each gradient back to where its value came from (ops/sorting.py).
+rule("sort", "SortBackward0",
+     self=("self_shape dim indices", lambda grad, self_shape, dim, indices: H.scatter_into_zeros(
+         grad, self_shape, dim, True, indices)))
+rule("index_select", "IndexSelectBackward0",          # ops/index_ops.py
+     self=("self_shape dim index", lambda grad, self_shape, dim, index: F.index_select_backward(
+         grad, self_shape, dim, index)))
+rule("index_add", "IndexAddBackward0",
+     self=lambda grad: grad,
+     source=("dim index alpha", lambda grad, dim, index, alpha: (
+         F.index_select(grad, dim, index) if alpha == 1 else
+         F.mul_scalar(F.index_select(grad, dim, index), alpha))))
+# Rounding is piecewise constant (ops/rounding.py).
+for _op, _node in (("round", "RoundBackward0"), ("round.decimals", "RoundBackward1"),
+                   ("floor", "FloorBackward0"), ("ceil", "CeilBackward0"), ("trunc", "TruncBackward0")):
+    rule(_op, _node, self=lambda grad: zeros_like(grad))
+# Random fills forget the old values (ops/inplace_unary.py).
+rule("uniform_", "UniformBackward0", self=lambda grad: zeros_like(grad))
+rule("normal_", "NormalBackward0", self=lambda grad: zeros_like(grad))
+
 # ---------------------------------------------------------- shape and views
 for _op, _node in (("view", "ViewBackward0"), ("_unsafe_view", "UnsafeViewBackward0"),
                    ("_reshape_alias", "ReshapeAliasBackward0")):
@@ -345,3 +376,20 @@ rule("mse_loss_backward", "MseLossBackwardBackward0",
            H.mse_double_backward(grad * grad_output, reduction, count)),
      target=("grad_output reduction count", lambda grad, grad_output, reduction, count:
              -H.mse_double_backward(grad * grad_output, reduction, count)))
+
+# Element-by-element losses (ops/elementwise_losses.py): weights are plain values, not inputs.
+rule("binary_cross_entropy", "BinaryCrossEntropyBackward0",
+     self=("self target weight reduction", EL.binary_cross_entropy_backward),
+     target=("self target weight reduction", EL.binary_cross_entropy_target_backward))
+rule("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+     self=("self target weight pos_weight reduction", EL.binary_cross_entropy_with_logits_backward),
+     target=("self target weight pos_weight reduction",
+             EL.binary_cross_entropy_with_logits_target_backward))
+rule("smooth_l1_loss", "SmoothL1LossBackward0",
+     self=("self target beta reduction", EL.smooth_l1_loss_backward),
+     target=("self target beta reduction", lambda grad, self, target, beta, reduction:
+             -EL.smooth_l1_loss_backward(grad, self, target, beta, reduction)))
+rule("huber_loss", "HuberLossBackward0",
+     self=("self target delta reduction", EL.huber_loss_backward),
+     target=("self target delta reduction", lambda grad, self, target, delta, reduction:
+             -EL.huber_loss_backward(grad, self, target, delta, reduction)))

@@ -11,11 +11,13 @@ import functools
 import inspect
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _GradState(threading.local):
     enabled = True                  # every thread starts with recording on
+    inference = False               # inference_mode: new tensors are inference tensors
 
 
 _state = _GradState()
@@ -143,3 +145,37 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, fn):
         _set_grad_enabled(self._previous)        # decorating must not change the mode now
         return super().__call__(fn)
+
+
+def is_inference_mode_enabled():
+    """True inside ``inference_mode()``."""
+    return _state.inference
+
+
+class inference_mode(_GradModeContext):
+    """``no_grad``, and more: every tensor made inside is an *inference tensor*
+    (``t.is_inference()``), which autograd refuses to use later: outside the block it
+    cannot be saved for a backward pass, written in place, or made to require grad.
+    (PyTorch uses that promise to skip the bookkeeping; autograd_lib only keeps it.)
+    ``inference_mode(False)`` turns grad mode on and inference mode off.  A context
+    manager and a decorator, with or without parentheses.
+    """
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)                       # @inference_mode without parentheses
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __enter__(self):
+        self._previous = (_state.enabled, _state.inference)
+        _state.enabled, _state.inference = not self.mode, self.mode
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _state.enabled, _state.inference = self._previous
+        return False
+
+    def clone(self):
+        return type(self)(self.mode)

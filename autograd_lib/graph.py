@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from .creation import zeros_like
+from . import saved_hooks
 from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
@@ -100,23 +101,47 @@ class SavedTensor:
     graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "is_output")
+    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
+        if tensor.is_inference():
+            refuse_inference_tensor()
         self.tensor = tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
+        self.unpack_hook = None
+        if saved_hooks.active.hooks:        # autograd.graph.saved_tensors_hooks
+            pack, self.unpack_hook = saved_hooks.active.hooks[-1]
+            self.packed = pack(tensor)
+            self.tensor = None
 
     def unpack(self, node):
         """The saved tensor, for ``node``'s backward formula (checked first)."""
-        self.check_version(node)
-        t = self.tensor
+        if self.unpack_hook is not None:
+            t = self.unpack_hook(self.packed)
+            if not isinstance(t, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(t).__name__}")
+        else:
+            self.check_version(node)
+            t = self.tensor
         if self.is_output and is_grad_enabled():
             # create_graph=True: the output must lead back into this node.
             attached = type(t)._make(t._data, t._version_counter)
             attached.grad_fn = node
             return attached
         return t
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """``grad_fn._raw_saved_self.register_hooks(pack, unpack)``: pack this saved tensor
+        now, unpack it when backward needs it (as ``saved_tensors_hooks``, for one tensor)."""
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if self.tensor is None:
+            raise RuntimeError(FREED_MESSAGE)
+        self.packed, self.unpack_hook = pack_hook(self.tensor), unpack_hook
+        self.tensor = None
 
     def check_version(self, node):
         """Refuse when an in-place operation changed the tensor since it was saved."""
@@ -142,6 +167,15 @@ class SavedValue:
 
     def unpack(self, node):
         return self.value
+
+
+def refuse_inference_tensor():
+    """A tensor made in inference_mode cannot be saved for backward (PyTorch's error)."""
+    raise RuntimeError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+        "inference mode in computation tracked by autograd. To work around this, you can make a "
+        "clone to get a normal tensor and use it in autograd, or use `autograd_lib.no_grad()` "
+        "instead of `autograd_lib.inference_mode()`.")
 
 
 def modified_by_inplace_error(tensor, producer, saved_version):
@@ -217,6 +251,10 @@ class Node:
 
     def __getattr__(self, attr):
         # grad_fn._saved_self, grad_fn._saved_result, grad_fn._saved_dim ... as in PyTorch
+        if attr.startswith("_raw_saved_"):
+            saved = self.__dict__.get("_saved", {}).get(attr[len("_raw_saved_"):])
+            if saved is not None:
+                return saved
         if attr.startswith("_saved_"):
             key = attr[len("_saved_"):]
             saved = self.__dict__.get("_saved", {})

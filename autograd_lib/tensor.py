@@ -34,6 +34,8 @@ import numpy as np
 from . import dtypes as _dt
 from . import grad_mode as _grad_mode
 from ._tensor_str import tensor_repr
+from .devices import CPU
+from .grad_mode import _state as _grad_state
 
 __all__ = ["Tensor", "Size"]
 
@@ -57,6 +59,16 @@ class _VersionCounter:
 
     def __init__(self):
         self.value = 0
+
+
+class _InferenceVersionCounter(_VersionCounter):
+    """The counter of a storage made inside ``inference_mode``: every tensor on it (the
+    tensor, its views, ``detach()``) is an inference tensor, as in PyTorch."""
+    __slots__ = ()
+
+
+def _new_counter():
+    return _InferenceVersionCounter() if _grad_state.inference else _VersionCounter()
 
 
 NON_LEAF_REQUIRES_GRAD_OFF = (
@@ -97,8 +109,15 @@ class Tensor:
         """Wrap a NumPy array without copying (internal fast path)."""
         t = object.__new__(cls)
         t._data = array
-        t._version_counter = version_counter if version_counter is not None else _VersionCounter()
+        if version_counter is None:
+            version_counter = _InferenceVersionCounter() if _grad_state.inference else _VersionCounter()
+        t._version_counter = version_counter
         return t
+
+    def is_inference(self):
+        """True for a tensor whose storage was made inside ``inference_mode()`` (and for its
+        views and ``detach()``): autograd may not save it, nor write it in place, later."""
+        return type(self._version_counter) is _InferenceVersionCounter
 
     # ------------------------------------------------------------------ data
     @property
@@ -147,7 +166,16 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        """Where the values are: always ``device(type='cpu')`` (NumPy computes on the CPU)."""
+        return CPU
+
+    is_cuda = False
+    is_cpu = True
+    is_meta = False
+
+    def get_device(self):
+        """-1: the CPU's index in PyTorch's numbering."""
+        return -1
 
     @property
     def _version(self):
@@ -196,6 +224,8 @@ class Tensor:
             raise RuntimeError(NON_LEAF_REQUIRES_GRAD_OFF)
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self.is_inference():
+            _check_inference_requires_grad()
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -213,6 +243,8 @@ class Tensor:
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.is_inference():
+            _check_inference_requires_grad()
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -366,9 +398,15 @@ _TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "_grad_fn", "_o
                   "_accumulator", "_hooks", "_promoted_from"}
 
 
+def _check_inference_requires_grad():
+    if not _grad_state.inference:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
+                           "is not allowed.")
+
+
 def _init(t, array, version_counter=None):
     t._data = array
-    t._version_counter = version_counter if version_counter is not None else _VersionCounter()
+    t._version_counter = version_counter if version_counter is not None else _new_counter()
 
 
 def _rebuild(array, requires_grad):

@@ -7,7 +7,7 @@ Run from the repository root (a benchmark, not a test)::
 
 It builds a temporary course with every assignment of ``course/source/``, hands
 in the solution notebook of each for every student, and times
-``tools.classgrade.grade_class`` (nbgrader's autograde and generate_feedback,
+``autograd_course.classgrade.grade_class`` (nbgrader's autograde and generate_feedback,
 sandboxed, with the canary) from a clean gradebook:
 
 1. **kernel start-up**, measured apart: start a kernel, get its first reply,
@@ -43,6 +43,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from autograd_course import classgrade, sandbox as bwrap  # noqa: E402 - after the path above
+from autograd_course.layout import assignments, source_notebook_path  # noqa: E402
+from autograd_course.nbgrader_setup import kernel_environment  # noqa: E402
+from autograd_course.notebooks import read_notebook, solution_notebook  # noqa: E402
+from autograd_course.pipeline import generate, make_course  # noqa: E402
+from autograd_course.pool import Submission, hand_in  # noqa: E402
+
+COURSE = ROOT / "course"
+
 CLASS = (100, 9)                     # students x assignments of the target
 TARGET_MINUTES = 30
 
@@ -55,13 +64,12 @@ def kernel_startup(kernel, repeats):
     """Median seconds to start ``kernel`` until it answers, and to kill it."""
     from jupyter_client.manager import KernelManager
     from jupyter_core.paths import jupyter_runtime_dir
-    from tools import course, sandbox
     starts, stops = [], []
-    with course.kernel_environment():
+    with kernel_environment():
         for _ in range(repeats):
             runtime = tempfile.mkdtemp(prefix="bench-", dir=jupyter_runtime_dir())
             km = KernelManager(kernel_name=kernel)
-            if kernel == sandbox.KERNEL_NAME:
+            if kernel == bwrap.KERNEL_NAME:
                 km.transport = "ipc"
                 km.connection_file = os.path.join(runtime, "kernel.json")
                 km.ip = os.path.join(runtime, "kernel-ipc")
@@ -83,19 +91,17 @@ def kernel_startup(kernel, repeats):
 
 def make_class(root, names, students):
     """A generated course with the solution of every assignment handed in by each student."""
-    from tools import course
-    work = course.make_course(Path(root) / "course", names=names)
-    course.generate(work, names)
+    work = make_course(Path(root) / "course", COURSE, names=names)
+    generate(work, names)
     for name in names:
-        solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(name)))
+        solution = solution_notebook(read_notebook(source_notebook_path(name, COURSE)))
         for index in range(students):
-            course._submit(work, course.Submission(name, f"student{index:03d}", solution))
+            hand_in(work, Submission(name, f"student{index:03d}", solution))
     return work
 
 
 def grade_run(template, label, workers, sandbox):
     """grade_class on a fresh copy of ``template``; seconds and scores."""
-    from tools import classgrade
     work = Path(tempfile.mkdtemp(prefix=f"bench-{label}-")) / "course"
     shutil.copytree(template, work)
     _log(f"[{label}] grading {work} with {workers} worker(s), sandbox={'on' if sandbox else 'off'} ...")
@@ -122,11 +128,10 @@ def main(argv=None):
                                                    "(default 2; 1 with --quick); the faster one counts")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "grading.json"))
     args = parser.parse_args(argv)
-    from tools import course, sandbox
-    ok, reason = sandbox.ensure()
+    ok, reason = bwrap.ensure()
     if not ok:
         _log(f"the sandbox cannot run here ({reason}): timing without it")
-    names = course.assignments()
+    names = assignments(COURSE)
     if args.quick:
         names = names[:2]
     students = args.students or (1 if args.quick else 4)
@@ -139,7 +144,7 @@ def main(argv=None):
     _log(f"kernel start-up, {repeats} times each ...")
     results["kernel"] = {"python3": kernel_startup("python3", repeats)}
     if ok:
-        results["kernel"]["sandbox"] = kernel_startup(sandbox.KERNEL_NAME, repeats)
+        results["kernel"]["sandbox"] = kernel_startup(bwrap.KERNEL_NAME, repeats)
     with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         _log(f"building a class of {students} student(s) x {len(names)} assignment(s) ...")
         template = make_class(tmp, names, students)

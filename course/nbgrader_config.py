@@ -1,28 +1,27 @@
 """nbgrader configuration of autograd-course (nbgrader 0.9.6, Python >= 3.11).
 
 nbgrader's command-line apps read this file when they run in ``course/``.
-``tools/course.py`` and the course tests load it explicitly with traitlets'
-``PyFileConfigLoader``, because ``NbGraderAPI`` does not read it by itself.
-Every path is relative to this file, so a copy of ``course/`` in a temporary
-directory (what the tests and ``make instructor-demo`` use) is a course of
-its own, with its own gradebook.
+The ``autograd-course`` command (``autograd_course/nbgrader_setup.py``) and the
+course tests load it explicitly with traitlets' ``PyFileConfigLoader``, because
+``NbGraderAPI`` does not read it by itself.  Every path is relative to this
+file, so a copy of ``course/`` anywhere (a temporary directory for the tests
+and ``make instructor-demo``, an instructor's home on a JupyterHub) is a
+course of its own, with its own gradebook.
 
-Autograding uses the course's nbgrader extensions in ``tools/autograde.py``
-(the repository's ``tools`` package, found next to this directory): students'
-kernels run in a sandbox, limits are named in the feedback, test cells are
-restored with their released metadata, and a canary re-run catches tests
-that pass without the student's code.  ``course/README.md`` explains them.
+Autograding uses the course's nbgrader extensions in ``autograd_course.autograde``
+(the installed ``autograd-course`` package: ``pip install autograd-course``,
+or ``make venv`` in the repository): students' kernels run in a sandbox,
+limits are named in the feedback, test cells are restored with their
+released metadata, and a canary re-run catches tests that pass without the
+student's code.  ``course/README.md`` explains them.  This file imports
+nothing from the repository: the package is found where Python finds it.
 """
 
 import os
-import sys
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 
 COURSE_DIR = os.path.dirname(os.path.abspath(__file__))
-_REPO = os.path.dirname(COURSE_DIR)
-if os.path.isfile(os.path.join(_REPO, "tools", "autograde.py")) and _REPO not in sys.path:
-    sys.path.insert(0, _REPO)           # `nbgrader autograde` run from course/ finds tools.autograde
 
 # --------------------------------------------------------------- the course
 
@@ -40,7 +39,7 @@ if os.environ.get("AUTOGRAD_COURSE_DB_URL"):
 # notebook exists are registered.  nbgrader >= 0.6 has no
 # ``NbGrader.db_assignments`` trait any more: an assignment enters the gradebook
 # when it is generated (``nbgrader generate_assignment`` creates it), and
-# ``tools/course.py`` registers every name of this list in the gradebook
+# ``autograd-course`` registers every name of this list in the gradebook
 # before it generates or grades anything.
 PLANNED = ["01_tensors", "02_graph", "03_backward", "04_leaves", "05_ops",
            "06_lifetime", "07_no_grad", "08_inplace", "09_training"]
@@ -74,13 +73,13 @@ c.GenerateAssignment.create_assignment = True
 
 # ---------------------------------------------------------------- autograde
 
-# nbgrader's pipelines with the course's extensions (tools/autograde.py):
+# nbgrader's pipelines with the course's extensions (autograd_course/autograde.py):
 # RestoreGradeCells gives every nbgrader cell its released metadata (a test
 # cell whose grade flag, points or type was edited is graded as released);
 # GuardedExecute replaces Execute (sandbox, named limits, recovery from a dead
 # kernel, canary).  The other steps are nbgrader's defaults, in its order.
 c.Autograde.sanitize_preprocessors = [
-    "tools.autograde.RestoreGradeCells",
+    "autograd_course.autograde.RestoreGradeCells",
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
@@ -88,7 +87,7 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.Autograde.autograde_preprocessors = [
-    "tools.autograde.GuardedExecute",
+    "autograd_course.autograde.GuardedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
@@ -97,17 +96,17 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
-# Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (tools/autograde.py).
-c.GenerateFeedback.exporter_class = "tools.autograde.FeedbackExporter"
+# Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (autograd_course/autograde.py).
+c.GenerateFeedback.exporter_class = "autograd_course.autograde.FeedbackExporter"
 
 # A student who deletes a test cell gets it back: autograde re-inserts every
 # grade cell missing from the submission (from the gradebook's copy) and runs it.
 c.OverwriteCells.add_missing_cells = True
 
-# Students' kernels run in a bubblewrap sandbox (tools/sandbox.py): no network,
+# Students' kernels run in a bubblewrap sandbox (autograd_course/sandbox.py): no network,
 # no access to source/, the gradebook or other submissions, and these limits.
 # A cell that hits one scores 0 and its output names the limit.
-# `python -m tools.course grade-class --no-sandbox` turns the sandbox off.
+# `autograd-course grade-class --no-sandbox` turns the sandbox off.
 c.GuardedExecute.sandbox = True
 c.GuardedExecute.memory_mb = 1024             # address space of a kernel: MemoryError beyond
 c.GuardedExecute.cpu_seconds = 900            # CPU time of a whole notebook's kernel

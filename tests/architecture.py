@@ -34,8 +34,10 @@ class Layer:
 # below it, never of a layer above (and never in a cycle, checked apart).
 LAYERS = (
     Layer("foundations", ("autograd_lib.dtypes", "autograd_lib.grad_mode", "autograd_lib.broadcasting",
-                          "autograd_lib._tensor_str", "autograd_lib.exercises"),
-          "types, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
+                          "autograd_lib._tensor_str", "autograd_lib.exercises",
+                          "autograd_lib.devices", "autograd_lib.cuda", "autograd_lib.accelerator",
+                          "autograd_lib.saved_hooks"),
+          "types, devices, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
     Layer("tensor", ("autograd_lib.tensor", "autograd_lib.creation"),
           "the Tensor as a data structure, and the functions that make tensors"),
     Layer("graph", ("autograd_lib.graph", "autograd_lib.views"),
@@ -46,15 +48,28 @@ LAYERS = (
           "the forward ops, each registering its Tensor method; backward/grad/Function/gradcheck"),
     Layer("rules", ("autograd_lib.derivatives",),
           "every gradient formula, keyed by forward op"),
-    Layer("nn and optim", ("autograd_lib.nn", "autograd_lib.nn.*", "autograd_lib.optim", "autograd_lib.optim.*"),
-          "layers, losses, optimizers: built from the ops"),
-    Layer("the library's face", ("autograd_lib", "autograd_lib.viz", "autograd_lib.demo"),
+    Layer("nn and optim", ("autograd_lib.nn", "autograd_lib.nn.*", "autograd_lib.optim", "autograd_lib.optim.*",
+                           "autograd_lib.utils", "autograd_lib.utils.*"),
+          "layers, losses, optimizers, datasets and loaders: built from the ops"),
+    Layer("the library's face", ("autograd_lib", "autograd_lib.viz", "autograd_lib.viz.*", "autograd_lib.demo",
+                                 "autograd_lib.linalg", "autograd_lib.serialization",
+                                 "autograd_lib.as_torch"),
           "the public names, drawing a graph, the tour"),
     Layer("grading inside a kernel", ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
                                       "autograd_course.grading", "autograd_course.notebook"),
           "what a notebook's test cells import: no nbgrader, light enough for every kernel"),
-    Layer("the grader", ("autograd_course.*",),
-          "nbgrader extensions, sandbox, class grading, the course pipeline and command line"),
+    Layer("the grader's groundwork", ("autograd_course.layout", "autograd_course.notebooks", "autograd_course.sandbox",
+                                      "autograd_course.*"),
+          "where a course is, notebooks and their cells, the sandbox's launcher: no nbgrader"),
+    Layer("nbgrader, configured and extended", ("autograd_course.nbgrader_setup", "autograd_course.autograde",
+                                                "autograd_course.gradebook_lock", "autograd_course.exchange"),
+          "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names; "
+          "the gradebook lock"),
+    Layer("grading and the pipeline", ("autograd_course.pipeline", "autograd_course.pool",
+                                       "autograd_course.classgrade", "autograd_course.demo", "autograd_course.lab"),
+          "release, solutions and drift; grading submissions, a class; the instructor demo; JupyterLab"),
+    Layer("the command line", ("autograd_course.cli", "autograd_course.__main__"),
+          "autograd-course (python -m autograd_course): one subcommand per task"),
 )
 
 # What no module of a layer may import at all, whatever it is for.
@@ -62,6 +77,7 @@ FORBIDDEN = {
     "autograd_lib": ("autograd_course", "tests", "nbgrader", "nbformat", "nbclient", "traitlets", "jupyter_client"),
     "autograd_course": ("tests",),
     "grading inside a kernel": ("nbgrader", "nbformat", "nbclient", "traitlets", "jupyter_client"),
+    "the grader's groundwork": ("nbgrader", "traitlets", "jupyter_client"),
 }
 
 

@@ -206,8 +206,9 @@ def _compare_warnings(expected, seen):
         assert any(k in m for m in seen), f"warning {k!r} missing; autograd_lib warned {seen}"
 
 
-def run_scenario(name):
-    fn, opts = SCENARIOS[name]
+def run_scenario(name, scenarios=None):
+    """Run scenario ``name`` (of ``scenarios``, this module's by default) on both libraries."""
+    fn, opts = (SCENARIOS if scenarios is None else scenarios)[name]
     check_scenario(fn, **opts)
 
 

@@ -6,10 +6,14 @@
 * :func:`gradcheck` compares analytic gradients with finite differences.
 """
 
+from . import functional, graph
 from .functional import backward, grad
-from .function import Function, FunctionCtx
-from .gradcheck import gradcheck, numerical_grad, numerical_jacobian
-from ..grad_mode import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from . import function
+from .function import Function, FunctionCtx, once_differentiable
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck, numerical_grad, numerical_jacobian
+from ..grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                         is_inference_mode_enabled)
 
-__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "numerical_grad", "numerical_jacobian",
-           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "gradcheck", "gradgradcheck", "GradcheckError", "numerical_grad", "numerical_jacobian",
+           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]

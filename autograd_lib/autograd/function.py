@@ -19,13 +19,15 @@ freed after backward, and ``backward`` returns one gradient per ``forward``
 input (None for inputs that need none).
 """
 
+import functools
+
 from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import FREED_MESSAGE, Node, SavedTensor
 from ..tensor import Tensor
 from ..views import IN_CUSTOM_FUNCTION, make_view, same_layout
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -58,6 +60,9 @@ class _FunctionNode(Node, FunctionCtx):
     """Base of every ``<Name>Backward`` node made by ``Function.apply``."""
     _function = None
     saved_tensors = FunctionCtx.saved_tensors     # the ctx's tuple, not Node's dict by name
+
+    def __repr__(self):                           # as PyTorch: the node's class by its module
+        return f"<autograd_lib.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
     def __init__(self):
         super().__init__()
@@ -130,6 +135,16 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your "
                                   "custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """PyTorch's second style: ``forward(*inputs)`` computes without a ctx, then
+        ``setup_context(ctx, inputs, output)`` saves what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @classmethod
+    def _separate_setup_context(cls):
+        return cls.setup_context is not Function.setup_context
+
     def __init__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
                            "Please use new-style autograd function with static forward method. "
@@ -141,7 +156,11 @@ class Function(metaclass=_FunctionMeta):
         tensor_args = [a if isinstance(a, Tensor) else None for a in args]
         node.needs_input_grad = tuple(a is not None and a.requires_grad for a in tensor_args)
         with no_grad():
-            outputs = cls.forward(node, *args, **kwargs)
+            if cls._separate_setup_context():       # forward(*args), then setup_context(ctx, ...)
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, outputs)
+            else:
+                outputs = cls.forward(node, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outputs = (outputs,) if single else outputs
         record = is_grad_enabled() and any(node.needs_input_grad)
@@ -179,3 +198,13 @@ class Function(metaclass=_FunctionMeta):
             node._saved_list = tuple(saved)
         node._to_save = ()
         return results[0] if single else tuple(results)
+
+
+def once_differentiable(backward):
+    """Decorate a ``Function.backward`` that is not itself differentiable: it runs
+    with recording off, so its gradients never carry a graph (PyTorch's decorator)."""
+    @functools.wraps(backward)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return backward(ctx, *args)
+    return wrapper

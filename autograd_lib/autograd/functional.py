@@ -8,9 +8,10 @@ import warnings
 from ..creation import ones_like, zeros_like
 from ..engine import run_backward
 from ..grad_mode import enable_grad
+from ..ops.shape import stack
 from ..tensor import Tensor
 
-__all__ = ["backward", "grad", "hvp"]
+__all__ = ["backward", "grad", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
 
 def _as_tuple(x):
@@ -175,3 +176,176 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         output = output.detach()
         result = tuple(h.detach() for h in result)
     return output, (result[0] if single else result)
+
+
+# --------------------------------------------- jacobian, hessian, vjp, jvp, vhp
+# PyTorch's torch.autograd.functional, with vectorize=False semantics: the Jacobian is
+# built a row at a time, one backward pass per output element.
+
+def _tuple_of_tensors(x, what, fn_name):
+    """``(is_tuple, tensors)``, refusing anything but a Tensor or a tuple of Tensors."""
+    if isinstance(x, Tensor):
+        return False, (x,)
+    if isinstance(x, tuple) and all(isinstance(t, Tensor) for t in x):
+        return True, x
+    if what == "inputs":
+        raise TypeError(f"The inputs given to {fn_name} must be either a Tensor or a tuple of "
+                        f"Tensors but the given inputs has type {type(x)}.")
+    raise TypeError(f"The outputs of the user-provided function given to {fn_name} must be "
+                    f"either a Tensor or a tuple of Tensors but the given outputs of the "
+                    f"user-provided function has type {type(x)}.")
+
+
+def _prepare(inputs, create_graph):
+    """Inputs to differentiate: with create_graph a view keeps the caller's history,
+    otherwise fresh leaves that require grad (PyTorch's ``_grad_preprocess``)."""
+    return tuple(x.view_as(x) if create_graph and x.requires_grad else
+                 x.detach().requires_grad_(True) for x in inputs)
+
+
+def _strict_output_check(outputs, strict):
+    if strict:
+        for i, out in enumerate(outputs):
+            if not out.requires_grad:
+                raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                                   "gradients. The outputs must be computed in a differentiable "
+                                   "manner from the input when running in strict mode.")
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The Jacobian of ``func`` at ``inputs``: for one input and one output, a tensor of
+    shape ``output.shape + input.shape``; a tuple per input and/or per output otherwise.
+    ``vectorize=True`` gives the same numbers (there is no vmap here); forward-mode is
+    computed in reverse mode."""
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    with enable_grad():
+        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
+        inputs = _prepare(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "jacobian")
+        _strict_output_check(outputs, strict)
+        jacobians = []
+        for i, out in enumerate(outputs):
+            rows = [[] for _ in inputs]
+            flat = out.reshape(-1)
+            for j in range(flat.numel()):
+                if flat.requires_grad:
+                    grads = grad(flat[j], inputs, retain_graph=True, create_graph=create_graph,
+                                 allow_unused=True)
+                else:
+                    grads = (None,) * len(inputs)
+                for k, (g, x) in enumerate(zip(grads, inputs)):
+                    if g is None:
+                        if strict and create_graph and not x.requires_grad:
+                            continue
+                        if strict:
+                            raise RuntimeError(
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {k}. This is not allowed in strict mode.")
+                        g = zeros_like(x)
+                    rows[k].append(g)
+            jacobians.append(tuple(
+                stack(rows[k]).view(out.shape + x.shape) if rows[k] else
+                x.new_zeros(out.shape + x.shape) for k, x in enumerate(inputs)))
+    if not create_graph:
+        jacobians = [tuple(j.detach() for j in row) for row in jacobians]
+    if not is_outputs_tuple:
+        return jacobians[0] if is_inputs_tuple else jacobians[0][0]
+    return tuple(row if is_inputs_tuple else row[0] for row in jacobians)
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of scalar ``func`` at ``inputs``: the Jacobian of its gradient
+    (``input.shape + input.shape``; a tuple of tuples for several inputs)."""
+    is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "hessian")
+
+    def single_output(*xs):
+        out = func(*xs)
+        is_tuple, out = _tuple_of_tensors(out, "outputs", "hessian")
+        if is_tuple or not isinstance(out[0], Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out[0].numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out[0].squeeze()
+
+    def gradient(*xs):
+        g = jacobian(single_output, xs, create_graph=True)
+        if strict:
+            for i, gi in enumerate(g):
+                if not gi.requires_grad:
+                    raise RuntimeError(
+                        f"While computing the hessian, found that the jacobian of the "
+                        f"user-provided function with respect to input {i} is independent of the "
+                        f"input. This is not allowed in strict mode. You should ensure that your "
+                        f"function is twice differentiable and that the jacobian depends on the "
+                        f"inputs (this would be violated by a linear function for example).")
+        return g
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    if not is_inputs_tuple:
+        return result[0][0]
+    return result
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), v^T J)``: one backward pass with ``v`` as the output's gradient."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "vjp")
+        inputs = _prepare(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "vjp")
+        _strict_output_check(outputs, strict)
+        vs = _tuple_of_tensors(v, "inputs", "vjp")[1] if v is not None else (None,) * len(outputs)
+        if v is None and any(o.numel() != 1 for o in outputs):
+            raise RuntimeError("The vector v can only be None if the user-provided function "
+                               "returns a single Tensor with a single element.")
+        used = [(o, w) for o, w in zip(outputs, vs) if o.requires_grad]
+        grads = grad([o for o, _ in used], inputs, [w for _, w in used], create_graph=create_graph,
+                     allow_unused=True) if used else (None,) * len(inputs)
+    result = tuple(zeros_like(x) if g is None else g for g, x in zip(grads, inputs))
+    if not create_graph:
+        outputs = tuple(o.detach() for o in outputs)
+        result = tuple(g.detach() for g in result)
+    return (outputs if is_outputs_tuple else outputs[0],
+            result if is_inputs_tuple else result[0])
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), J v)``, by the double-backward trick: ``J v`` is the gradient,
+    with respect to a dummy output gradient ``u``, of ``u^T J`` in direction ``v``."""
+    with enable_grad():
+        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jvp")
+        inputs = _prepare(inputs, create_graph)
+        vs = _tuple_of_tensors(v, "inputs", "jvp")[1] if v is not None else None
+        if vs is None and any(x.numel() != 1 for x in inputs):
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "jvp")
+        _strict_output_check(outputs, strict)
+        dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
+        used = [(o, u) for o, u in zip(outputs, dummies) if o.requires_grad]
+        first = grad([o for o, _ in used], inputs, [u for _, u in used], create_graph=True,
+                     allow_unused=True) if used else (None,) * len(inputs)
+        pairs = [(g, w if w is not None else ones_like(x))
+                 for g, w, x in zip(first, vs or (None,) * len(inputs), inputs) if g is not None]
+        second = grad([g for g, _ in pairs], [u for _, u in used], [w for _, w in pairs],
+                      create_graph=create_graph, allow_unused=True) if pairs else ()
+        by_dummy = {id(u): s for (_, u), s in zip(used, second)}
+    result = tuple(by_dummy.get(id(u)) if by_dummy.get(id(u)) is not None else zeros_like(o)
+                   for o, u in zip(outputs, dummies))
+    if not create_graph:
+        outputs = tuple(o.detach() for o in outputs)
+        result = tuple(r.detach() for r in result)
+    return (outputs if is_outputs_tuple else outputs[0],
+            result if is_outputs_tuple else result[0])
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(inputs), v^T H)``: for the symmetric Hessian of a scalar function this is
+    ``hvp``'s ``H v``."""
+    return hvp(func, inputs, v, create_graph=create_graph, strict=strict)

@@ -7,7 +7,8 @@
 ``linear.py``       ``Linear``, ``Identity``
 ``activation.py``   ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``
 ``flatten.py``      ``Flatten``
-``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``
+``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``,
+                    ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``
 ``container.py``    ``Sequential``, ``ModuleList``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
@@ -19,10 +20,12 @@ from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleList, Sequential
 from .flatten import Flatten
 from .linear import Identity, Linear
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
+                   NLLLoss, SmoothL1Loss)
 from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
            "LogSoftmax", "Flatten", "Sequential", "ModuleList", "MSELoss", "NLLLoss",
-           "CrossEntropyLoss", "functional", "init"]
+           "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
+           "functional", "init"]

@@ -11,10 +11,17 @@ __all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
-    """``max(x, 0)``."""
+    """``max(x, 0)``; ``inplace=True`` overwrites the input."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
 
     def forward(self, input):
-        return F.relu(input)
+        return F.relu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):

@@ -10,13 +10,17 @@ the others are built from them and record the same backward nodes as PyTorch.
 import warnings
 
 from ..dtypes import LEGACY_NAMES
-from ..ops import addmm, nll_loss, relu, sigmoid, tanh
+from ..ops import addmm, nll_loss, relu_, sigmoid, tanh
+from ..ops import relu as _relu
+from ..ops.elementwise_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
+                                      huber_loss, l1_loss, smooth_l1_loss)
 from ..ops import log_softmax as _log_softmax
 from ..ops import mse_loss as _mse_loss
 from ..ops import softmax as _softmax
 
-__all__ = ["linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
-           "nll_loss", "cross_entropy"]
+__all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
+           "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+           "smooth_l1_loss", "huber_loss", "l1_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -48,6 +52,11 @@ def linear(input, weight, bias=None):
             return output.view(*input.shape[:-1], output.shape[1])
     output = input.matmul(weight.t())
     return output if bias is None else output + bias
+
+
+def relu(input, inplace=False):
+    """``max(x, 0)``; ``inplace=True`` writes it into ``input`` (``relu_``)."""
+    return relu_(input) if inplace else _relu(input)
 
 
 def _implicit_dim(name, ndim):

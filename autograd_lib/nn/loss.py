@@ -10,7 +10,8 @@ relies on PyTorch's positions fails loudly instead of meaning something else).
 from . import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss"]
+__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss",
+           "SmoothL1Loss", "HuberLoss"]
 
 
 class _Loss(Module):
@@ -66,3 +67,60 @@ class CrossEntropyLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities ``input`` in [0, 1] (say, after a sigmoid)
+    against targets in [0, 1]; ``weight`` rescales each element's loss."""
+
+    def __init__(self, weight=None, *, reduction="mean"):
+        super().__init__(weight, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """``BCELoss`` of ``sigmoid(input)``, computed from the logits ``input`` stably.
+    ``pos_weight``: the weight of positive targets (one per class, broadcast)."""
+
+    def __init__(self, weight=None, *, reduction="mean", pos_weight=None):
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error ``|input - target|``."""
+
+    def __init__(self, *, reduction="mean"):
+        super().__init__(reduction)
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above (less sensitive to outliers)."""
+
+    def __init__(self, *, reduction="mean", beta=1.0):
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, ``delta`` times the absolute error above."""
+
+    def __init__(self, *, reduction="mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 from ..dtypes import LEGACY_NAMES
 from ..grad_mode import no_grad
+from ..ops.copies import to_arguments
 from ..tensor import Tensor
 from .parameter import Parameter
 
@@ -313,6 +314,56 @@ class Module:
         fresh tensor); ``False`` keeps each ``.grad`` tensor and fills it with zeros.
         """
         clear_grads(self.parameters(), set_to_none)
+
+    # ------------------------------------------------------- dtype and device
+    def _apply(self, fn):
+        """Replace every parameter's and buffer's values with ``fn(tensor)`` (and each
+        ``.grad``'s): a parameter keeps its identity (an optimizer still holds it)."""
+        for module in self.children():
+            module._apply(fn)
+        with no_grad():
+            for param in self._parameters.values():
+                if param is None:
+                    continue
+                param.data = fn(param)
+                if param._grad is not None:
+                    param._grad.data = fn(param._grad)
+            for name, buffer in self._buffers.items():
+                if buffer is not None:
+                    self._buffers[name] = fn(buffer)
+        return self
+
+    def to(self, *args, **kwargs):
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: move and/or
+        cast the floating-point parameters and buffers, in place; returns the module.
+        The only device is the CPU, so a move is a no-op (and "cuda" raises)."""
+        _, dtype, _, _ = to_arguments(*args, **kwargs)
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
+                            f"desired dtype={dtype!r}")
+        if dtype is None:
+            return self
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def cpu(self):
+        """The module itself: its tensors are on the CPU already."""
+        return self
+
+    def cuda(self, device=None):
+        """Raises, as PyTorch built without CUDA does."""
+        to_arguments("cuda" if device is None else device)
+
+    def type(self, dst_type):
+        return self._apply(lambda t: t.to(dst_type))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     # -------------------------------------------------------------- state dict
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):

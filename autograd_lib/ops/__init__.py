@@ -17,6 +17,12 @@ One module per family, each installing its Tensor methods next to its ops
 ``losses.py``             ``softmax``, ``log_softmax``, ``nll_loss``, ``mse_loss``
 ``backward_helpers.py``   the longer helpers of gradient formulas (PyTorch's FunctionsManual)
 ``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
+``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
+``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
+``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
+``sorting.py``            ``sort``, ``argsort``
+``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``
+``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
 ========================  =================================================
 
 ``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
@@ -36,3 +42,9 @@ from .linalg import *              # noqa: F401,F403
 from .losses import *              # noqa: F401,F403
 from .backward_helpers import *    # noqa: F401,F403
 from .inplace import *             # noqa: F401,F403
+from .inplace_unary import *       # noqa: F401,F403
+from .norms import *               # noqa: F401,F403
+from .elementwise_losses import *  # noqa: F401,F403
+from .rounding import *            # noqa: F401,F403
+from .sorting import *             # noqa: F401,F403
+from .index_ops import *           # noqa: F401,F403

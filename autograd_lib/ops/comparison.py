@@ -85,3 +85,19 @@ def equal(input, other):
 
 
 Tensor.isnan, Tensor.allclose, Tensor.equal = isnan, allclose, equal
+
+
+def _any_all(np_fn):
+    def reduce(input, dim=None, keepdim=False):
+        input = to_tensor(input)
+        if dim is None:
+            return Tensor._make(np.asarray(np_fn(input._data)))
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = tuple(d % max(input.ndim, 1) for d in dims) if input.ndim else None
+        return Tensor._make(np.asarray(np_fn(input._data, axis=dims, keepdims=keepdim)))
+    return reduce
+
+
+all, any = _any_all(np.all), _any_all(np.any)   # bool results: whether all / any is non-zero
+__all__ += ["all", "any"]
+Tensor.all, Tensor.any = all, any

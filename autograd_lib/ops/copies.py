@@ -8,27 +8,85 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..recording import record
+from .. import devices as _devices
 from ..tensor import Tensor
 
-__all__ = ["to", "clone", "contiguous"]
+__all__ = ["to", "to_arguments", "clone", "contiguous"]
 
 
-def to(input, dtype=None, copy=False):
-    """The tensor as ``dtype`` (``x.to(autograd_lib.float64)``); itself if already that type."""
-    if isinstance(dtype, str) and dtype == "cpu":
-        return input
-    dtype = _dt.as_dtype(dtype)
-    if dtype is None or (dtype is input.dtype and not copy):
+def to_arguments(*args, dtype=None, device=None, non_blocking=False, copy=False,
+                 memory_format=None):
+    """``(device, dtype, non_blocking, copy)`` from the arguments of ``to``, in PyTorch's
+    three forms: ``to(float64)``, ``to("cpu", float64)``, ``to(other_tensor)`` (other's
+    dtype and device), each maybe followed by ``non_blocking`` and ``copy``.  The device
+    is checked (``devices.check``: only the CPU); the dtype is None when not given."""
+    args = list(args)
+    if args:
+        first = args[0]
+        if isinstance(first, Tensor):
+            dtype, device = first.dtype, first.device
+            args.pop(0)
+        elif isinstance(first, (str, _devices.device)) or (
+                isinstance(first, int) and not isinstance(first, bool)):
+            device = args.pop(0)
+            if args and not isinstance(args[0], bool):
+                dtype = args.pop(0)
+        else:                                   # a dtype (ours, or NumPy's inside the library)
+            dtype = args.pop(0)
+    if args:
+        non_blocking = args.pop(0)
+    if args:
+        copy = args.pop(0)
+    if args:
+        raise TypeError(f"to() received an invalid combination of arguments - got "
+                        f"{len(args)} unexpected positional argument(s)")
+    if device is not None:
+        device = _devices.check(device)
+    return device, _dt.as_dtype(dtype), non_blocking, copy
+
+
+def to(input, *args, **kwargs):
+    """The tensor as ``dtype`` on ``device``; the tensor itself when it already is (unless
+    ``copy=True``); see :func:`to_arguments` for the forms.  Only the CPU is a device."""
+    _, dtype, _, copy = to_arguments(*args, **kwargs)
+    dtype = dtype or input.dtype
+    if dtype is input.dtype and not copy:
         return input
     return record("_to_copy", input._data.astype(dtype.numpy), (input,))
 
 
+def cpu(input, memory_format=None):
+    """The tensor itself: it is on the CPU already."""
+    return input
+
+
+def cuda(input, device=None, non_blocking=False, memory_format=None):
+    """Raises, as a PyTorch built without CUDA does."""
+    _devices.check("cuda" if device is None else device)
+
+
+def type_(input, dtype=None, non_blocking=False):
+    """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``
+    or ``x.type('autograd_lib.DoubleTensor')``: a cast, as ``to``."""
+    if dtype is None:
+        return f"autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}"
+    if isinstance(dtype, str):
+        by_legacy = {f"{prefix}.{legacy}": _dt.as_dtype(name) for name, legacy in
+                     _dt.LEGACY_NAMES.items() for prefix in ("torch", "autograd_lib")}
+        if dtype not in by_legacy:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = by_legacy[dtype]
+    return to(input, dtype)
+
+
 Tensor.to = to
+Tensor.cpu, Tensor.cuda, Tensor.type = cpu, cuda, type_
 Tensor.float = lambda self: to(self, _dt.float32)
 Tensor.double = lambda self: to(self, _dt.float64)
 Tensor.long = lambda self: to(self, _dt.int64)
 Tensor.int = lambda self: to(self, _dt.int32)
 Tensor.bool = lambda self: to(self, _dt.bool)
+Tensor.half = lambda self: to(self, _dt.float16)
 Tensor.type_as = lambda self, other: to(self, other.dtype)
 
 

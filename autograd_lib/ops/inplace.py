@@ -65,8 +65,14 @@ def check_inplace(t):
 
 def _check_write(t, recording):
     """PyTorch's checks before ``t`` is written in place; ``recording``: grad mode is on
-    and ``t`` or another input of the op requires grad.  First how a view was made
-    (under no_grad, by unbind: ``views.check_view_write``), then the leaf rule."""
+    and ``t`` or another input of the op requires grad.  An inference tensor outside
+    inference_mode first, then how a view was made (under no_grad, by unbind:
+    ``views.check_view_write``), then the leaf rule."""
+    if not _grad_state.inference and t.is_inference():
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     if recording and t._base is not None:
         check_view_write(t)
     check_inplace(t)

@@ -4,6 +4,10 @@
 ``optimizer.py``       ``Optimizer``: parameter groups, state, ``zero_grad``
 ``sgd.py``             ``SGD`` (momentum, Nesterov, weight decay)
 ``adam.py``            ``Adam`` (and AMSGrad, decoupled weight decay)
+``adamw.py``           ``AdamW``: Adam with decoupled weight decay
+``rmsprop.py``         ``RMSprop`` (momentum, centered)
+``lr_scheduler.py``    ``StepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ...: the
+                       learning rate as training goes on
 ``accumulation.py``    ``accumulate_gradients``: a large batch's gradient,
                        one micro-batch at a time
 =====================  ==================================================
@@ -13,9 +17,12 @@ place*: each keeps its identity (the model still holds the same tensor) and
 its ``_version`` goes up.
 """
 
+from . import lr_scheduler
 from .accumulation import accumulate_gradients
 from .adam import Adam
+from .adamw import AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "accumulate_gradients"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler", "accumulate_gradients"]

@@ -45,7 +45,8 @@ from pathlib import Path
 import pytest
 
 from .binder_env import FIRST_ASSIGNMENT, FIRST_NOTEBOOK, REPO, run
-from tools import course
+from autograd_course.notebooks import grade_id, is_answer_cell, is_test_cell, read_notebook
+from tests.course import SOLUTIONS
 
 pytestmark = [pytest.mark.binder, pytest.mark.browser]
 
@@ -222,13 +223,13 @@ class Student:
         from selenium.webdriver.common.keys import Keys
         self.By, self.Keys = By, Keys
         self.driver, self.lab = driver, lab
-        self.release = course.read_notebook(REPO / NOTEBOOK_PATH)
-        solutions = {course.grade_id(c): c.source for c in course.read_notebook(
-            course.SOLUTIONS / f"{ASSIGNMENT}.ipynb").cells if course.grade_id(c)}
-        self.answers = [(index, solutions[course.grade_id(cell)]) for index, cell in enumerate(self.release.cells)
-                        if course.is_answer_cell(cell)]
-        self.tests = {index: course.grade_id(cell) for index, cell in enumerate(self.release.cells)
-                      if course.is_test_cell(cell)}
+        self.release = read_notebook(REPO / NOTEBOOK_PATH)
+        solutions = {grade_id(c): c.source for c in read_notebook(
+            SOLUTIONS / f"{ASSIGNMENT}.ipynb").cells if grade_id(c)}
+        self.answers = [(index, solutions[grade_id(cell)]) for index, cell in enumerate(self.release.cells)
+                        if is_answer_cell(cell)]
+        self.tests = {index: grade_id(cell) for index, cell in enumerate(self.release.cells)
+                      if is_test_cell(cell)}
 
     def open(self):
         self.driver.get(f"{self.lab.url}/lab/tree/{NOTEBOOK_PATH}?token={self.lab.token}")
@@ -350,7 +351,7 @@ def student_session(student, lab):
     """Steps 1 to 3 of the module docstring."""
     student.open()
     first, first_answer = student.answers[0]
-    first_exercise = exercise_of(course.grade_id(student.release.cells[first]))
+    first_exercise = exercise_of(grade_id(student.release.cells[first]))
     second = student.answers[1][0]
 
     # 1. The student's JupyterLab: Validate in the toolbar, no instructor menu.
@@ -400,7 +401,7 @@ def student_session(student, lab):
     assert kind == "validation-success" and "Success! Your notebook passes all the tests." in text, \
         f"expected Validate to report success with every exercise answered; seen {kind}:\n{text[:1500]}"
 
-    saved = course.read_notebook(lab.root / NOTEBOOK_PATH)
+    saved = read_notebook(lab.root / NOTEBOOK_PATH)
     wrong = [index for index, answer in student.answers if saved.cells[index].source != answer]
     assert not wrong, (f"expected the saved notebook to hold the typed answers exactly; cells {wrong} differ, e.g.\n"
                        f"{saved.cells[wrong[0]].source if wrong else ''}")

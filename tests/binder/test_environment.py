@@ -22,7 +22,7 @@ reference implementations, as it does for a student who has not answered yet.
 One error is expected: a NameError for a name that an answer cell defines, in
 a demo that calls the student's function directly (``count_dependencies(...)``
 in 03).  Solution notebooks run every cell and may raise only in cells tagged
-``raises-exception`` (the convention of tools/course.py).
+``raises-exception`` (the convention of autograd_course/pipeline.py).
 """
 
 import ast
@@ -39,7 +39,8 @@ import pytest
 from packaging.requirements import Requirement
 
 from .binder_env import BINDER, FIRST_NOTEBOOK, REPO, run, runtime_version
-from tools import course
+from autograd_course.notebooks import is_answer_cell, is_test_cell, read_notebook
+from tests.course import COURSE, SOLUTIONS
 
 pytestmark = [pytest.mark.binder]
 
@@ -58,12 +59,12 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def release_names():
-    return sorted(p.parent.name for p in (course.COURSE / "release").glob("*/*.ipynb")
+    return sorted(p.parent.name for p in (COURSE / "release").glob("*/*.ipynb")
                   if p.stem == p.parent.name)
 
 
 def solution_names():
-    return sorted(p.stem for p in course.SOLUTIONS.glob("*.ipynb"))
+    return sorted(p.stem for p in SOLUTIONS.glob("*.ipynb"))
 
 
 # ------------------------------------------------------------- repo2docker
@@ -151,7 +152,7 @@ def test_binder_badge_and_make_lab_open_the_first_release_notebook():
     assert "](https://mybinder.org/badge_logo.svg)][binder]" in readme and f"[binder]: {urls[0]}" in readme, \
         "expected the README's Binder badge to link to [binder], defined as the Binder URL"
 
-    lab = run([sys.executable, "-m", "tools.course", "lab", "--dry-run"], "python -m tools.course lab --dry-run",
+    lab = run([sys.executable, "-m", "autograd_course", "lab", "--dry-run"], "python -m autograd_course lab --dry-run",
               cwd=REPO).stdout
     assert f"--ServerApp.root_dir={REPO}" in lab and lab.split()[-1] == FIRST_NOTEBOOK, \
         f"expected make lab to open {FIRST_NOTEBOOK} with the repository as root, as Binder does; seen {lab}"
@@ -197,7 +198,7 @@ def answer_names(nb):
     """The names the answer cells of a notebook define (functions, classes, variables)."""
     names = set()
     for cell in nb.cells:
-        if cell.cell_type == "code" and course.is_answer_cell(cell):
+        if cell.cell_type == "code" and is_answer_cell(cell):
             for node in ast.parse(cell.source).body:
                 if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
                     names.add(node.name)
@@ -214,8 +215,8 @@ class NotebookRuns:
         self.pool = concurrent.futures.ThreadPoolExecutor(WORKERS)
         self.futures = {}
         for name in release_names():
-            nb = course.read_notebook(course.COURSE / "release" / name / f"{name}.ipynb")
-            skip = [i for i, cell in enumerate(nb.cells) if course.is_answer_cell(cell) or course.is_test_cell(cell)]
+            nb = read_notebook(COURSE / "release" / name / f"{name}.ipynb")
+            skip = [i for i, cell in enumerate(nb.cells) if is_answer_cell(cell) or is_test_cell(cell)]
             self.submit(("release", name), Path("course", "release", name, f"{name}.ipynb"), skip)
         for name in solution_names():
             self.submit(("solution", name), Path("solutions", f"{name}.ipynb"), [])
@@ -260,7 +261,7 @@ def test_release_notebook_non_exercise_cells_run(notebook_runs, binder_env, name
     result = notebook_runs.result(("release", name))
     label = f"course/release/{name}/{name}.ipynb"
     check_probe(result, binder_env, label)
-    nb = course.read_notebook(course.COURSE / "release" / name / f"{name}.ipynb")
+    nb = read_notebook(COURSE / "release" / name / f"{name}.ipynb")
     expected = re.compile(r"NameError: name '(%s)' is not defined" % "|".join(map(re.escape, answer_names(nb))))
     problems = [f"cell {cell['index']}: {'; '.join(cell['errors']) or 'stderr: ' + cell['stderr'][:300]}"
                 for cell in result["cells"]

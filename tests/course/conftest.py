@@ -14,7 +14,14 @@ import sys
 
 import pytest
 
-from tools import course
+from autograd_course.layout import assignment_for, assignments
+from autograd_course.mistakes import catalogs
+from autograd_course.nbgrader_setup import env_with_kernel_paths
+from autograd_course.pipeline import generate, make_course
+from autograd_course.pool import Grader
+
+from . import COURSE, FIXTURES, REPO, SOLUTIONS
+from .judging import mistake_submissions
 
 NBGRADER_MISSING = importlib.util.find_spec("nbgrader") is None
 NBGRADER_REASON = ("the course tests run real nbgrader: install the course extra "
@@ -26,9 +33,9 @@ COURSE_MARKS = [pytest.mark.course, pytest.mark.skipif(NBGRADER_MISSING, reason=
 
 def require_assignments():
     """The assignments of course/source/; the test fails when there are none."""
-    names = course.assignments()
+    names = assignments(COURSE)
     if not names:
-        pytest.fail(f"{course.COURSE / 'source'} has no assignment (expected "
+        pytest.fail(f"{COURSE / 'source'} has no assignment (expected "
                     f"source/<NN_topic>/<NN_topic>.ipynb): nothing to release or grade")
     return names
 
@@ -38,28 +45,27 @@ def generated_course(tmp_path_factory):
     """A temporary copy of course/ in which every assignment has been generated
     (``nbgrader generate_assignment``): gradebook, source/ and release/."""
     names = require_assignments()
-    work = course.make_course(tmp_path_factory.mktemp("generated") / "course")
-    course.generate(work, names)
+    work = make_course(tmp_path_factory.mktemp("generated") / "course", COURSE)
+    generate(work, names)
     return work
 
 
 @pytest.fixture(scope="session")
 def fixture_course(tmp_path_factory):
     """A generated course whose only assignment is tests/course/fixtures/00_fixture."""
-    work = course.make_course(tmp_path_factory.mktemp("fixture") / "course",
-                              course.REPO / "tests" / "course" / "fixtures")
-    course.generate(work)
+    work = make_course(tmp_path_factory.mktemp("fixture") / "course", COURSE, FIXTURES)
+    generate(work)
     return work
 
 
 @pytest.fixture(scope="session")
 def grader():
-    """One pool of grading processes for the whole session (see tools.course.Grader)."""
-    with course.Grader() as pool:
+    """One pool of grading processes for the whole session (see autograd_course.pool.Grader)."""
+    with Grader() as pool:
         yield pool
 
 
-SANITIZE = course.REPO / "tests" / "course" / "nbval_sanitize.cfg"
+SANITIZE = REPO / "tests" / "course" / "nbval_sanitize.cfg"
 
 
 def nbval_command(paths):
@@ -74,14 +80,14 @@ class NbvalRun:
     the grading (it is mostly kernel time)."""
 
     def __init__(self):
-        self.paths = [course.SOLUTIONS / f"{name}.ipynb" for name in course.assignments()]
+        self.paths = [SOLUTIONS / f"{name}.ipynb" for name in assignments(COURSE)]
         self.process = None
 
     def start(self):
         if self.process is None and self.paths and all(p.is_file() for p in self.paths):
             self.process = subprocess.Popen(
-                nbval_command(self.paths), cwd=course.REPO, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, text=True, env=course._env_with_kernel_paths(os.environ))
+                nbval_command(self.paths), cwd=REPO, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, env=env_with_kernel_paths(os.environ))
         return self
 
     def result(self):
@@ -133,13 +139,12 @@ def mistake_selected(mistakes, index):
 def mistake_futures(generated_course, grader):
     """{(number, index): Future of Graded} for every selected catalogued mistake
     whose assignment exists, submitted to the grading pool as soon as requested."""
-    from .mistakes import catalogs
     futures = {}
-    for number, mistakes in sorted(catalogs().items()):
-        assignment = course.assignment_for(number)
+    for number, mistakes in sorted(catalogs(COURSE).items()):
+        assignment = assignment_for(number, COURSE)
         if assignment is None or not catalog_selected(number):
             continue
-        pairs = course.mistake_submissions(course.COURSE, {assignment: mistakes})
+        pairs = mistake_submissions(COURSE, {assignment: mistakes})
         for index, (submission, _) in enumerate(pairs):
             if mistake_selected(mistakes, index):
                 futures[(number, index)] = grader.submit(generated_course, submission)
@@ -153,7 +158,7 @@ MODULE_ORDER = {"test_pipeline.py": 0, "test_mistakes.py": 1, "test_solutions_nb
 
 def pytest_collection_modifyitems(session, config, items):
     here = [i for i, item in enumerate(items)
-            if item.path.parent == course.REPO / "tests" / "course" and item.path.name in MODULE_ORDER]
+            if item.path.parent == REPO / "tests" / "course" and item.path.name in MODULE_ORDER]
     ordered = sorted((items[i] for i in here), key=lambda item: MODULE_ORDER[item.path.name])
     for position, item in zip(here, ordered):
         items[position] = item

@@ -25,7 +25,11 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from tools import course
+from autograd_course.layout import PipelineError, source_notebook_path
+from autograd_course.nbgrader_setup import CELL_TIMEOUT, KERNEL, kernel_environment
+from autograd_course.notebooks import (grade_id, is_answer_cell, is_test_cell, read_notebook,
+                                       solution_notebook, with_answer)
+from tests.course import COURSE
 
 PLUG_LINE = re.compile(r"^exercises\.plug\(\s*[\"']([\w.]+)[\"']\s*,\s*([A-Za-z_]\w*)\s*\)\s*$", re.M)
 
@@ -115,7 +119,7 @@ def _parameters(code, name):
     that forwards the parameters as ``args, kwargs``."""
     found = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == name]
     if len(found) != 1:
-        raise course.PipelineError(f"no top-level def {name}(...) in:\n{code}")
+        raise PipelineError(f"no top-level def {name}(...) in:\n{code}")
     a = found[0].args
     args = "(" + "".join(f"{p.arg}, " for p in a.posonlyargs + a.args) + ")"
     if a.vararg:
@@ -147,7 +151,7 @@ def cheat_code(solution_code, wrong_code, seen):
     right, exercise_id, name = split_answer(solution_code)
     wrong, wrong_id, wrong_name = split_answer(wrong_code)
     if (wrong_id, wrong_name) != (exercise_id, name):
-        raise course.PipelineError(f"the mistake plugs {wrong_name} as {wrong_id}, the solution {name} "
+        raise PipelineError(f"the mistake plugs {wrong_name} as {wrong_id}, the solution {name} "
                                    f"as {exercise_id}")
     setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
              f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
@@ -161,28 +165,28 @@ def split_answer(code):
     """(the code without its plug line, exercise id, function name)."""
     found = PLUG_LINE.findall(code)
     if len(found) != 1:
-        raise course.PipelineError(f"an answer cell must plug exactly one function, found {found}:\n{code}")
+        raise PipelineError(f"an answer cell must plug exactly one function, found {found}:\n{code}")
     return PLUG_LINE.sub("", code).rstrip() + "\n", found[0][0], found[0][1]
 
 
 @functools.cache
 def solution(assignment):
     """The solution notebook of an assignment (read once; callers copy before changing it)."""
-    return course.solution_notebook(course.read_notebook(course.source_notebook_path(assignment)))
+    return solution_notebook(read_notebook(source_notebook_path(assignment, COURSE)))
 
 
 def answers(assignment):
     """{answer grade id: solution code} of an assignment's source notebook."""
-    return {course.grade_id(c): c.source for c in solution(assignment).cells if course.is_answer_cell(c)}
+    return {grade_id(c): c.source for c in solution(assignment).cells if is_answer_cell(c)}
 
 
 def release_with(assignment, codes, last_cell=None):
     """The student release of ``assignment`` with answer cells replaced by ``codes``
     (grade id -> source), and an optional extra cell at the end."""
     from nbformat.v4 import new_code_cell
-    nb = course.read_notebook(course.COURSE / "release" / assignment / f"{assignment}.ipynb")
-    for grade_id, code in codes.items():
-        nb = course.with_answer(nb, grade_id, code)
+    nb = read_notebook(COURSE / "release" / assignment / f"{assignment}.ipynb")
+    for gid, code in codes.items():
+        nb = with_answer(nb, gid, code)
     if last_cell:
         nb.cells.append(new_code_cell(last_cell))
     return nb
@@ -197,10 +201,10 @@ def record_visible_inputs(assignment):
             f"import json\nwith open({str(out)!r}, 'w') as _f:\n"
             f"    json.dump({{k: sorted(v) for k, v in _HC_SEEN.items()}}, _f)\n"))
         executed = run(nb, tmp)
-        tests = {course.grade_id(c) for c in executed.cells if course.is_test_cell(c)}
+        tests = {grade_id(c) for c in executed.cells if is_test_cell(c)}
         failing = errors_of(executed, only=tests | {None})
         if failing or not out.is_file():
-            raise course.PipelineError(f"{assignment}: the recording run (the solution, recording "
+            raise PipelineError(f"{assignment}: the recording run (the solution, recording "
                                        f"its calls) should pass every visible test; errors:\n{failing}")
         return json.loads(out.read_text())
 
@@ -208,9 +212,9 @@ def record_visible_inputs(assignment):
 def run(nb, cwd):
     """Execute ``nb`` in a plain kernel, errors allowed; the executed notebook."""
     from nbclient import NotebookClient
-    client = NotebookClient(nb, timeout=course.CELL_TIMEOUT, kernel_name=course.KERNEL,
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
                             allow_errors=True, resources={"metadata": {"path": str(cwd)}})
-    with course.kernel_environment():
+    with kernel_environment():
         client.execute()
     return nb
 
@@ -219,7 +223,7 @@ def errors_of(nb, only=None):
     """'grade id: error' lines of the cells that raised (``only``: those grade ids)."""
     lines = []
     for index, cell in enumerate(nb.cells):
-        gid = course.grade_id(cell)
+        gid = grade_id(cell)
         if only is not None and gid not in only:
             continue
         for out in cell.get("outputs", []):

@@ -1,7 +1,7 @@
 """The adversarial catalog (tests/course/adversarial/) autograded with real nbgrader.
 
 One class: an honest student (the solution notebook) and every cheat of the
-catalog, graded together by the class command (``tools/classgrade.py``, two
+catalog, graded together by the class command (``autograd_course/classgrade.py``, two
 workers, the sandbox, a per-cell limit of a few seconds).  Each cheat must
 get 0 for what it cheats on and full points for the rest; the honest student
 must keep full marks; the gradebook and the course files must be intact.
@@ -19,7 +19,13 @@ import types
 import pytest
 from traitlets.config import Config
 
-from tools import classgrade, course, sandbox
+from autograd_course import classgrade, sandbox
+from autograd_course.layout import source_notebook_path
+from autograd_course.nbgrader_setup import kernel_environment
+from autograd_course.notebooks import grade_id, output_text, read_notebook, solution_notebook
+from autograd_course.pipeline import generate, make_course
+from autograd_course.pool import Submission, hand_in
+from tests.course import COURSE
 
 from .adversarial import ASSIGNMENT, CATALOG, CELL_TIMEOUT, SECRET_NAME, SECRET_VALUE, submission, zero_cells
 from .conftest import COURSE_MARKS
@@ -56,12 +62,12 @@ def _tree_digest(directory):
 
 
 def _class_course(root, cheats):
-    work = course.make_course(root / "course", names=[ASSIGNMENT])
-    course.generate(work, [ASSIGNMENT])
-    solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(ASSIGNMENT)))
-    course._submit(work, course.Submission(ASSIGNMENT, "honest", solution))
+    work = make_course(root / "course", COURSE, names=[ASSIGNMENT])
+    generate(work, [ASSIGNMENT])
+    solution = solution_notebook(read_notebook(source_notebook_path(ASSIGNMENT, COURSE)))
+    hand_in(work, Submission(ASSIGNMENT, "honest", solution))
     for cheat in cheats:
-        course._submit(work, course.Submission(ASSIGNMENT, cheat.student, submission(cheat, solution)))
+        hand_in(work, Submission(ASSIGNMENT, cheat.student, submission(cheat, solution)))
     return work
 
 
@@ -69,15 +75,15 @@ def _graded(work, report):
     """{student: SimpleNamespace(outcome, cells={grade_id: (score, max)}, outputs={grade_id: text})}."""
     from nbgrader.api import Gradebook
     result = {}
-    with course.kernel_environment(), Gradebook(f"sqlite:///{work / 'gradebook.db'}", "autograd-course") as gb:
+    with kernel_environment(), Gradebook(f"sqlite:///{work / 'gradebook.db'}", "autograd-course") as gb:
         for outcome in report.outcomes:
             cells, outputs = {}, {}
             if outcome.status == "graded":
                 sub = gb.find_submission(outcome.assignment, outcome.student)
                 cells = {g.name: (g.score, g.max_score) for nb in sub.notebooks for g in nb.grades}
                 notebook = work / "autograded" / outcome.student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-                outputs = {course.grade_id(c): course.output_text(c) for c in course.read_notebook(notebook).cells
-                           if course.grade_id(c)}
+                outputs = {grade_id(c): output_text(c) for c in read_notebook(notebook).cells
+                           if grade_id(c)}
             result[outcome.student] = types.SimpleNamespace(outcome=outcome, cells=cells, outputs=outputs)
     return result
 

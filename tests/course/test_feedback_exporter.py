@@ -1,12 +1,13 @@
 """The feedback exporter remembers Markdown and highlighted code across the
-notebooks a grading process renders (tools/autograde.py).  What it remembers
+notebooks a grading process renders (autograd_course/autograde.py).  What it remembers
 must never leak from one student's notebook into another's."""
 
 import copy
 
 import pytest
 
-from tools import course
+from autograd_course.notebooks import read_notebook
+from tests.course import SOLUTIONS
 
 from .conftest import COURSE_MARKS
 
@@ -14,17 +15,17 @@ pytestmark = COURSE_MARKS
 
 
 def _render(nb):
-    from tools.autograde import FeedbackExporter
+    from autograd_course.autograde import FeedbackExporter     # nbgrader: imported when a test runs
     html, _ = FeedbackExporter().from_notebook_node(copy.deepcopy(nb))
     return html
 
 
 @pytest.fixture
 def notebook():
-    from tools import autograde
+    from autograd_course import autograde
     autograde.CachedHighlight._memo.clear()
     autograde.FeedbackExporter._markdown.clear()
-    return course.read_notebook(course.REPO / "solutions" / "01_tensors.ipynb")
+    return read_notebook(SOLUTIONS / "01_tensors.ipynb")
 
 
 def _cells(nb, kind):
@@ -32,7 +33,7 @@ def _cells(nb, kind):
 
 
 def test_a_remembered_rendering_is_the_fresh_one(notebook):
-    from tools import autograde
+    from autograd_course import autograde
     fresh = _render(notebook)
     remembered = len(autograde.CachedHighlight._memo), len(autograde.FeedbackExporter._markdown)
     assert remembered[0] >= len(_cells(notebook, "code")) - 1 and remembered[1] >= 1, (

@@ -1,4 +1,4 @@
-"""The class command (``python -m tools.course grade-class``, tools/classgrade.py)
+"""The class command (``autograd-course grade-class``, autograd_course/classgrade.py)
 with real nbgrader, on the harness fixture assignment (00_fixture: small and fast).
 
 Parallel and serial grading give the same gradebook; a rerun grades nothing
@@ -16,7 +16,13 @@ import sys
 
 import pytest
 
-from tools import classgrade, course
+from autograd_course import classgrade
+from autograd_course.layout import source_notebook_path
+from autograd_course.nbgrader_setup import env_with_kernel_paths
+from autograd_course.notebooks import read_notebook, solution_notebook, with_answer
+from autograd_course.pipeline import generate, make_course
+from autograd_course.pool import Submission, hand_in
+from tests.course import COURSE, FIXTURES, REPO
 
 from .conftest import COURSE_MARKS
 
@@ -29,20 +35,20 @@ WRONG = "def double(x):\n    return x + 2\n"
 
 def _course(root, students):
     """A generated fixture course with ``students`` ({name: notebook}) submitted."""
-    work = course.make_course(root / "course", course.REPO / "tests" / "course" / "fixtures")
-    course.generate(work)
+    work = make_course(root / "course", COURSE, FIXTURES)
+    generate(work)
     for student, nb in students.items():
-        course._submit(work, course.Submission(FIXTURE, student, nb))
+        hand_in(work, Submission(FIXTURE, student, nb))
     return work
 
 
 @pytest.fixture(scope="module")
 def notebooks(fixture_course):
-    solution = course.solution_notebook(course.read_notebook(course.source_notebook_path(FIXTURE, fixture_course)))
-    release = course.read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
+    solution = solution_notebook(read_notebook(source_notebook_path(FIXTURE, fixture_course)))
+    release = read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
     return {"perfect": solution, "blank": release,
-            "wrong": course.with_answer(solution, "00_double_answer", WRONG),
-            "half": course.with_answer(release, "00_square_answer", "def square(x):\n    return x * x\n")}
+            "wrong": with_answer(solution, "00_double_answer", WRONG),
+            "half": with_answer(release, "00_square_answer", "def square(x):\n    return x * x\n")}
 
 
 def scores(work):
@@ -118,11 +124,11 @@ def test_a_later_or_changed_submission_is_graded_alone(graded_twice, notebooks):
     """Through the command line: a new student, and a student who resubmits."""
     work, _ = graded_twice[2]
     before_scores, before_counts, before_times = scores(work), counts(work), mtimes(work)
-    course._submit(work, course.Submission(FIXTURE, "late", notebooks["perfect"]))
-    course._submit(work, course.Submission(FIXTURE, "wrong", notebooks["perfect"]))   # fixed it
-    done = subprocess.run([sys.executable, "-m", "tools.course", "grade-class", "--course", str(work),
-                           "--workers", "2"], cwd=course.REPO, capture_output=True, text=True,
-                          env=course._env_with_kernel_paths(os.environ), timeout=600)
+    hand_in(work, Submission(FIXTURE, "late", notebooks["perfect"]))
+    hand_in(work, Submission(FIXTURE, "wrong", notebooks["perfect"]))   # fixed it
+    done = subprocess.run([sys.executable, "-m", "autograd_course", "grade-class", "--course", str(work),
+                           "--workers", "2"], cwd=REPO, capture_output=True, text=True,
+                          env=env_with_kernel_paths(os.environ), timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 graded, 3 unchanged (not regraded), 0 failed" in done.stdout, done.stdout + done.stderr
     assert "2/2 submissions, 2/2 students done" in done.stderr, done.stderr

@@ -12,16 +12,20 @@ import concurrent.futures
 
 import pytest
 
-from tools import course
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
+from autograd_course.layout import assignments
+from autograd_course.mistakes import catalogs
+from autograd_course.notebooks import exercise_of, grade_id, is_test_cell, with_answer
+from autograd_course.pool import Submission, default_workers
+from tests.course import COURSE
 
 from . import hardcoding
 from .conftest import COURSE_MARKS, catalog_selected
-from .mistakes import catalogs
 
 pytestmark = COURSE_MARKS
 
-CATALOGS = catalogs()
-ASSIGNMENTS = course.assignments()
+CATALOGS = catalogs(COURSE)
+ASSIGNMENTS = assignments(COURSE)
 SELECTED = [a for a in ASSIGNMENTS if catalog_selected(a.split("_", 1)[0])]
 
 
@@ -35,14 +39,14 @@ CASES = [pytest.param(a, g, id=g.removesuffix("_answer"), marks=_marks(a))
 
 def _first_mistake(grade_id):
     mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id]
-    assert mistakes, f"no catalogued mistake for {grade_id} in tests/course/mistakes/"
+    assert mistakes, f"no catalogued mistake for {grade_id} in course/mistakes/"
     return mistakes[0]
 
 
 @pytest.fixture(scope="module")
 def recorded():
     """{assignment: {exercise id: fingerprints of the visible inputs}}, selected assignments."""
-    with concurrent.futures.ThreadPoolExecutor(course.default_workers()) as pool:
+    with concurrent.futures.ThreadPoolExecutor(default_workers()) as pool:
         return dict(zip(SELECTED, pool.map(hardcoding.record_visible_inputs, SELECTED)))
 
 
@@ -52,7 +56,7 @@ def _cheat(recorded, assignment, grade_id, mistake):
     seen = recorded[assignment].get(exercise_id)
     assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
                   f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
-    return hardcoding.cheat_code(code, mistake.code, seen)
+    return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +76,8 @@ def graded(cheats, generated_course, grader):
 
 def _submission(assignment, kind, grade_id, code):
     """The solution notebook with answer cell ``grade_id`` replaced by ``code``."""
-    return course.Submission(assignment, f"{kind}-{grade_id.replace('_', '-')}",
-                             course.with_answer(hardcoding.solution(assignment), grade_id, code))
+    return Submission(assignment, f"{kind}-{grade_id.replace('_', '-')}",
+                             with_answer(hardcoding.solution(assignment), grade_id, code))
 
 
 def _others_lost(result, own):
@@ -86,7 +90,7 @@ def _others_lost(result, own):
 def test_the_cheats_pass_every_visible_test(cheats, assignment, tmp_path):
     nb = hardcoding.release_with(assignment, cheats[assignment])
     executed = hardcoding.run(nb, tmp_path)
-    tests = {course.grade_id(c) for c in executed.cells if course.is_test_cell(c)}
+    tests = {grade_id(c) for c in executed.cells if is_test_cell(c)}
     failing = hardcoding.errors_of(executed, only=tests)
     assert not failing, (f"{assignment}: expected every visible test to pass with answers hard-coded "
                          f"on the release's inputs (else this test proves nothing); these failed:\n{failing}")
@@ -96,8 +100,8 @@ def test_the_cheats_pass_every_visible_test(cheats, assignment, tmp_path):
 def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
     result = graded[grade_id].result()
     assert result.success, f"autograde failed:\n{result.log[-2000:]}"
-    exercise = course.exercise_of(grade_id)
-    own = course.tests_of(exercise, result.cells)
+    exercise = exercise_of(grade_id)
+    own = notebooks.tests_of(exercise, result.cells)
     assert own, f"no test cell of {exercise} among {sorted(result.cells)}"
     problems = [f"{g}: expected 0 points, saw {result.cells[g].score:g}/{result.cells[g].max_score:g}"
                 for g in own if result.cells[g].score]
@@ -162,7 +166,7 @@ def graded_with_helpers(cheats, generated_course, grader):
 def test_redefining_the_notebooks_helpers_changes_nothing(graded_with_helpers, assignment, grade_id):
     plain, redefined = (graded_with_helpers[(grade_id, r)].result() for r in (False, True))
     assert plain.success and redefined.success, f"autograde failed:\n{plain.log[-1000:]}{redefined.log[-1000:]}"
-    own = course.tests_of(course.exercise_of(grade_id), plain.cells)
+    own = notebooks.tests_of(exercise_of(grade_id), plain.cells)
     assert sum(plain.cells[g].score for g in own) < sum(plain.cells[g].max_score for g in own), (
         f"{grade_id}: the cheat without the redefinition already gets full points, so this case proves nothing")
     helper = REDEFINED[grade_id][0]

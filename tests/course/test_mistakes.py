@@ -1,6 +1,6 @@
-"""Every catalogued mistake (tests/course/mistakes/m<NN>.py) is autograded with
+"""Every catalogued mistake (course/mistakes/m<NN>.py) is autograded with
 real nbgrader as a submission: the solution notebook with one answer cell
-replaced.  The exercise must lose points, every other exercise must keep its
+edited.  The exercise must lose points, every other exercise must keep its
 points, and the failing test's output must name the broken rule.
 
 The mistakes of all assignments are graded in one batch by worker processes
@@ -9,17 +9,23 @@ the whole catalog is graded (``make test``, CI); ``COURSE_MISTAKES=1`` grades
 only the first mistake of every exercise (``make test-quick``).
 """
 
+import dataclasses
+
 import pytest
 
-from tools import course
+from autograd_course.layout import assignment_for, source_notebook_path
+from autograd_course.mistakes import Mistake, catalogs, with_mistake
+from autograd_course.notebooks import grade_id, is_answer_cell, read_notebook, solution_notebook, with_answer
+from autograd_course.pool import Submission
+from tests.course import COURSE
+from tests.course.judging import judge
 
 from .conftest import (MISTAKES_REASON, COURSE_MARKS, catalog_selected, mistake_selected,
                        require_assignments)
-from .mistakes import Mistake, catalogs
 
 pytestmark = COURSE_MARKS
 
-CATALOGS = catalogs()
+CATALOGS = catalogs(COURSE)
 CASES = [pytest.param(number, index, mistake, id=f"m{number}-{index:02d}-{mistake.grade_id}",
                       marks=[] if mistake_selected(mistakes, index) and catalog_selected(number)
                       else [pytest.mark.skip(reason=MISTAKES_REASON if catalog_selected(number) else
@@ -36,20 +42,20 @@ def mistake_results(mistake_futures):
 
 @pytest.mark.parametrize("number, index, mistake", CASES)
 def test_mistake_is_caught_and_attributed(mistake_results, number, index, mistake):
-    assert course.assignment_for(number), f"m{number}.py: no course/source/{number}_*/"
-    problems = course.judge(mistake_results[(number, index)], mistake)
+    assert assignment_for(number, COURSE), f"m{number}.py: no course/source/{number}_*/"
+    problems = judge(mistake_results[(number, index)], mistake)
     assert not problems, "\n\n".join(problems)
 
 
 def test_catalogs_point_at_answer_cells():
     problems = []
     for number, mistakes in sorted(CATALOGS.items()):
-        assignment = course.assignment_for(number)
+        assignment = assignment_for(number, COURSE)
         if assignment is None:
             problems.append(f"m{number}.py: no assignment course/source/{number}_*/")
             continue
-        nb = course.read_notebook(course.source_notebook_path(assignment))
-        answers = {course.grade_id(c) for c in nb.cells if course.is_answer_cell(c)}
+        nb = read_notebook(source_notebook_path(assignment, COURSE))
+        answers = {grade_id(c) for c in nb.cells if is_answer_cell(c)}
         for mistake in mistakes:
             if mistake.grade_id not in answers:
                 problems.append(f"m{number}.py {mistake.name!r}: {mistake.grade_id} is not an answer "
@@ -65,13 +71,13 @@ def test_every_exercise_has_three_mistakes():
     missing = []
     for assignment in require_assignments():
         number = assignment.split("_", 1)[0]
-        nb = course.read_notebook(course.source_notebook_path(assignment))
+        nb = read_notebook(source_notebook_path(assignment, COURSE))
         for cell in nb.cells:
-            if course.is_answer_cell(cell):
-                count = sum(m.grade_id == course.grade_id(cell) for m in CATALOGS.get(number, []))
+            if is_answer_cell(cell):
+                count = sum(m.grade_id == grade_id(cell) for m in CATALOGS.get(number, []))
                 if count < MIN_MISTAKES:
-                    missing.append(f"{course.grade_id(cell)}: {count} mistake(s) in "
-                                   f"tests/course/mistakes/m{number}.py, at least {MIN_MISTAKES} needed")
+                    missing.append(f"{grade_id(cell)}: {count} mistake(s) in "
+                                   f"course/mistakes/m{number}.py, at least {MIN_MISTAKES} needed")
     assert not missing, "\n".join(missing)
 
 
@@ -79,37 +85,36 @@ def test_every_exercise_has_three_mistakes():
 
 FIXTURE = "00_fixture"
 DOUBLE_WRONG = Mistake("00_double_answer", "adds two instead of doubling",
-                       "def double(x):\n    return x + 2\n", "doubling multiplies by two")
-NOT_A_MISTAKE = Mistake("00_square_answer", "a correct answer", "def square(x):\n    return x ** 2\n",
-                        "a square multiplies a number by itself")
+                       edits=[("2 * x", "x + 2")], rule="doubling multiplies by two")
+NOT_A_MISTAKE = Mistake("00_square_answer", "a correct answer", edits=[("x * x", "x ** 2")],
+                        rule="a square multiplies a number by itself")
 LEAKY = Mistake("00_double_answer", "right, but breaks the grading of another exercise",
-                "def double(x):\n    return x + x\n\n"
-                "_expect_equal = grading.expect_equal\n\n"
-                "def _shadow(seen, expected, **kwargs):      # global state that leaks\n"
-                "    if seen == 16:\n"
-                "        raise AssertionError('a side effect of the double answer')\n"
-                "    return _expect_equal(seen, expected, **kwargs)\n\n"
-                "grading.expect_equal = _shadow\n", "doubling multiplies by two")
-WRONG_RULE = Mistake("00_double_answer", "adds two instead of doubling",
-                     "def double(x):\n    return x + 2\n", "a rule that no test prints")
+                edits=[("return 2 * x", "return x + x\n\n"
+                        "_expect_equal = grading.expect_equal\n\n"
+                        "def _shadow(seen, expected, **kwargs):      # global state that leaks\n"
+                        "    if seen == 16:\n"
+                        "        raise AssertionError('a side effect of the double answer')\n"
+                        "    return _expect_equal(seen, expected, **kwargs)\n\n"
+                        "grading.expect_equal = _shadow")], rule="doubling multiplies by two")
+WRONG_RULE = dataclasses.replace(DOUBLE_WRONG, rule="a rule that no test prints")
 WARNS = ("import warnings\n\ndef double(x):\n"
          "    warnings.warn('a harmless warning', UserWarning)\n    return 2 * x\n")
 
 
 @pytest.fixture(scope="module")
 def fixture_results(fixture_course, grader):
-    solution = course.solution_notebook(
-        course.read_notebook(course.source_notebook_path(FIXTURE, fixture_course)))
-    release = course.read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
+    solution = solution_notebook(
+        read_notebook(source_notebook_path(FIXTURE, fixture_course)))
+    release = read_notebook(fixture_course / "release" / FIXTURE / f"{FIXTURE}.ipynb")
     submissions = {
         "perfect": solution,
         "blank": release,
-        "wrong": course.with_answer(solution, DOUBLE_WRONG.grade_id, DOUBLE_WRONG.code),
-        "correct": course.with_answer(solution, NOT_A_MISTAKE.grade_id, NOT_A_MISTAKE.code),
-        "leaky": course.with_answer(solution, LEAKY.grade_id, LEAKY.code),
-        "warns": course.with_answer(solution, "00_double_answer", WARNS),
+        "wrong": with_mistake(solution, DOUBLE_WRONG),
+        "correct": with_mistake(solution, NOT_A_MISTAKE),
+        "leaky": with_mistake(solution, LEAKY),
+        "warns": with_answer(solution, "00_double_answer", WARNS),
     }
-    graded = grader.map(fixture_course, [course.Submission(FIXTURE, student, nb)
+    graded = grader.map(fixture_course, [Submission(FIXTURE, student, nb)
                                          for student, nb in submissions.items()])
     return {g.student: g for g in graded}
 
@@ -122,24 +127,24 @@ def test_harness_grades_the_fixture(fixture_results):
 
 def test_harness_catches_a_wrong_answer_and_attributes_it(fixture_results):
     wrong = fixture_results["wrong"]
-    assert course.judge(wrong, DOUBLE_WRONG) == []
+    assert judge(wrong, DOUBLE_WRONG) == []
     assert not wrong.cells["00_double_test"].full and wrong.cells["00_square_test"].full
     assert "doubling multiplies by two" in wrong.cells["00_double_test"].output
 
 
 def test_harness_reports_a_mistake_that_the_tests_miss(fixture_results):
-    problems = course.judge(fixture_results["correct"], NOT_A_MISTAKE)
+    problems = judge(fixture_results["correct"], NOT_A_MISTAKE)
     assert len(problems) == 1 and "give full points" in problems[0], problems
 
 
 def test_harness_reports_points_lost_by_another_exercise(fixture_results):
-    problems = course.judge(fixture_results["leaky"], LEAKY)
+    problems = judge(fixture_results["leaky"], LEAKY)
     assert any("00_square_test (another exercise) lost points" in p for p in problems), problems
     assert any("give full points" in p for p in problems), problems       # double itself is right
 
 
 def test_harness_reports_feedback_without_the_rule(fixture_results):
-    problems = course.judge(fixture_results["wrong"], WRONG_RULE)
+    problems = judge(fixture_results["wrong"], WRONG_RULE)
     assert len(problems) == 1 and "names the rule" in problems[0], problems
 
 

@@ -13,13 +13,20 @@ import types
 
 import pytest
 
-from tools import course
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
+from autograd_course.layout import assignments, source_notebook_path
+from autograd_course.nbgrader_setup import export_csv
+from autograd_course.notebooks import (exercise_of, grade_id, is_answer_cell, is_test_cell, nbgrader_meta,
+                                       read_notebook, solution_notebook)
+from autograd_course.pipeline import _tree, drift, source_problems
+from autograd_course.pool import Submission, grade_here
+from tests.course import COURSE
 
 from .conftest import COURSE_MARKS, require_assignments, wants
 
 pytestmark = COURSE_MARKS
 
-ASSIGNMENTS = course.assignments()          # what exists now; the tests adapt
+ASSIGNMENTS = assignments(COURSE)          # what exists now; the tests adapt
 PARAMS = ASSIGNMENTS or [pytest.param(None, marks=pytest.mark.skip(reason="course/source/ is empty"))]
 
 
@@ -31,29 +38,29 @@ def pipeline(generated_course, grader, nbval_run, request, tmp_path_factory):
     names = require_assignments()
     work = tmp_path_factory.mktemp("graded") / "course"
     shutil.copytree(generated_course, work)
-    solutions = {a: course.solution_notebook(course.read_notebook(course.source_notebook_path(a)))
+    solutions = {a: solution_notebook(read_notebook(source_notebook_path(a, COURSE)))
                  for a in names}
-    releases = {a: course.read_notebook(work / "release" / a / f"{a}.ipynb") for a in names}
+    releases = {a: read_notebook(work / "release" / a / f"{a}.ipynb") for a in names}
 
     # The Validator and the "deleted test cells" student on the first assignment
     # only: they execute the same notebooks again (a kernel each).
     first = names[0]
     deleter = copy.deepcopy(solutions[first])
-    deleter.cells = [c for c in deleter.cells if not course.is_test_cell(c)]
-    side_jobs = [course.Submission(first, "solution", solutions[first], kind="validate"),
-                 course.Submission(first, "blank", releases[first], kind="validate"),
-                 course.Submission(first, "deleter", deleter)]
+    deleter.cells = [c for c in deleter.cells if not is_test_cell(c)]
+    side_jobs = [Submission(first, "solution", solutions[first], kind="validate"),
+                 Submission(first, "blank", releases[first], kind="validate"),
+                 Submission(first, "deleter", deleter)]
 
     if wants(request, "test_solutions_nbval"):
         nbval_run.start()                                 # overlaps the grading below
     side = [grader.submit(generated_course, job) for job in side_jobs]
     if wants(request, "test_mistakes"):
         request.getfixturevalue("mistake_futures")        # the pool grades them meanwhile
-    main_jobs = [course.Submission(a, student, nb) for a in names
+    main_jobs = [Submission(a, student, nb) for a in names
                  for student, nb in (("perfect", solutions[a]), ("blank", releases[a]))]
-    graded = course.grade_here(work, main_jobs, feedback={"blank"})
+    graded = grade_here(work, main_jobs, feedback={"blank"})
     side_results = [future.result() for future in side]
-    csv_path = course.export_csv(work)
+    csv_path = export_csv(work)
     return types.SimpleNamespace(
         course=work, names=names, csv=csv_path,
         graded={(g.student, g.assignment): g for g in graded},
@@ -68,7 +75,7 @@ def test_course_has_assignments():
 
 
 def test_sources_carry_no_outputs():
-    problems = course.source_problems()
+    problems = source_problems(COURSE)
     assert not problems, "\n".join(problems)
 
 
@@ -76,11 +83,11 @@ def test_sources_carry_no_outputs():
 def test_source_follows_the_cell_conventions(assignment):
     """AUTHORING.md's metadata table: answer cells are ungraded solutions,
     test cells are locked, graded, with points, named <NN>_<name>_test..."""
-    nb = course.read_notebook(course.source_notebook_path(assignment))
+    nb = read_notebook(source_notebook_path(assignment, COURSE))
     number = assignment.split("_", 1)[0]
     problems, answers, tests = [], [], []
     for index, cell in enumerate(nb.cells):
-        meta = course.nbgrader_meta(cell)
+        meta = nbgrader_meta(cell)
         if not meta:
             continue
         gid = meta.get("grade_id", "")
@@ -100,8 +107,8 @@ def test_source_follows_the_cell_conventions(assignment):
             if "_test" not in gid:
                 problems.append(f"{where}: a test cell is named <NN>_<name>_test...")
     for answer in answers:
-        if not course.tests_of(course.exercise_of(answer), tests):
-            problems.append(f"{answer}: no test cell named {course.exercise_of(answer)}_test...")
+        if not notebooks.tests_of(exercise_of(answer), tests):
+            problems.append(f"{answer}: no test cell named {exercise_of(answer)}_test...")
     assert answers, "no answer cell"
     assert not problems, "\n".join(problems)
 
@@ -110,9 +117,9 @@ def test_source_follows_the_cell_conventions(assignment):
 
 @pytest.mark.parametrize("assignment", PARAMS)
 def test_every_assignment_is_generated(generated_course, assignment):
-    release = course.read_notebook(generated_course / "release" / assignment / f"{assignment}.ipynb")
-    source = course.read_notebook(course.source_notebook_path(assignment))
-    assert [course.grade_id(c) for c in release.cells] == [course.grade_id(c) for c in source.cells]
+    release = read_notebook(generated_course / "release" / assignment / f"{assignment}.ipynb")
+    source = read_notebook(source_notebook_path(assignment, COURSE))
+    assert [grade_id(c) for c in release.cells] == [grade_id(c) for c in source.cells]
     assert all(c.outputs == [] for c in release.cells if c.cell_type == "code")
 
 
@@ -134,21 +141,21 @@ def _regions(source, begin, end):
 
 @pytest.mark.parametrize("assignment", PARAMS)
 def test_release_carries_no_solution_and_no_hidden_tests(generated_course, assignment):
-    source = course.read_notebook(course.source_notebook_path(assignment))
-    release = course.read_notebook(generated_course / "release" / assignment / f"{assignment}.ipynb")
+    source = read_notebook(source_notebook_path(assignment, COURSE))
+    release = read_notebook(generated_course / "release" / assignment / f"{assignment}.ipynb")
     release_lines = "\n".join(line.strip() for c in release.cells for line in c.source.split("\n"))
-    released = {course.grade_id(c): {line.strip() for line in c.source.split("\n")}
-                for c in release.cells if course.grade_id(c)}
+    released = {grade_id(c): {line.strip() for line in c.source.split("\n")}
+                for c in release.cells if grade_id(c)}
     stub = {"# YOUR CODE HERE", "raise NotImplementedError()", "YOUR ANSWER HERE", ""}
     problems = [f"the release contains {marker!r}" for marker in
                 ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
                 if marker in release_lines]
     for cell in source.cells:
-        gid = course.grade_id(cell)
+        gid = grade_id(cell)
         for begin, end, what in (("BEGIN SOLUTION", "END SOLUTION", "solution code"),
                                  ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "hidden-test code")):
             blocks, outside = _regions(cell.source, begin, end)
-            if what == "solution code" and course.is_answer_cell(cell) and not blocks:
+            if what == "solution code" and is_answer_cell(cell) and not blocks:
                 blocks, outside = [cell.source.split("\n")], []    # the whole cell is the solution
             visible = {line.strip() for line in outside} | stub
             for block in blocks:
@@ -163,9 +170,9 @@ def test_release_carries_no_solution_and_no_hidden_tests(generated_course, assig
 
 
 def test_committed_release_and_solutions_match_the_sources(generated_course):
-    """What ``python -m tools.course check`` checks: rerun make release / make solutions."""
-    expected = course._tree(generated_course / "release")
-    problems = course.drift(expected_release=expected)
+    """What ``autograd-course check`` checks: rerun make release / make solutions."""
+    expected = _tree(generated_course / "release")
+    problems = drift(COURSE, expected_release=expected)
     assert not problems, "\n".join(problems)
 
 
@@ -235,6 +242,6 @@ def test_validator_accepts_the_solution_and_rejects_the_blank(pipeline):
     assert solution == {}, solution
     blank = pipeline.validated[("blank", assignment)].validation
     assert set(blank) == {"failed"}, blank
-    tests = [c for c in course.read_notebook(course.source_notebook_path(assignment)).cells
-             if course.is_test_cell(c)]
+    tests = [c for c in read_notebook(source_notebook_path(assignment, COURSE)).cells
+             if is_test_cell(c)]
     assert len(blank["failed"]) == len(tests)

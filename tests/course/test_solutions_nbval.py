@@ -12,7 +12,7 @@ import importlib.util
 
 import pytest
 
-from tools import course
+from tests.course import SOLUTIONS
 
 from .conftest import COURSE_MARKS, require_assignments
 
@@ -23,7 +23,7 @@ pytestmark = COURSE_MARKS + [
 
 def test_solutions_pass_nbval_strictly(nbval_run):
     names = require_assignments()
-    missing = [f"{name}.ipynb" for name in names if not (course.SOLUTIONS / f"{name}.ipynb").is_file()]
+    missing = [f"{name}.ipynb" for name in names if not (SOLUTIONS / f"{name}.ipynb").is_file()]
     assert not missing, f"solutions/ lacks {missing}: run make solutions"
     command, returncode, output = nbval_run.result()
     assert returncode == 0, f"{command}\n{output[-8000:]}"

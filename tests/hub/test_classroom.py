@@ -40,7 +40,12 @@ from pathlib import Path
 
 import pytest
 
-from tools import course
+from autograd_course import notebooks     # notebooks.tests_of: pytest would collect a bare tests_of
+from autograd_course.layout import assignments, source_notebook_path
+from autograd_course.mistakes import catalogs
+from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
+                                       nbgrader_meta, read_notebook)
+from tests.course import COURSE, SOLUTIONS
 
 from .classroom import COURSE_ID, INSTRUCTOR, REPO, STUDENTS, Classroom, skip_reason
 
@@ -50,7 +55,7 @@ ASSIGNMENT = "01_tensors"
 NOTEBOOK = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
 ARTIFACTS = REPO / "artifacts" / "hub"
 ADA, BEN, CY = STUDENTS                       # the browser student, the mistake, the blank
-MISTAKE = 0                                   # tests/course/mistakes/m01.py: "ignores grad mode"
+MISTAKE = 0                                   # course/mistakes/m01.py: "ignores grad mode"
 TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
 
 
@@ -98,13 +103,12 @@ def step(room, name):
 
 def points(assignment=ASSIGNMENT):
     """{test cell: points} of an assignment's source notebook."""
-    nb = course.read_notebook(course.source_notebook_path(assignment))
-    return {course.grade_id(c): float(course.nbgrader_meta(c)["points"]) for c in nb.cells if course.is_test_cell(c)}
+    nb = read_notebook(source_notebook_path(assignment, COURSE))
+    return {grade_id(c): float(nbgrader_meta(c)["points"]) for c in nb.cells if is_test_cell(c)}
 
 
 def mistake():
-    from tests.course.mistakes import catalogs
-    return catalogs()[ASSIGNMENT.split("_")[0]][MISTAKE]
+    return catalogs(COURSE)[ASSIGNMENT.split("_")[0]][MISTAKE]
 
 
 def expected_cells():
@@ -112,15 +116,15 @@ def expected_cells():
     his mistake is in (seen with the course's own grading, tests/course/test_mistakes.py);
     cy nothing."""
     full = points()
-    exercise = course.exercise_of(mistake().grade_id)
+    exercise = exercise_of(mistake().grade_id)
     return {ADA: dict(full),
-            BEN: {g: 0.0 if g in course.tests_of(exercise, full) else p for g, p in full.items()},
+            BEN: {g: 0.0 if g in notebooks.tests_of(exercise, full) else p for g, p in full.items()},
             CY: {g: 0.0 for g in full}}
 
 
 def solution_sources():
-    nb = course.read_notebook(course.SOLUTIONS / f"{ASSIGNMENT}.ipynb")
-    return {course.grade_id(c): c.source for c in nb.cells if course.is_answer_cell(c)}
+    nb = read_notebook(SOLUTIONS / f"{ASSIGNMENT}.ipynb")
+    return {grade_id(c): c.source for c in nb.cells if is_answer_cell(c)}
 
 
 def answered(nb, answers):
@@ -175,8 +179,8 @@ def test_1_instructor_releases_through_the_exchange(room):
         room.instructor(["nbgrader", "release_assignment", ASSIGNMENT], "nbgrader release_assignment")
     released = room.exchange / COURSE_ID / "outbound" / NOTEBOOK
     assert released.is_file(), f"expected the release in the exchange at {released}"
-    assert course.dumps(course.read_notebook(released)) == \
-        course.dumps(course.read_notebook(REPO / "course" / "release" / NOTEBOOK)), \
+    assert dumps(read_notebook(released)) == \
+        dumps(read_notebook(REPO / "course" / "release" / NOTEBOOK)), \
         "expected the exchange to hold exactly the committed release of 01_tensors"
     with step(room, "1 students' servers start"):
         for name in STUDENTS:
@@ -200,7 +204,8 @@ def test_2_a_student_in_chromium(room, hub_browser):
 
 
 def test_3_students_fetch_answer_and_submit_through_their_servers(room):
-    code = {**solution_sources(), mistake().grade_id: mistake().code}
+    solutions = solution_sources()
+    code = {**solutions, mistake().grade_id: mistake().apply(solutions[mistake().grade_id])}
     with step(room, "3 ben and cy through the API"):
         for name, answers in ((BEN, code), (CY, {})):
             student = person(room, name)
@@ -227,7 +232,7 @@ def test_4_collect_and_grade_the_class_into_postgresql(room):
         f"expected these scores in the PostgreSQL gradebook:\n{expected}\nseen:\n{gradebook_cells(room)}"
     rows = [(s, ASSIGNMENT, sum(expected[s].values()), sum(points().values())) for s in STUDENTS]
     # nbgrader's export has a row per student and assignment of the term: 0 where nothing was submitted.
-    rows += [(s, a, 0.0, sum(points(a).values())) for s in STUDENTS for a in course.assignments() if a != ASSIGNMENT]
+    rows += [(s, a, 0.0, sum(points(a).values())) for s in STUDENTS for a in assignments(COURSE) if a != ASSIGNMENT]
     assert grades_csv(room) == sorted(rows), f"expected grades.csv rows {sorted(rows)}, seen {grades_csv(room)}"
     room.graded = (gradebook_cells(room), gradebook_counts(room), grades_csv(room), graded_files(room))
 

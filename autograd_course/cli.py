@@ -1,0 +1,104 @@
+"""The ``autograd-course`` command: the course pipeline, the demo, grading a class.
+
+    autograd-course release       # <course>/release/ from <course>/source/ (nbgrader generate_assignment)
+    autograd-course solutions     # solutions/<a>.ipynb beside the course: markers removed, executed
+    autograd-course check         # fail when release/ or solutions/ drift from source/
+    autograd-course demo          # grade example submissions in a temporary course, print the table
+    autograd-course lab           # JupyterLab on <course>/release/01_tensors/01_tensors.ipynb
+    autograd-course register      # register every assignment in the course's gradebook (a term's start)
+    autograd-course grade-class   # autograde every submission of <course>/submitted/, feedback, grades.csv
+
+(``python -m autograd_course ...`` is the same.)  Every command works on the
+course directory given with ``--course DIR``, else ``./course``, else the
+current directory (it holds ``nbgrader_config.py``).  Only ``register`` and
+``grade-class`` change the course's gradebook; the others run nbgrader in a
+temporary copy of the course.  nbgrader is imported when a command needs it,
+so ``autograd-course --help`` answers at once.
+"""
+
+import argparse
+import sys
+
+from . import classgrade, demo, lab, pipeline
+from .layout import PipelineError, course_dir
+from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
+
+PROG = "autograd-course"
+
+
+def cmd_register(course):
+    """Register every assignment of ``source/`` in the course's own gradebook
+    (nbgrader >= 0.6 has no NbGrader.db_assignments: this replaces it)."""
+    names = load_config(course).AutogradCourse.get("assignments", [])
+    if not names:
+        print(f"{course / 'source'} has no assignments")
+        return 1
+    with kernel_environment():
+        register(nbgrader_api(course), names)
+    print(f"registered in {course / 'gradebook.db'}: {', '.join(names)}")
+    return 0
+
+
+def cmd_grade_class(args):
+    report = classgrade.grade_class(args.course, args.workers, args.assignments, args.force,
+                                    sandbox=not args.no_sandbox, csv=args.csv)
+    print(report.summary())
+    return 1 if report.of("failed") else 0
+
+
+def parser():
+    top = argparse.ArgumentParser(prog=PROG,
+                                  description="The course pipeline, the instructor demo, grading a class.",
+                                  formatter_class=argparse.RawDescriptionHelpFormatter,
+                                  epilog="\n".join(__doc__.split("\n")[2:10]))
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name, help):
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--course", metavar="DIR",
+                       help="the course directory (default: ./course, else the current directory)")
+        return p
+
+    command("release", "regenerate <course>/release/ from <course>/source/")
+    solutions = command("solutions", "regenerate and execute solutions/ (beside the course)")
+    solutions.add_argument("assignments", nargs="*", help="only these (default: all)")
+    command("check", "fail when release/ or solutions/ drift from source/")
+    demo_ = command("demo", "grade example submissions in a temporary course")
+    demo_.add_argument("--keep", metavar="DIR", help="build the demo course in DIR and keep it")
+    lab_ = command("lab", "open JupyterLab on the first release notebook")
+    lab_.add_argument("notebook", nargs="?")
+    lab_.add_argument("--dry-run", action="store_true", help="print the command only")
+    command("register", "register every assignment in the course's gradebook")
+    klass = command("grade-class", "autograde every submission in <course>/submitted/ "
+                                   "(parallel, sandboxed, incremental), feedback, grades.csv")
+    klass.add_argument("--workers", type=int, help="grading processes (default: one per CPU, plus one)")
+    klass.add_argument("--assignment", action="append", dest="assignments", metavar="A",
+                       help="only this assignment (repeatable; default: all)")
+    klass.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    klass.add_argument("--no-sandbox", action="store_true",
+                       help="run students' code as yourself, without bubblewrap (unsafe)")
+    klass.add_argument("--csv", help="where to write the grades (default: <course>/grades.csv)")
+    return top
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        course = course_dir(args.course)
+        if args.command == "release":
+            return pipeline.release(course)
+        if args.command == "solutions":
+            return pipeline.write_solutions(course, names=args.assignments or None)
+        if args.command == "check":
+            return pipeline.check(course)
+        if args.command == "demo":
+            return demo.run(course, args.keep)
+        if args.command == "lab":
+            return lab.run(course, args.notebook, args.dry_run)
+        if args.command == "register":
+            return cmd_register(course)
+        args.course = course
+        return cmd_grade_class(args)
+    except PipelineError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1

@@ -1,0 +1,155 @@
+"""Notebooks of the course: reading, writing in a normalized form, and their cells.
+
+The one place that says what a cell is for the grader, the pipeline and the
+tests alike:
+
+* an **answer cell** carries nbgrader metadata ``solution: true``
+  (:func:`is_answer_cell`);
+* a **test cell** is a code cell with ``grade: true`` and no ``solution``
+  (:func:`is_test_cell`): nbgrader gives it points when it runs without an error;
+* a cell's **grade_id** names it (:func:`grade_id`); an exercise ``02_gradient_edge``
+  has the answer cell ``02_gradient_edge_answer`` and the test cells whose ids
+  start with ``02_gradient_edge_test`` (:func:`exercise_of`, :func:`tests_of`).
+
+Generated notebooks are written normalized (:func:`dumps`): no timings, UI state
+or Python version, stable cell ids, so regenerating one changes nothing.
+nbformat is imported when a notebook is read or written, not before.
+"""
+
+import copy
+import hashlib
+import re
+from pathlib import Path
+
+from .layout import PipelineError
+
+# nbgrader's own rule: a line *containing* the delimiter is a marker line.
+MARKER_LINE = re.compile(r"BEGIN SOLUTION|END SOLUTION|BEGIN HIDDEN TESTS|END HIDDEN TESTS")
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+# Volatile metadata: stripped from every generated notebook, never compared.
+VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled")
+VOLATILE_NOTEBOOK_METADATA = ("widgets",)
+
+
+# ------------------------------------------------------------------ cells
+
+def nbgrader_meta(cell):
+    """The cell's nbgrader metadata ({} for an ordinary cell)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_id(cell):
+    return nbgrader_meta(cell).get("grade_id")
+
+
+def is_answer_cell(cell):
+    """A cell the student writes (nbgrader ``solution``)."""
+    return bool(nbgrader_meta(cell).get("solution"))
+
+
+def is_test_cell(cell):
+    """A code cell that nbgrader grades by running it (``grade`` and not ``solution``)."""
+    meta = nbgrader_meta(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def exercise_of(answer_grade_id):
+    """``02_gradient_edge_answer`` -> ``02_gradient_edge``."""
+    return re.sub(r"_answer$", "", answer_grade_id)
+
+
+def tests_of(exercise, grade_ids):
+    """The test cells of an exercise: their grade_id starts with ``<exercise>_test``
+    (``02_gradient_edge_test``, ``02_gradient_edge_test2``, ``02_gradient_edge_test_hidden``)."""
+    return sorted(g for g in grade_ids if g.startswith(exercise + "_test"))
+
+
+def strip_markers(source):
+    """The source without its ``### BEGIN/END SOLUTION`` and ``### BEGIN/END
+    HIDDEN TESTS`` lines; the code between them stays."""
+    return "\n".join(line for line in source.split("\n") if not MARKER_LINE.search(line))
+
+
+def output_text(cell):
+    """The text a cell printed: streams, results, errors (ANSI colours removed)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        kind = out.get("output_type")
+        if kind == "stream":
+            parts.append(out.get("text", ""))
+        elif kind in ("execute_result", "display_data"):
+            parts.append(out.get("data", {}).get("text/plain", ""))
+        elif kind == "error":
+            parts.append(f"{out.get('ename')}: {out.get('evalue')}")
+            parts.append("\n".join(out.get("traceback", [])))
+    return ANSI.sub("", "\n".join(parts))
+
+
+# -------------------------------------------------------------- notebooks
+
+def read_notebook(path):
+    import nbformat
+    return nbformat.read(str(path), as_version=4)
+
+
+def normalize(nb):
+    """A copy of ``nb`` without volatile metadata (timings, UI state, Python version)."""
+    nb = copy.deepcopy(nb)
+    for key in VOLATILE_NOTEBOOK_METADATA:
+        nb.metadata.pop(key, None)
+    if "language_info" in nb.metadata:
+        nb.metadata.language_info.pop("version", None)
+    for index, cell in enumerate(nb.cells):
+        for key in VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+        if (nb.nbformat, nb.nbformat_minor) >= (4, 5) and not cell.get("id"):
+            cell["id"] = _stable_id(index, cell)
+    return nb
+
+
+def _stable_id(index, cell):
+    return grade_id(cell) or f"cell-{index:03d}-" + hashlib.sha1(cell.source.encode()).hexdigest()[:8]
+
+
+def dumps(nb):
+    """The normalized JSON text of a notebook (sorted keys, indent 1, final newline)."""
+    import nbformat
+    text = nbformat.writes(normalize(nb))
+    return text if text.endswith("\n") else text + "\n"
+
+
+def write_notebook(nb, path):
+    """Write normalized JSON; returns True when the file changed."""
+    path = Path(path)
+    text = dumps(nb)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def solution_notebook(source_nb):
+    """The source notebook with the marker lines removed (solutions and hidden
+    tests kept), no outputs; the nbgrader metadata stays, so it can also be
+    submitted as a perfect answer."""
+    nb = copy.deepcopy(source_nb)
+    for cell in nb.cells:
+        cell.source = strip_markers(cell.source)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+def with_answer(nb, answer_grade_id, code):
+    """A copy of ``nb`` whose answer cell ``answer_grade_id`` holds ``code``."""
+    nb = copy.deepcopy(nb)
+    cells = [c for c in nb.cells if grade_id(c) == answer_grade_id and is_answer_cell(c)]
+    if len(cells) != 1:
+        answers = [grade_id(c) for c in nb.cells if is_answer_cell(c)]
+        raise PipelineError(f"no answer cell {answer_grade_id!r} (answer cells: {', '.join(answers)})")
+    cells[0].source = code
+    return nb

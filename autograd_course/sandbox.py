@@ -1,0 +1,326 @@
+"""The sandbox that students' kernels run in while nbgrader autogrades them.
+
+nbgrader runs a student's notebook in a Jupyter kernel that, by default, is an
+ordinary process of the grading user: it can read the hidden tests in
+``source/`` and the gradebook, rewrite anyone's grade, fill the disk or eat
+the memory.  Here the kernel runs in a `bubblewrap <https://github.com/containers/bubblewrap>`_
+sandbox instead, through a kernelspec named ``autograd-sandbox`` that
+``course/nbgrader_config.py`` tells nbgrader to use:
+
+* **its own namespaces**: no network (a new network namespace has only a
+  loopback device), its own process tree, and uid ``nobody``;
+* **a file system of its own**: the operating system (``/usr``) and the Python
+  installation read-only, the packages ``autograd_lib`` and ``autograd_course``
+  read-only, the student's own assignment directory read-only on a small
+  writable tmpfs, a tmpfs ``/tmp``; nothing else.  The course directory, with ``source/``, the
+  gradebook, and other students' submissions, is not there at all;
+* **limits**: address space (``memory_mb``: NumPy and Python raise
+  ``MemoryError``), CPU time of the whole kernel (``cpu_seconds``), the size of
+  any file it writes (``file_mb``) and of its two tmpfs (``scratch_mb``).
+  nbgrader's per-cell timeout (``Execute.timeout``) is the limit per cell.
+
+The kernel talks to nbgrader over Unix sockets (transport ``ipc``), because it
+has no network.  Each kernel gets a private directory for its connection file
+and sockets, so no kernel can reach another one.
+
+    python -m autograd_course.sandbox install   # (re)write the kernelspec of this Python
+    python -m autograd_course.sandbox check     # is bubblewrap here and working? (exit 1 if not)
+
+``python -P -m autograd_course.sandbox -f CONNECTION_FILE [ipykernel args]`` is
+the launcher that the kernelspec runs; it only uses the standard library.  It
+runs outside the sandbox, in the assignment's directory, which holds what the
+student handed in: ``-P`` keeps that directory off ``sys.path``, so no file of
+the student's is ever imported there.
+"""
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+KERNEL_NAME = "autograd-sandbox"
+LAUNCHER = "autograd_course.sandbox"       # the module the kernelspec runs (python -P -m)
+NOBODY = 65534
+
+# The limits, and the environment variables (set by the grader, read by the
+# launcher) that override them.  autograd_course/autograde.py passes nbgrader_config.py's
+# values this way, and quotes the same numbers in students' feedback.
+LIMITS = {"memory_mb": 1024, "cpu_seconds": 900, "file_mb": 32, "scratch_mb": 64}
+ENV = {name: "AUTOGRAD_SANDBOX_" + name.upper() for name in LIMITS}
+
+# What the kernel inherits from the grader's environment; nothing else reaches the sandbox.
+PASS_ENV = ("PYTHONHASHSEED", "MPLBACKEND", "LANG", "LC_ALL", "TZ")
+INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
+                "Fedora: dnf install bubblewrap), or grade without the sandbox "
+                "(autograd-course grade-class --no-sandbox)")
+
+
+def limits(env=None):
+    """The limits in force: LIMITS, overridden by AUTOGRAD_SANDBOX_* variables."""
+    env = os.environ if env is None else env
+    return {name: int(env.get(ENV[name]) or default) for name, default in LIMITS.items()}
+
+
+def limits_env(values):
+    """The environment variables that pass ``values`` (a dict like LIMITS) to the launcher."""
+    return {ENV[name]: str(int(value)) for name, value in values.items() if name in ENV}
+
+
+# ------------------------------------------------------------ kernelspec
+
+def kernelspec(python=None):
+    """The kernel.json of the sandboxed kernel for interpreter ``python``."""
+    python = python or sys.executable
+    return {
+        "argv": [python, "-P", "-m", LAUNCHER, "-f", "{connection_file}"],
+        "display_name": "Python 3 (autograd-course sandbox)",
+        "language": "python",
+        # bwrap does not forward SIGINT to the kernel: interrupt with a message.
+        "interrupt_mode": "message",
+        "metadata": {"debugger": False},
+    }
+
+
+def kernelspec_dir(prefix=None):
+    """Where the kernelspec goes: ``<prefix>/share/jupyter/kernels/autograd-sandbox``
+    (``prefix``: this Python's ``sys.prefix``, which Jupyter always searches)."""
+    return os.path.join(prefix or sys.prefix, "share", "jupyter", "kernels", KERNEL_NAME)
+
+
+MPLCONFIGDIR = "/tmp/.matplotlib"          # the kernel's matplotlib directory, in its fresh /tmp
+
+
+def font_caches():
+    """The grader's matplotlib font lists.  Each kernel's MPLCONFIGDIR starts empty, and
+    matplotlib would rebuild the list in every kernel (0.2 s of CPU); the sandbox binds
+    the grader's copy read-only into it instead."""
+    base = os.environ.get("MPLCONFIGDIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "matplotlib")
+    if not os.path.isdir(base):
+        return []
+    return sorted(os.path.join(base, n) for n in os.listdir(base)
+                  if n.startswith("fontlist-v") and n.endswith(".json"))
+
+
+def install(prefix=None, python=None):
+    """Write the kernelspec (only when it changed), and build matplotlib's font list
+    outside the sandbox if there is none; returns the kernelspec's directory."""
+    if not font_caches():
+        subprocess.run([python or sys.executable, "-c", "import matplotlib.font_manager"],
+                       capture_output=True, timeout=300)
+    directory = kernelspec_dir(prefix)
+    text = json.dumps(kernelspec(python), indent=1) + "\n"
+    path = os.path.join(directory, "kernel.json")
+    if not os.path.isfile(path) or open(path, encoding="utf-8").read() != text:
+        os.makedirs(directory, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as fh:
+            fh.write(text)
+        os.replace(fh.name, path)
+    return directory
+
+
+def check():
+    """(True, "") when bubblewrap can build the sandbox here, else (False, why)."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return False, "bubblewrap (bwrap) is not installed: " + INSTALL_HINT
+    try:
+        probe = subprocess.run(
+            [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
+             "--proc", "/proc", "--dev", "/dev", "true"],
+            capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as error:
+        return False, f"bwrap does not run: {error}"
+    if probe.returncode != 0:
+        return False, (f"bwrap cannot create namespaces here (exit {probe.returncode}: "
+                       f"{probe.stderr.strip()[:300]}); user namespaces may be disabled")
+    return True, ""
+
+
+def ensure(install_packages=False):
+    """Make the sandbox usable: bubblewrap present (installed with apt-get when
+    ``install_packages`` and this is root on Debian/Ubuntu), kernelspec written.
+    Returns (True, "") or (False, the reason)."""
+    ok, reason = check()
+    if not ok and install_packages and not shutil.which("bwrap"):
+        apt = shutil.which("apt-get")
+        if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            apt_install = [apt, "install", "-y", "-qq", "--no-install-recommends", "bubblewrap"]
+            if subprocess.run(apt_install, capture_output=True, timeout=600, env=env).returncode:
+                subprocess.run([apt, "update", "-qq"], capture_output=True, timeout=600, env=env)
+                subprocess.run(apt_install, capture_output=True, timeout=600, env=env)
+            ok, reason = check()
+    if ok:
+        install()
+    return ok, reason
+
+
+# -------------------------------------------------------------- launcher
+
+def _python_paths():
+    """The directories the kernel's Python needs, read-only."""
+    import site
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
+    user_site = site.getusersitepackages()
+    if isinstance(user_site, str) and os.path.isdir(user_site):
+        paths.add(user_site)
+    resolved = set()
+    for path in paths:
+        resolved.update({path, os.path.realpath(path)})
+    return _outermost(resolved)
+
+
+def _outermost(paths):
+    """``paths`` without those inside another one (sorted)."""
+    kept = []
+    for path in sorted(paths, key=len):
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return sorted(kept)
+
+
+def _library():
+    """(directories of the packages autograd_lib and autograd_course, the notebooks'
+    imports, what to put on PYTHONPATH or None)."""
+    import importlib.util
+    packages = []
+    for name in ("autograd_lib", "autograd_course"):
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise SystemExit(f"sandbox: {name} is not importable by " + sys.executable)
+        packages.append(os.path.realpath(list(spec.submodule_search_locations)[0]))
+    parent = os.path.dirname(packages[0])
+    on_path = any(os.path.realpath(p) == parent for p in sys.path if p)
+    return packages, (parent if on_path else None)
+
+
+def _system_binds():
+    args = []
+    for top in ("/usr", "/bin", "/lib", "/lib32", "/lib64", "/sbin"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in ("passwd", "group", "ld.so.cache", "localtime", "nsswitch.conf", "hosts", "fonts"):
+        path = os.path.join("/etc", name)
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _runtime(connection_file):
+    """The kernel's private directory: its connection file and its sockets.
+
+    The grader (autograd_course/autograde.py) creates one per kernel; it is the only
+    part of the grader's file system that the kernel can write to."""
+    with open(connection_file, encoding="utf-8") as fh:
+        info = json.load(fh)
+    if info.get("transport") != "ipc":
+        raise SystemExit("sandbox: the kernel has no network, so it talks over Unix sockets: "
+                         "start it with transport 'ipc' (autograd_course/autograde.py does)")
+    runtime = os.path.dirname(os.path.abspath(connection_file))
+    if os.path.dirname(os.path.abspath(info["ip"])) != runtime:
+        raise SystemExit(f"sandbox: the kernel's sockets ({info['ip']}-*) must be next to its "
+                         f"connection file ({connection_file})")
+    stem = os.path.splitext(os.path.basename(connection_file))[0]
+    others = [n for n in os.listdir(runtime) if not n.startswith(stem)]
+    if others:
+        raise SystemExit(f"sandbox: {runtime} must be this kernel's own directory; it also "
+                         f"holds {', '.join(sorted(others)[:5])}")
+    return runtime
+
+
+def _workdir_binds(cwd, size):
+    """The assignment directory: a writable tmpfs holding its files read-only.
+    Left out: notebooks (autograde's copy holds the hidden tests) and top-level
+    symlinks (they would be resolved outside the sandbox)."""
+    args = ["--size", str(size), "--tmpfs", cwd]
+    for name in sorted(os.listdir(cwd)):
+        path = os.path.join(cwd, name)
+        if not os.path.islink(path) and not name.endswith(".ipynb"):
+            args += ["--ro-bind-try", path, path]
+    return args
+
+
+def command(connection_file, kernel_args, cwd, values):
+    """The bwrap command line that runs the kernel, and its whole environment (bwrap
+    is pid 1 in the sandbox, so its environment is readable there: it gets only
+    what the kernel gets, nothing of the grader's)."""
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        raise SystemExit("sandbox: " + INSTALL_HINT)
+    runtime = _runtime(connection_file)
+    packages, pythonpath = _library()
+    scratch = values["scratch_mb"] * 2 ** 20
+    args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
+            "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox"]
+    args += _system_binds()
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch), "--tmpfs", "/tmp"]
+    for cache in font_caches():
+        args += ["--ro-bind", cache, os.path.join(MPLCONFIGDIR, os.path.basename(cache))]
+    for path in _python_paths() + packages:
+        if os.path.realpath(cwd).startswith(path.rstrip("/") + "/"):
+            raise SystemExit(f"sandbox: the kernel needs {path} (Python or the course packages) read-only, "
+                             f"and the course is inside it ({cwd}): move the course elsewhere")
+        args += ["--ro-bind", path, path]
+    args += ["--bind", runtime, runtime]
+    args += _workdir_binds(cwd, scratch)
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]     # only the two tmpfs stay writable
+    args += ["--chdir", cwd]
+    env = {"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "nobody", "LOGNAME": "nobody",
+           "PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]),
+           "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
+           "MPLCONFIGDIR": MPLCONFIGDIR, "IPYTHONDIR": "/tmp/.ipython",
+           "JUPYTER_RUNTIME_DIR": runtime, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+    env.update({k: os.environ[k] for k in PASS_ENV if k in os.environ})
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    args += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *kernel_args]
+    return args, env
+
+
+def _set_limits(values):
+    memory = values["memory_mb"] * 2 ** 20
+    for which, value in ((resource.RLIMIT_AS, memory),
+                         (resource.RLIMIT_CPU, values["cpu_seconds"]),
+                         (resource.RLIMIT_FSIZE, values["file_mb"] * 2 ** 20),
+                         (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(which, (value, value))
+
+
+def launch(argv):
+    """Run the kernel of ``-f CONNECTION_FILE [ipykernel args]`` in the sandbox (never returns)."""
+    if len(argv) < 2 or argv[0] != "-f":
+        raise SystemExit("usage: sandbox.py -f CONNECTION_FILE [ipykernel arguments]")
+    values = limits()
+    args, env = command(os.path.abspath(argv[1]), argv[2:], os.getcwd(), values)
+    _set_limits(values)
+    devnull = os.open(os.devnull, os.O_WRONLY)     # ipykernel's banner; errors still go to stderr
+    os.dup2(devnull, 1)
+    os.execve(args[0], args, env)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["-f"]:
+        return launch(argv)
+    if argv[:1] == ["install"]:
+        ok, reason = ensure()
+        print(f"kernelspec {KERNEL_NAME}: {kernelspec_dir()}" if ok else f"error: {reason}")
+        return 0 if ok else 1
+    if argv[:1] == ["check"]:
+        ok, reason = check()
+        print("bubblewrap works: students' kernels can be sandboxed" if ok else f"error: {reason}")
+        return 0 if ok else 1
+    print(__doc__.split("\n\n")[-2])
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

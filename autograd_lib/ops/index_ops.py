@@ -1,0 +1,60 @@
+"""``index_select`` and ``index_add`` (``index_add_``): one index tensor along one dim.
+
+``x.index_select(dim, index)`` picks the slices ``index`` along ``dim``; its
+gradient adds the incoming slices back where they came from (an index used
+twice gets both).  ``x.index_add(dim, index, source, alpha=1)`` adds
+``alpha * source``'s slices into ``x`` at ``index``; its gradient is ``grad``
+for ``x`` and ``alpha * grad.index_select(dim, index)`` for ``source``.
+"""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..recording import record
+from ..tensor import Tensor, _wrap_dim
+from .inplace import _inplace
+from .operands import cast_operand, to_tensor
+
+__all__ = ["index_select", "index_add", "index_select_backward"]
+
+
+def _index(name, index):
+    index = to_tensor(index)
+    if index.dtype not in (_dt.int64, _dt.int32):
+        if name == "index_select":
+            raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
+                           f"{_dt.LEGACY_NAMES[index.dtype.name][:-6]}")
+    return index
+
+
+def index_select(input, dim, index):
+    input, index = to_tensor(input), _index("index_select", index)
+    d = _wrap_dim(dim, input.ndim)
+    array = np.ascontiguousarray(np.take(input._data, index._data.reshape(-1), axis=d))
+    return record("index_select", array, (input,), {"self_shape": input.shape, "dim": d,
+                                                    "index": index})
+
+
+def index_select_backward(grad, self_shape, dim, index):
+    """Zeros of the input's shape with ``grad``'s slices added at ``index`` (recorded as
+    ``index_add``, so a second derivative is ``index_select`` again)."""
+    zeros = Tensor._make(np.zeros(self_shape, dtype=grad._data.dtype))
+    return index_add(zeros, dim, index, grad)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    input, index = to_tensor(input), _index("index_add_", index)
+    d = _wrap_dim(dim, input.ndim)
+    source = cast_operand(to_tensor(source), input.dtype)
+    array = np.array(input._data, copy=True)
+    moved = np.moveaxis(array, d, 0)                       # a view: writes go into array
+    np.add.at(moved, index._data.reshape(-1), np.moveaxis(source._data, d, 0) * alpha)
+    return record("index_add", array, (input, source), {"dim": d, "index": index, "alpha": alpha})
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    return _inplace(self, lambda s, src: index_add(s, dim, index, src, alpha=alpha), source)
+
+
+Tensor.index_select, Tensor.index_add, Tensor.index_add_ = index_select, index_add, index_add_

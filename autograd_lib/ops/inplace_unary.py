@@ -1,0 +1,109 @@
+"""In-place forms of the pointwise ops (``x.exp_()``, ``x.relu_()``, ``x.pow_(2)``, ...)
+and the in-place random fills (``uniform_``, ``normal_``).
+
+Each is its out-of-place op run through ``inplace._inplace``: the same checks
+(the leaf rule, views), the same write and version bump, and the op's own
+backward node becomes the tensor's ``grad_fn`` (``y.exp_()`` records
+ExpBackward0, as PyTorch).  A random fill records UniformBackward0 or
+NormalBackward0, whose gradient is zero: the old values are forgotten.
+A few aliases PyTorch code uses (``square``, ``view_as``, ``reshape_as``,
+``negative``) are here too.
+"""
+
+import numpy as np
+
+from .. import creation
+from ..recording import record
+from ..tensor import Tensor
+from . import pointwise as _pw
+from .arithmetic import neg, pow, reciprocal
+from .inplace import _inplace
+from .shape import reshape, view
+
+__all__ = ["exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "abs_", "neg_",
+           "reciprocal_", "sign_", "sgn_", "pow_", "square", "square_", "uniform_", "normal_",
+           "view_as", "reshape_as", "negative"]
+
+
+def _in_place(out_of_place):
+    """The in-place method of a one-input op: ``x.exp_()`` is ``_inplace(x, exp)``."""
+    def method(self):
+        return _inplace(self, out_of_place)
+    method.__name__ = out_of_place.__name__ + "_"
+    method.__doc__ = f"``{out_of_place.__name__}`` written into the tensor itself."
+    return method
+
+
+exp_, log_, sqrt_ = _in_place(_pw.exp), _in_place(_pw.log), _in_place(_pw.sqrt)
+sin_, cos_, tanh_ = _in_place(_pw.sin), _in_place(_pw.cos), _in_place(_pw.tanh)
+sigmoid_, relu_, abs_ = _in_place(_pw.sigmoid), _in_place(_pw.relu), _in_place(_pw.abs)
+neg_, reciprocal_ = _in_place(neg), _in_place(reciprocal)
+sign_, sgn_ = _in_place(_pw.sign), _in_place(_pw.sgn)
+
+
+def square(input):
+    """``input ** 2`` (recorded as pow, PowBackward0, as in PyTorch)."""
+    return pow(input, 2)
+
+
+def square_(self):
+    return _inplace(self, square)
+
+
+def pow_(self, exponent):
+    return _inplace(self, pow, exponent)
+
+
+def negative(input):
+    return neg(input)
+
+
+Tensor.exp_, Tensor.log_, Tensor.sqrt_ = exp_, log_, sqrt_
+Tensor.sin_, Tensor.cos_, Tensor.tanh_ = sin_, cos_, tanh_
+Tensor.sigmoid_, Tensor.relu_, Tensor.abs_ = sigmoid_, relu_, abs_
+Tensor.neg_ = Tensor.negative_ = neg_
+Tensor.reciprocal_, Tensor.sign_, Tensor.sgn_ = reciprocal_, sign_, sgn_
+Tensor.square, Tensor.square_, Tensor.pow_, Tensor.negative = square, square_, pow_, negative
+Tensor.__ipow__ = pow_
+
+
+# ----------------------------------------------------------- random fills
+
+def _fill(op, sample):
+    """Overwrite the tensor with ``sample(shape, generator)`` (cast to its dtype)."""
+    def write(self, generator):
+        rng = generator or creation._generator
+        values = np.asarray(sample(rng, self._data.shape), dtype=self._data.dtype)
+        return record(op, values, (self,))
+    return write
+
+
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """Fill with samples from the uniform distribution on [from_, to) (in place)."""
+    return _inplace(self, _fill("uniform_", lambda rng, shape: rng.uniform(from_, to, shape)),
+                    generator)
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with samples from the normal distribution N(mean, std**2) (in place)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std)}")
+    return _inplace(self, _fill("normal_", lambda rng, shape: rng.normal(mean, std, shape)),
+                    generator)
+
+
+Tensor.uniform_, Tensor.normal_ = uniform_, normal_
+
+
+# ----------------------------------------------------------------- aliases
+
+def view_as(input, other):
+    """``input.view(other.shape)`` (ViewBackward0)."""
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+Tensor.view_as, Tensor.reshape_as = view_as, reshape_as

@@ -1,0 +1,177 @@
+"""Norms and spreads: ``norm`` / ``linalg.vector_norm``, ``var``, ``std``.
+
+Reductions like ``sum``: over all elements, or over ``dim`` (an int or several),
+keeping the reduced dims as size 1 with ``keepdim=True``.  Each records one
+node as PyTorch (LinalgVectorNormBackward0, VarBackward0, StdBackward0); their
+gradients, below the forward ops, are written with tensor ops so that they can
+be differentiated again (PyTorch's ``linalg_vector_norm_backward``,
+``var_backward``, ``std_backward``).
+
+``var``/``std`` divide by ``N - correction`` (``correction=1`` by default, Bessel's
+correction; ``unbiased=False`` is ``correction=0``).
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..recording import record
+from ..tensor import Tensor
+from .arithmetic import div_scalar, mul_scalar
+from .backward_helpers import restore_reduced_dims
+from .operands import quietly, to_tensor, wrap_dims
+from .pointwise import sgn, where
+
+__all__ = ["norm", "vector_norm", "var", "std", "vector_norm_backward", "var_backward",
+           "std_backward"]
+
+
+def _reduced(input, dim):
+    """The sorted dims a reduction over ``dim`` covers (None or [] means all)."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return tuple(range(input.ndim))
+    return wrap_dims(dim, input.ndim) if input.ndim else ()
+
+
+# ------------------------------------------------------------------- norms
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``sum(|x|**ord) ** (1/ord)`` over ``dim`` (all elements by default);
+    ``ord=inf``: the largest ``|x|``, ``-inf``: the smallest, ``0``: how many are non-zero."""
+    x = to_tensor(x)
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dt.LEGACY_NAMES[x.dtype.name][:-6]}")
+    dims = _reduced(x, dim)
+    a = np.abs(x._data)
+    axis = dims if x.ndim else None
+    if ord == math.inf:
+        array = np.max(a, axis=axis, keepdims=keepdim)
+    elif ord == -math.inf:
+        array = np.min(a, axis=axis, keepdims=keepdim)
+    elif ord == 0:
+        array = np.sum(a != 0, axis=axis, keepdims=keepdim)
+    elif ord == 1:
+        array = np.sum(a, axis=axis, keepdims=keepdim)
+    elif ord == 2:
+        array = np.sqrt(np.sum(a * a, axis=axis, keepdims=keepdim))
+    else:
+        array = quietly(lambda: np.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord))
+    array = np.asarray(array, dtype=x._data.dtype, order="C")
+    return record("linalg_vector_norm", array, (x,), {"ord": ord, "dim": dims, "keepdim": keepdim})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: a vector norm (``p=2``, ``"fro"``: the 2-norm of all elements
+    of ``dim``; any number: ``vector_norm``).  Matrix norms (``"nuc"``, a number with
+    two dims meaning a matrix norm) are not implemented."""
+    if p == "fro":
+        p = 2
+    if isinstance(p, str):
+        raise NotImplementedError(f"norm(p={p!r}): matrix norms are not implemented in autograd_lib")
+    if isinstance(dim, int):
+        dim = (dim,)
+    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+Tensor.norm = norm
+
+
+def vector_norm_backward(grad, self, result, ord, dim, keepdim):
+    """The gradient of ``vector_norm`` (PyTorch's ``linalg_vector_norm_backward``)."""
+    if ord == 0:
+        return None                 # as PyTorch: no gradient at all (x.grad stays None)
+    grad = restore_reduced_dims(grad, dim, keepdim)
+    result = restore_reduced_dims(result, dim, keepdim)
+    if ord == 1:
+        return self.sgn() * grad
+    if ord == 2:
+        return self * where(result == 0, 0.0, grad / result)
+    if ord in (math.inf, -math.inf):
+        mask = self.abs() == result
+        return sgn(self) * ((grad / mask.sum(dim, keepdim=True)) * mask)
+    if ord < 1:
+        scaled = sgn(self) * where(self == 0, 0.0, self.abs() ** (ord - 1))
+        return scaled * grad * result ** (1 - ord)
+    if ord < 2:
+        scaled = sgn(self) * self.abs() ** (ord - 1)
+    else:
+        scaled = self * self.abs() ** (ord - 2)
+    return scaled * where(result == 0, 0.0, grad / result ** (ord - 1))
+
+
+# ----------------------------------------------------------------- spreads
+
+def _correction(name, dim, unbiased, correction):
+    """``(dim, correction)`` from PyTorch's overloads: ``var(dim, unbiased, keepdim)``,
+    ``var(dim, *, correction)``, ``var(unbiased)``."""
+    if isinstance(dim, bool):                   # x.var(False): the unbiased flag
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        "(correction=int, unbiased=bool, ), but expected one of:\n"
+                        " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
+                        " * (tuple of ints dim = None, *, Number correction = None, "
+                        "bool keepdim = False)\n * (bool unbiased = True)\n")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+def _spread(name, input, dim, unbiased, keepdim, correction):
+    input = to_tensor(input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dim, correction = _correction(name, dim, unbiased, correction)
+    dims = _reduced(input, dim)
+    axis = dims if input.ndim else None
+    count = math.prod(input.shape[d] for d in dims)
+    dof = max(count - correction, 0)
+    if dof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    data = input._data
+    centered = data - np.mean(data, axis=axis, keepdims=True)
+    squares = np.sum(centered * centered, axis=axis, keepdims=keepdim)
+    return input, dims, correction, quietly(np.true_divide, squares, dof)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The variance ``sum((x - mean)**2) / (N - correction)`` over ``dim`` (all by default)."""
+    input, dims, correction, array = _spread("var", input, dim, unbiased, keepdim, correction)
+    array = np.asarray(array, dtype=input._data.dtype, order="C")
+    return record("var.correction", array, (input,),
+                  {"dim": dims, "correction": correction, "keepdim": keepdim})
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """The standard deviation: ``sqrt(var(...))`` (same arguments)."""
+    input, dims, correction, array = _spread("std", input, dim, unbiased, keepdim, correction)
+    array = np.asarray(np.sqrt(array), dtype=input._data.dtype, order="C")
+    return record("std.correction", array, (input,),
+                  {"dim": dims, "correction": correction, "keepdim": keepdim})
+
+
+Tensor.var, Tensor.std = var, std
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    """``2 / (N - correction) * grad * (self - mean)`` (PyTorch's ``var_backward``)."""
+    count = math.prod(self.shape[d] for d in dim) if self.ndim else 1
+    grad = restore_reduced_dims(grad, dim, keepdim)
+    mean = self.mean(dim, keepdim=True) if self.ndim else self.mean()
+    dof = count - correction
+    if dof <= 0:                # 2/0: nan where self is the mean, else inf (as PyTorch)
+        return grad * where(self == mean, math.nan, math.inf)
+    return mul_scalar(grad, 2.0 / dof) * (self - mean)
+
+
+def std_backward(grad, self, result, dim, correction, keepdim):
+    """``var_backward(grad / (2 * result))``, 0 where the result is 0."""
+    return var_backward(where(result == 0, 0.0, grad / mul_scalar(result, 2)), self, dim,
+                        correction, keepdim)

@@ -1,0 +1,5 @@
+"""``autograd_lib.utils``: ``utils.data`` (datasets and the DataLoader), as in PyTorch."""
+
+from . import data
+
+__all__ = ["data"]

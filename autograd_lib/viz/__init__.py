@@ -1,0 +1,116 @@
+"""Draw (or print) the backward graph behind a tensor.
+
+This package only uses the *public* autograd graph API that ``autograd_lib``
+shares with PyTorch, so it works unchanged on ``torch`` tensors too (handy for
+side-by-side comparisons in the notebooks):
+
+* ``t.grad_fn``            -- the backward node that produced ``t`` (``None`` for leaves)
+* ``node.name()``          -- e.g. ``"MulBackward0"``
+* ``node.next_functions``  -- one ``(node_or_None, index)`` pair per input, in input order
+* ``node.variable``        -- only on ``AccumulateGrad`` nodes: the leaf tensor whose
+  ``.grad`` they fill in
+* ``t.shape``, ``t.dtype``, ``t.requires_grad``
+
+It needs nothing but matplotlib (no pyplot, no graphviz), so it also works
+headless.
+
+Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
+(the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
+arrows) and ``draw`` (matplotlib).  None imports anything from ``autograd_lib`` (only
+matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
+so the same code draws PyTorch's graphs; the course does not ask students to read it.
+
+Example
+-------
+>>> w = randn(5, 3, requires_grad=True)
+>>> x = randn(1, 5)
+>>> y = x @ w
+>>> z = y.mean()
+>>> print_graph(z, names={"w": w})
+MeanBackward0
+└─ MmBackward0
+   └─ AccumulateGrad  (w: shape (5, 3), requires_grad=True)
+>>> fig = draw_graph(z, names={"x": x, "w": w, "y": y, "z": z}, title="z = mean(x @ w)")
+>>> fig.savefig("graph.png")      # or just leave `fig` as the last line of a cell
+
+API
+---
+``draw_graph(*roots, names=None, ax=None, title=None, figsize=None,
+show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
+    Draw the backward graph of one or more output tensors, top to bottom:
+
+    * each root tensor: a green box (its name from ``names`` or "output",
+      shape such as ``(1, 3)`` and dtype). A root without ``grad_fn`` is drawn
+      as a single purple leaf box that says "no grad_fn";
+    * each backward node: a blue rounded box with its class name
+      (``MeanBackward0``, ``MmBackward0``, ...). If the node is the
+      ``grad_fn`` of a tensor listed in ``names``, the box also says
+      ``y.grad_fn``;
+    * each ``AccumulateGrad`` node: an orange rounded box, linked by a dashed
+      arrow to the purple box of the leaf tensor it accumulates into (name,
+      shape, dtype, ``requires_grad=True``);
+    * arrows follow the backward direction: root -> ``grad_fn`` ->
+      ``next_functions`` -> ... When a node has several inputs the arrows
+      carry a small grey index: arrow ``i`` is ``next_functions[i]``.
+    * ``(None, 0)`` entries of ``next_functions`` (inputs that do not require
+      grad, like ``x`` above) are drawn as small faint dotted ``None`` stubs by
+      default: this way the picture matches what
+      ``print(z.grad_fn.next_functions)`` shows and students see *why* no
+      gradient flows into ``x``. Pass ``show_no_grad=False`` to omit them.
+
+    A node reached twice (the same weight used twice, a shared intermediate)
+    is drawn once, with one incoming arrow per use. ``names`` maps names to
+    tensors; tensors are matched by identity (``is``). Nodes are placed in
+    layers (layer = longest distance from the roots) and ordered to reduce
+    crossings; the figure is sized from the layout so that text never
+    overlaps (about 30 nodes stay comfortably readable). Graphs with more
+    than ``max_nodes`` backward nodes raise ``ValueError`` instead of
+    producing an unreadable picture. With ``ax=`` the graph is drawn into that
+    axes (fonts are scaled to fit its current size) and ``ax.figure`` is
+    returned; ``figsize`` likewise fixes the figure size and scales the fonts.
+    The returned figure is a plain ``matplotlib.figure.Figure`` (a subclass
+    with ``_repr_png_``, so it shows up in Jupyter even without pyplot).
+    Its artists carry gids for programmatic checks: node boxes
+    ``"autograd-node-<kind>-<i>"`` (kind: root, fn, acc, leaf, nograd), their
+    text lines ``"<box gid>:text"``, arrows
+    ``"autograd-edge:<src gid>-><dst gid>"``.
+
+``format_graph(*roots, names=None, show_no_grad=False, max_nodes=200) -> str``
+    The same graph as an indented text tree (see the example above), for
+    students reading without images. A node reached a second time is printed
+    again with ``[same node as above]`` and its inputs are not repeated.
+    ``(None, 0)`` inputs are left out by default (in plain text they would be
+    as loud as real nodes); ``show_no_grad=True`` prints them as ``None``.
+
+``print_graph(*roots, **kwargs)``
+    ``print(format_graph(*roots, **kwargs))``.
+
+``graph_nodes(*roots) -> list``
+    The unique backward nodes reachable from the roots, in topological order
+    (every node comes before the nodes in its ``next_functions``; breadth
+    first from the roots). Iterative, so very deep graphs are fine.
+
+``graph_edges(*roots) -> list[tuple[node, node]]``
+    One ``(node, next_node)`` pair per non-``None`` entry of
+    ``node.next_functions`` (so a weight used twice by the same node gives two
+    identical pairs), nodes in ``graph_nodes`` order.
+
+``node_name(node) -> str``
+    The display name of a backward node (``"torch::autograd::AccumulateGrad"``
+    becomes ``"AccumulateGrad"``).
+"""
+
+from .draw import GraphFigure, draw_graph
+from .text import format_graph, print_graph
+from .walk import MAX_NODES, graph_edges, graph_nodes, node_name
+
+__all__ = [
+    "draw_graph",
+    "format_graph",
+    "print_graph",
+    "graph_nodes",
+    "graph_edges",
+    "node_name",
+    "MAX_NODES",
+    "GraphFigure",
+]

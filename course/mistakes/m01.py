@@ -1,0 +1,249 @@
+"""Realistic wrong answers for assignment 01 (tensors and requires_grad).
+
+Each mistake edits one answer cell of course/source/01_tensors/01_tensors.ipynb
+(the format: autograd_course/mistakes.py).
+The test cells of that exercise must fail with ``rule`` in their output, and the
+test cells of every other exercise must keep passing.
+"""
+
+from autograd_course.mistakes import Mistake
+
+_RRG = "01_result_requires_grad_answer"
+_LEAF = "01_is_leaf_answer"
+_RG = "01_requires_grad_answer"
+_DETACH = "01_detach_answer"
+
+MISTAKES = [
+    # ------------------------------------------------------------ 01.result_requires_grad
+    Mistake(_RRG, "ignores grad mode",
+            edits=[
+                ('''    if not ag.is_grad_enabled():
+        return False
+    for t in inputs:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+''',
+                 '    return any(t is not None and t.requires_grad for t in inputs)\n'),
+            ],
+            rule="in no_grad mode, no result requires grad"),
+    Mistake(_RRG, "all inputs must require grad instead of any",
+            edits=[
+                ('''    for t in inputs:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+''',
+                 '''    present = [t for t in inputs if t is not None]
+    return bool(present) and all(t.requires_grad for t in present)
+'''),
+            ],
+            rule="a result requires grad when ANY input requires grad"),
+    Mistake(_RRG, "reads the leaf flag _requires_grad, missing non-leaf inputs",
+            edits=[
+                ('''    for t in inputs:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+''',
+                 '    return any(t is not None and t._requires_grad for t in inputs)\n'),
+            ],
+            rule="a non-leaf input requires grad too"),
+    Mistake(_RRG, "crashes on None inputs",
+            edits=[
+                ('''    for t in inputs:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+''',
+                 '    return any(t.requires_grad for t in inputs)\n'),
+            ],
+            rule="None entries are inputs that were left out"),
+    Mistake(_RRG, "falls off the end: returns None instead of False",
+            edits=[
+                ('    return False\n\n',
+                 '\n'),
+            ],
+            rule="returns True or False (a bool)"),
+    Mistake(_RRG, "looks at the first input only",
+            edits=[
+                ('if not ag.is_grad_enabled():',
+                 'if not ag.is_grad_enabled() or not inputs or inputs[0] is None:'),
+                ('''    for t in inputs:
+        if t is not None and t.requires_grad:
+            return True
+    return False
+''',
+                 '    return inputs[0].requires_grad\n'),
+            ],
+            rule="wherever it is"),
+
+    # ------------------------------------------------------------ 01.is_leaf
+    Mistake(_LEAF, "a leaf is a tensor that does not require grad",
+            edits=[('return tensor.grad_fn is None', 'return not tensor.requires_grad')],
+            rule="a tensor created by the user is a leaf, even when it requires grad"),
+    Mistake(_LEAF, "only tensors that require grad can be leaves",
+            edits=[
+                ('return tensor.grad_fn is None',
+                 'return tensor.requires_grad and tensor.grad_fn is None'),
+            ],
+            rule="a tensor with requires_grad=False is always a leaf"),
+    Mistake(_LEAF, "returns the grad_fn instead of a bool",
+            edits=[('return tensor.grad_fn is None', 'return tensor.grad_fn')],
+            rule="a tensor created by the user is a leaf"),
+    Mistake(_LEAF, "confuses the leaf flag _requires_grad with being a leaf",
+            edits=[('return tensor.grad_fn is None', 'return tensor._requires_grad')],
+            rule="a tensor with requires_grad=False is always a leaf"),
+
+    # ------------------------------------------------------------ 01.requires_grad_
+    Mistake(_RG, "no leaf check: switches a non-leaf's flag off silently",
+            edits=[
+                ('''    if tensor.grad_fn is not None:
+        if not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        return tensor
+''',
+                 ''),
+            ],
+            rule="a non-leaf's requires_grad comes from its grad_fn: it cannot be turned off"),
+    Mistake(_RG, "refuses every non-leaf, even requires_grad_(True)",
+            edits=[
+                ('''        if not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        return tensor
+''',
+                 '''        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+'''),
+            ],
+            rule="requires_grad_(True) on a non-leaf changes nothing and raises nothing"),
+    Mistake(_RG, "no dtype check",
+            edits=[
+                ('''    if requires_grad and not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = bool(requires_grad)
+''',
+                 '    tensor._requires_grad = requires_grad\n'),
+            ],
+            rule="only floating-point tensors can require gradients"),
+    Mistake(_RG, "forgets to return the tensor",
+            edits=[
+                ('''                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        return tensor
+''',
+                 '''                "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        return
+'''),
+                ('''    tensor._requires_grad = bool(requires_grad)
+    return tensor
+''',
+                 '    tensor._requires_grad = requires_grad\n'),
+            ],
+            rule="requires_grad_ returns the tensor itself"),
+    Mistake(_RG, "TypeError instead of RuntimeError for a non-floating dtype",
+            edits=[
+                ('''        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = bool(requires_grad)
+''',
+                 '''        raise TypeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = requires_grad
+'''),
+            ],
+            rule="only floating-point tensors can require gradients"),
+    Mistake(_RG, "checks the dtype when turning the flag off too",
+            edits=[
+                ('if requires_grad and not tensor.dtype.is_floating_point:',
+                 'if not tensor.dtype.is_floating_point:'),
+            ],
+            rule="turning requires_grad off is always allowed on a leaf, whatever its dtype"),
+    Mistake(_RG, "goes through the requires_grad property setter",
+            edits=[
+                ('''    if tensor.grad_fn is not None:
+        if not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+        return tensor
+    if requires_grad and not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = bool(requires_grad)
+''',
+                 '    tensor.requires_grad = requires_grad\n'),
+            ],
+            rule="only floating-point tensors can require gradients"),
+    Mistake(_RG, "can only switch the flag on",
+            edits=[
+                ('''    if requires_grad and not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = bool(requires_grad)
+''',
+                 '''    if requires_grad:
+        if not tensor.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        tensor._requires_grad = True
+'''),
+            ],
+            rule="on a leaf, requires_grad_ sets the tensor's own flag"),
+
+    # ------------------------------------------------------------ 01.detach
+    Mistake(_DETACH, "copies the storage",
+            edits=[
+                ('return ag.Tensor._make(tensor._data, tensor._version_counter)',
+                 'return ag.Tensor._make(tensor._data.copy(), tensor._version_counter)'),
+            ],
+            rule="detach shares storage with the original (no copy)"),
+    Mistake(_DETACH, "a fresh version counter, like .data",
+            edits=[
+                ('return ag.Tensor._make(tensor._data, tensor._version_counter)',
+                 'return ag.Tensor._make(tensor._data)'),
+            ],
+            rule="detach shares the original's version counter (unlike .data)"),
+    Mistake(_DETACH, "copies the version number instead of sharing the counter",
+            edits=[
+                ('    return ag.Tensor._make(tensor._data, tensor._version_counter)\n',
+                 '''    new = ag.Tensor._make(tensor._data)
+    new._version_counter.value = tensor._version
+    return new
+'''),
+            ],
+            rule="detach shares the original's version counter (unlike .data)"),
+    Mistake(_DETACH, "keeps the grad_fn and the flag",
+            edits=[
+                ('    return ag.Tensor._make(tensor._data, tensor._version_counter)\n',
+                 '''    new = ag.Tensor._make(tensor._data, tensor._version_counter)
+    new.grad_fn = tensor.grad_fn
+    new._requires_grad = tensor._requires_grad
+    return new
+'''),
+            ],
+            rule="a detached tensor is a leaf that does not require grad"),
+    Mistake(_DETACH, "copies requires_grad onto the new leaf",
+            edits=[
+                ('    return ag.Tensor._make(tensor._data, tensor._version_counter)\n',
+                 '''    new = ag.Tensor._make(tensor._data, tensor._version_counter)
+    new._requires_grad = tensor.requires_grad
+    return new
+'''),
+            ],
+            rule="a detached tensor is a leaf that does not require grad"),
+    Mistake(_DETACH, "detaches the original in place",
+            edits=[
+                ('    return ag.Tensor._make(tensor._data, tensor._version_counter)\n',
+                 '''    tensor.grad_fn = None
+    tensor._requires_grad = False
+    return tensor
+'''),
+            ],
+            rule="detach returns a new tensor and leaves the original's graph alone"),
+    Mistake(_DETACH, "builds a new tensor from the values (a copy)",
+            edits=[
+                ('return ag.Tensor._make(tensor._data, tensor._version_counter)',
+                 'return ag.tensor(tensor._data)'),
+            ],
+            rule="detach shares storage with the original (no copy)"),
+]

@@ -1,0 +1,135 @@
+"""Realistic wrong answers for assignment 02 (the computational graph).
+
+Each mistake edits one answer cell of course/source/02_graph/02_graph.ipynb
+(the format: autograd_course/mistakes.py).
+The test cells of that exercise must fail with ``rule`` in their output, and the
+test cells of the other exercise must keep passing.
+"""
+
+from autograd_course.mistakes import Mistake
+
+_EDGE = "02_gradient_edge_answer"
+_NEXT = "02_collect_next_functions_answer"
+
+MISTAKES = [
+    # ------------------------------------------------------------------ 02.gradient_edge
+    Mistake(_EDGE, "a fresh AccumulateGrad at every call (no cache)",
+            edits=[
+                ('''    node = tensor._accumulator() if tensor._accumulator is not None else None
+    if node is None:
+        node = ag.graph.AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+    return (node, 0)
+''',
+                 '    return (ag.graph.AccumulateGrad(tensor), 0)\n'),
+            ],
+            rule="a leaf's AccumulateGrad is created once and reused while it is alive"),
+    Mistake(_EDGE, "caches the AccumulateGrad with a strong reference",
+            edits=[
+                ('''    node = tensor._accumulator() if tensor._accumulator is not None else None
+    if node is None:
+        node = ag.graph.AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+    return (node, 0)
+''',
+                 '''    if tensor._accumulator is None:
+        tensor._accumulator = ag.graph.AccumulateGrad(tensor)
+    return (tensor._accumulator, 0)
+'''),
+            ],
+            rule="the tensor holds its AccumulateGrad only weakly"),
+    Mistake(_EDGE, "uses a dead weak reference instead of making a new node",
+            edits=[
+                ('''    node = tensor._accumulator() if tensor._accumulator is not None else None
+    if node is None:
+        node = ag.graph.AccumulateGrad(tensor)
+        tensor._accumulator = weakref.ref(node)
+''',
+                 '''    if tensor._accumulator is not None:
+        return (tensor._accumulator(), 0)
+    node = ag.graph.AccumulateGrad(tensor)
+    tensor._accumulator = weakref.ref(node)
+'''),
+            ],
+            rule="when the weak reference is dead (it returns None), make a new AccumulateGrad"),
+    Mistake(_EDGE, "output_nr of a non-leaf is always 0",
+            edits=[('return (tensor.grad_fn, tensor._output_nr)', 'return (tensor.grad_fn, 0)')],
+            rule="output_nr says which output of its node it is"),
+    Mistake(_EDGE, "an AccumulateGrad for every leaf, even without requires_grad",
+            edits=[
+                ('''    if not tensor.requires_grad:
+        return (None, 0)
+''',
+                 ''),
+            ],
+            rule="a tensor that does not require grad has no edge: (None, 0)"),
+    Mistake(_EDGE, "returns a list instead of a tuple",
+            edits=[
+                ('return (tensor.grad_fn, tensor._output_nr)',
+                 'return [tensor.grad_fn, tensor._output_nr]'),
+                ('return (None, 0)', 'return [None, 0]'),
+                ('return (node, 0)', 'return [node, 0]'),
+            ],
+            rule="an edge is a tuple (node, output_nr)"),
+
+    # --------------------------------------------------------- 02.collect_next_functions
+    Mistake(_NEXT, "skips the inputs that need no gradient",
+            edits=[
+                ('''    edges = []
+    for t in inputs:
+        if t is not None and t.requires_grad:
+            edges.append(t._gradient_edge())
+        else:
+            edges.append((None, 0))
+    return tuple(edges)
+''',
+                 '    return tuple(t._gradient_edge() for t in inputs if t is not None and t.requires_grad)\n'),
+            ],
+            rule="(None, 0) for an input that needs no gradient"),
+    Mistake(_NEXT, "returns a list instead of a tuple",
+            edits=[('return tuple(edges)', 'return edges')],
+            rule="next_functions is a tuple"),
+    Mistake(_NEXT, "crashes on a None input",
+            edits=[
+                ('''    edges = []
+    for t in inputs:
+        if t is not None and t.requires_grad:
+            edges.append(t._gradient_edge())
+        else:
+            edges.append((None, 0))
+    return tuple(edges)
+''',
+                 '    return tuple(t._gradient_edge() if t.requires_grad else (None, 0) for t in inputs)\n'),
+            ],
+            rule="an absent optional input (None) gets the edge (None, 0)"),
+    Mistake(_NEXT, "reads the leaf flag _requires_grad, so non-leaf inputs get no edge",
+            edits=[('if t is not None and t.requires_grad:', 'if t is not None and t._requires_grad:')],
+            rule="a non-leaf input requires grad too: its edge is (grad_fn, output_nr)"),
+    Mistake(_NEXT, "uses (grad_fn, output_nr), so leaves get no AccumulateGrad",
+            edits=[('edges.append(t._gradient_edge())', 'edges.append((t.grad_fn, t._output_nr))')],
+            rule="a leaf that requires grad is reached through its AccumulateGrad node"),
+    Mistake(_NEXT, "one edge per distinct tensor: x * x gets a single edge",
+            edits=[
+                ('edges = []', 'edges, seen = [], set()'),
+                ('    for t in inputs:\n',
+                 '''    for t in inputs:
+        if t is not None and id(t) in seen:
+            continue
+        if t is not None:
+            seen.add(id(t))
+'''),
+            ],
+            rule="one edge per input, even when the same tensor is passed twice"),
+    Mistake(_NEXT, "builds the edges in reverse order",
+            edits=[
+                ('''        if t is not None and t.requires_grad:
+            edges.append(t._gradient_edge())
+        else:
+            edges.append((None, 0))
+''',
+                 '''        edge = t._gradient_edge() if t is not None and t.requires_grad else (None, 0)
+        edges.insert(0, edge)
+'''),
+            ],
+            rule="edges follow the input order"),
+]

@@ -1,0 +1,175 @@
+"""Realistic wrong answers for assignment 04 (leaves, retain_grad and accumulation).
+
+Each mistake edits one answer cell of course/source/04_leaves/04_leaves.ipynb
+(the format: autograd_course/mistakes.py).
+The test cells of that exercise must fail with ``rule`` in their output, and the
+test cells of every other exercise must keep passing.
+"""
+
+from autograd_course.mistakes import Mistake
+
+_ACC = "04_accumulate_grad_answer"
+_RETAIN = "04_retain_grad_answer"
+_STORE = "04_store_retained_grad_answer"
+
+MISTAKES = [
+    # ------------------------------------------------------------ 04.accumulate_grad
+    Mistake(_ACC, "overwrites .grad instead of adding",
+            edits=[
+                ('''    if variable._grad is None:
+        variable._grad = new_grad.clone()
+    elif ag.is_grad_enabled():
+        variable._grad = variable._grad + new_grad
+    else:
+        variable._grad.add_(new_grad)
+''',
+                 '    variable._grad = new_grad.clone()\n'),
+            ],
+            rule="a later gradient is added to .grad, not stored in its place"),
+    Mistake(_ACC, "stores the incoming gradient itself (no copy)",
+            edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad')],
+            rule="the first gradient (when .grad is None) is stored as a copy"),
+    Mistake(_ACC, "stores new_grad.detach(), which shares its memory",
+            edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach()')],
+            rule="never new_grad itself or a view of its memory"),
+    Mistake(_ACC, "always adds out of place, also in a normal backward",
+            edits=[
+                ('elif ag.is_grad_enabled():', 'else:'),
+                ('''    else:
+        variable._grad.add_(new_grad)
+''',
+                 ''),
+            ],
+            rule="a later gradient is added in place: .grad stays the same tensor"),
+    Mistake(_ACC, "adds into the NumPy array without bumping the version counter",
+            edits=[('variable._grad.add_(new_grad)', 'variable._grad._data += new_grad._data')],
+            rule="an in-place addition bumps the version counter of .grad"),
+    Mistake(_ACC, "ignores grad mode: adds in place with create_graph=True too",
+            edits=[
+                ('''    elif ag.is_grad_enabled():
+        variable._grad = variable._grad + new_grad
+''',
+                 ''),
+            ],
+            rule="in grad mode (create_graph=True), a later gradient is added out of place"),
+    Mistake(_ACC, "copies with detach().clone(), dropping the graph of create_graph=True",
+            edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach().clone()')],
+            rule="in grad mode (create_graph=True), the copy is recorded"),
+    Mistake(_ACC, "forgets the first gradient: adds to a .grad that is None",
+            edits=[
+                ('''    if variable._grad is None:
+        variable._grad = new_grad.clone()
+    elif ag.is_grad_enabled():
+''',
+                 '    if ag.is_grad_enabled():\n'),
+            ],
+            rule="the first gradient (when .grad is None) is stored as a copy"),
+
+    # ------------------------------------------------------------ 04.retain_grad
+    Mistake(_RETAIN, "no requires_grad check: a constant is treated like a leaf",
+            edits=[
+                ('''    if not tensor.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+''',
+                 ''),
+            ],
+            rule="retain_grad refuses a tensor that does not require grad"),
+    Mistake(_RETAIN, "raises ValueError instead of RuntimeError",
+            edits=[
+                ('raise RuntimeError("can\'t retain_grad on Tensor that has requires_grad=False")',
+                 'raise ValueError("can\'t retain_grad on Tensor that has requires_grad=False")'),
+            ],
+            rule="with PyTorch's RuntimeError"),
+    Mistake(_RETAIN, "marks leaves as retaining their grad too",
+            edits=[
+                ('''    if tensor.grad_fn is None:
+        return
+''',
+                 ''),
+                ('    node = tensor.grad_fn\n',
+                 '''    node = tensor.grad_fn
+    if node is None:
+        return
+'''),
+            ],
+            rule="on a leaf, retain_grad does nothing"),
+    Mistake(_RETAIN, "only sets the flag, never registers with the node",
+            edits=[
+                ('''    node = tensor.grad_fn
+    if node._retains_grad is None:
+        node._retains_grad = {}
+    node._retains_grad[tensor._output_nr] = weakref.ref(tensor)
+''',
+                 ''),
+            ],
+            rule="registers weakref.ref(tensor) in tensor.grad_fn._retains_grad"),
+    Mistake(_RETAIN, "assumes the node's dict already exists",
+            edits=[
+                ('''    node = tensor.grad_fn
+    if node._retains_grad is None:
+        node._retains_grad = {}
+    node._retains_grad[tensor._output_nr] = weakref.ref(tensor)
+''',
+                 '    tensor.grad_fn._retains_grad[tensor._output_nr] = weakref.ref(tensor)\n'),
+            ],
+            rule="a dict to create when it is None"),
+    Mistake(_RETAIN, "replaces the node's dict, dropping the other outputs",
+            edits=[
+                ('''    node = tensor.grad_fn
+    if node._retains_grad is None:
+        node._retains_grad = {}
+    node._retains_grad[tensor._output_nr] = weakref.ref(tensor)
+''',
+                 '    tensor.grad_fn._retains_grad = {tensor._output_nr: weakref.ref(tensor)}\n'),
+            ],
+            rule="keep the entries of the node's other outputs"),
+    Mistake(_RETAIN, "registers every tensor under output 0",
+            edits=[
+                ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
+                 'node._retains_grad[0] = weakref.ref(tensor)'),
+            ],
+            rule="register the tensor under its own output number"),
+    Mistake(_RETAIN, "the node holds the tensor strongly (a lambda, not a weak reference)",
+            edits=[
+                ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
+                 'node._retains_grad[tensor._output_nr] = lambda: tensor'),
+            ],
+            rule="registers weakref.ref(tensor)"),
+
+    # ------------------------------------------------------------ 04.store_retained_grad
+    Mistake(_STORE, "stores the incoming gradient itself (no copy)",
+            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad')],
+            rule="the first gradient (when .grad is None) is stored as a copy"),
+    Mistake(_STORE, "stores grad.detach(), which shares its memory",
+            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach()')],
+            rule="never grad itself or a view of its memory"),
+    Mistake(_STORE, "adds in place with +=",
+            edits=[
+                ('        tensor._grad = tensor._grad + grad\n',
+                 '        tensor._grad += grad\n'),
+            ],
+            rule="a later gradient is added out of place"),
+    Mistake(_STORE, "overwrites the stored gradient instead of adding",
+            edits=[
+                ('''    if tensor._grad is None:
+        tensor._grad = grad.clone()
+    else:
+        tensor._grad = tensor._grad + grad
+''',
+                 '    tensor._grad = grad.clone()\n'),
+            ],
+            rule="a later gradient is added to the stored one"),
+    Mistake(_STORE, "copies with detach().clone(), dropping the graph of create_graph=True",
+            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach().clone()')],
+            rule="with create_graph=True the copy is recorded"),
+    Mistake(_STORE, "forgets the first gradient: adds to a .grad that is None",
+            edits=[
+                ('''    if tensor._grad is None:
+        tensor._grad = grad.clone()
+    else:
+        tensor._grad = tensor._grad + grad
+''',
+                 '    tensor._grad = tensor._grad + grad\n'),
+            ],
+            rule="the first gradient (when .grad is None) is stored as a copy"),
+]

@@ -1,0 +1,414 @@
+"""Realistic wrong answers for assignment 09 (training loops and zero_grad).
+
+Each mistake edits one answer cell of course/source/09_training/09_training.ipynb
+(the format: autograd_course/mistakes.py).
+The test cells of that exercise must fail with ``rule`` in their output, and the
+test cells of every other exercise must keep passing.
+"""
+
+from autograd_course.mistakes import Mistake
+
+_WALK = "09_named_members_answer"
+_CLEAR = "09_clear_grads_answer"
+_SGD = "09_sgd_update_answer"
+_ACC = "09_accumulate_gradients_answer"
+
+
+# The correct loop over a module's members, shared by several walk mistakes.
+
+MISTAKES = [
+    # ------------------------------------------------------------ 09.named_members
+    Mistake(_WALK, "visits only the direct children, not the whole tree",
+            edits=[
+                ('    seen = set()\n',
+                 '''    seen = set()
+    modules = [(prefix, self)]
+'''),
+                ('''        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '''        modules += [((prefix + "." if prefix else "") + name, m) for name, m in self._modules.items()
+                    if m is not None]
+'''),
+            ],
+            rule="the walk is depth first"),
+    Mistake(_WALK, "walks the tree post-order: the submodules' members before the module's own",
+            edits=[
+                ('''    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '''    def modules_of(module, name):
+        if recurse:
+            for child_name, child in module._modules.items():
+                if child is not None:
+                    yield from modules_of(child, name + "." + child_name if name else child_name)
+        yield name, module
+    modules = modules_of(self, prefix)
+'''),
+            ],
+            rule="a module's own members, then each submodule's"),
+    Mistake(_WALK, "always joins with a dot: '.scale' at the root",
+            edits=[
+                ('yield (module_name + "." + name if module_name else name), tensor',
+                 'yield module_name + "." + name, tensor'),
+            ],
+            rule="with no leading dot at the root"),
+    Mistake(_WALK, "does not skip None members",
+            edits=[('if tensor is None or tensor in seen:', 'if tensor in seen:')],
+            rule="a member that is None (the bias of Linear(bias=False)) is skipped"),
+    Mistake(_WALK, "never removes duplicates: tied weights are yielded twice",
+            edits=[
+                ('''    seen = set()
+    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '    modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \\\n        else [(prefix, self)]\n'),
+                ('if tensor is None or tensor in seen:', 'if tensor is None:'),
+                ('''            if remove_duplicate:
+                seen.add(tensor)
+''',
+                 ''),
+            ],
+            rule="a tensor shared by several modules is yielded once"),
+    Mistake(_WALK, "removes duplicates even with remove_duplicate=False",
+            edits=[
+                ('''            if remove_duplicate:
+                seen.add(tensor)
+''',
+                 '            seen.add(tensor)\n'),
+            ],
+            rule="with remove_duplicate=False, every occurrence is yielded"),
+    Mistake(_WALK, "does not pass remove_duplicate on to named_modules",
+            edits=[
+                ('''    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '    modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]\n'),
+            ],
+            rule="with remove_duplicate=False, every occurrence is yielded"),
+    Mistake(_WALK, "ignores get_members: always the parameters",
+            edits=[
+                ('for name, tensor in get_members(module):',
+                 'for name, tensor in module._parameters.items():'),
+            ],
+            rule="the members are whatever get_members(module) lists"),
+    Mistake(_WALK, "ignores recurse",
+            edits=[
+                ('''    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '    modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)\n'),
+            ],
+            rule="without recurse, only the module's own members are yielded"),
+    Mistake(_WALK, "ignores prefix",
+            edits=[
+                ('''    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '    modules = self.named_modules(remove_duplicate=remove_duplicate) if recurse else [("", self)]\n'),
+            ],
+            rule="the root's name is prefix"),
+    Mistake(_WALK, "remembers the yielded tensors in a list (compares values with ==)",
+            edits=[
+                ('''    seen = set()
+    if recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+    else:
+        modules = [(prefix, self)]
+''',
+                 '    seen = []\n    modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \\\n        else [(prefix, self)]\n'),
+                ('seen.add(tensor)', 'seen.append(tensor)'),
+            ],
+            rule="keep the tensors already yielded in a set"),
+
+    # ------------------------------------------------------------ 09.clear_grads
+    Mistake(_CLEAR, "always sets .grad to None, ignoring set_to_none",
+            edits=[
+                ('''        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+''',
+                 '        p.grad = None\n'),
+            ],
+            rule="with set_to_none=False, .grad stays the same tensor"),
+    Mistake(_CLEAR, "always zeros, ignoring set_to_none",
+            edits=[
+                ('''        if set_to_none:
+            p.grad = None
+''',
+                 '''        if p.grad.grad_fn is not None:
+            p.grad.detach_()
+'''),
+                ('''            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+''',
+                 '''            p.grad.requires_grad_(False)
+        p.grad.zero_()
+'''),
+            ],
+            rule="with set_to_none=True, each .grad becomes None"),
+    Mistake(_CLEAR, "stores a new tensor of zeros instead of zeroing in place",
+            edits=[
+                ('''        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+''',
+                 '        p.grad = None if set_to_none else ag.zeros_like(p)\n'),
+            ],
+            rule="with set_to_none=False, .grad stays the same tensor"),
+    Mistake(_CLEAR, "multiplies by 0 instead of zero_() (nan stays nan)",
+            edits=[('p.grad.zero_()', 'p.grad.mul_(0)')],
+            rule="multiplying by 0 leaves nan"),
+    Mistake(_CLEAR, "does not skip a tensor without .grad",
+            edits=[
+                ('''        if p.grad is None:
+            continue
+''',
+                 ''),
+            ],
+            rule="a tensor whose .grad is None is skipped"),
+    Mistake(_CLEAR, "zeroes a .grad with a graph without cutting it",
+            edits=[
+                ('''            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+''',
+                 ''),
+            ],
+            rule="a .grad with a grad_fn is cut from its graph with detach_()"),
+    Mistake(_CLEAR, "always calls detach_(), which refuses a .grad that is a view",
+            edits=[
+                ('''            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+''',
+                 '            p.grad.detach_()\n'),
+            ],
+            rule="a leaf .grad gets requires_grad_(False)"),
+    Mistake(_CLEAR, "writes zeros into the NumPy array: no version bump",
+            edits=[('p.grad.zero_()', 'p.grad._data[...] = 0')],
+            rule="it bumps the version counter of .grad by one"),
+    Mistake(_CLEAR, "the old idiom p.grad.data.zero_(): no version bump, graph kept",
+            edits=[
+                ('''            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
+''',
+                 '            p.grad.data.zero_()\n'),
+            ],
+            rule="it bumps the version counter of .grad by one"),
+    Mistake(_CLEAR, "reads a generator twice (any() first)",
+            edits=[
+                ('    are skipped. Returns None."""\n',
+                 '''    are skipped. Returns None."""
+    if not any(p.grad is not None for p in params):
+        return
+'''),
+            ],
+            rule="with set_to_none=True, each .grad becomes None"),
+
+    # ------------------------------------------------------------ 09.sgd_update
+    Mistake(_SGD, "the first momentum buffer is param.grad itself (no copy)",
+            edits=[('buf = g.detach().clone()', 'buf = g')],
+            rule="never param.grad itself"),
+    Mistake(_SGD, "dampens the first momentum buffer too",
+            edits=[('buf = g.detach().clone()', 'buf = (1 - dampening) * g.detach()')],
+            rule="on the first step, the momentum buffer is a copy of g (no dampening)"),
+    Mistake(_SGD, "ignores nesterov",
+            edits=[('g = g + momentum * buf if nesterov else buf', 'g = buf')],
+            rule="with nesterov, the step uses g + momentum * buf"),
+    Mistake(_SGD, "adds weight decay after momentum, to the step",
+            edits=[
+                ('''    if weight_decay != 0:
+        g = g + weight_decay * param
+''',
+                 ''),
+                ('        g = g + momentum * buf if nesterov else buf\n',
+                 '''        g = g + momentum * buf if nesterov else buf
+    if weight_decay != 0:
+        g = g + weight_decay * param
+'''),
+            ],
+            rule="weight decay adds weight_decay * param to the gradient, before momentum"),
+    Mistake(_SGD, "negates the gradient after weight decay when maximizing",
+            edits=[
+                ('g = -param.grad if maximize else param.grad', 'g = param.grad'),
+                ('        g = g + weight_decay * param\n',
+                 '''        g = g + weight_decay * param
+    if maximize:
+        g = -g
+'''),
+            ],
+            rule="maximize=True uses -grad (before weight decay)"),
+    Mistake(_SGD, "ignores maximize",
+            edits=[('g = -param.grad if maximize else param.grad', 'g = param.grad')],
+            rule="maximize=True uses -grad"),
+    Mistake(_SGD, "rebinds the local name instead of updating the parameter",
+            edits=[('param.add_(g, alpha=-lr)', 'param = param - lr * g')],
+            rule="the parameter is updated in place, once"),
+    Mistake(_SGD, "writes the step into the NumPy array: no version bump",
+            edits=[('param.add_(g, alpha=-lr)', 'param._data -= lr * g._data')],
+            rule="the parameter is updated in place, once"),
+    Mistake(_SGD, "never stores the momentum buffer",
+            edits=[
+                ('            state["momentum_buffer"] = buf\n',
+                 ''),
+            ],
+            rule="stored in state['momentum_buffer']"),
+    Mistake(_SGD, "makes a new momentum buffer every step instead of updating it in place",
+            edits=[
+                ('            state["momentum_buffer"] = buf\n',
+                 ''),
+                ('            buf.mul_(momentum).add_(g, alpha=1 - dampening)\n',
+                 '''            buf = momentum * buf + (1 - dampening) * g
+        state["momentum_buffer"] = buf
+'''),
+            ],
+            rule="buf = momentum * buf + (1 - dampening) * g, in place"),
+    Mistake(_SGD, "applies the dampening to the old buffer instead of the gradient",
+            edits=[
+                ('buf.mul_(momentum).add_(g, alpha=1 - dampening)',
+                 'buf.mul_(momentum * (1 - dampening)).add_(g)'),
+            ],
+            rule="buf = momentum * buf + (1 - dampening) * g, in place"),
+    Mistake(_SGD, "adds the weight decay into param.grad in place",
+            edits=[('g = g + weight_decay * param', 'g.add_(param, alpha=weight_decay)')],
+            rule="param.grad is never modified"),
+
+    # ------------------------------------------------------------ 09.accumulate_gradients
+    Mistake(_ACC, "divides by the number of micro-batches",
+            edits=[
+                ('''    total = sum(len(inputs) for inputs, _ in micro_batches)
+    if total == 0:
+        raise ValueError("accumulate_gradients() needs at least one sample")
+''',
+                 '''    if sum(len(inputs) for inputs, _ in micro_batches) == 0:
+        raise ValueError("no samples")
+'''),
+                ('loss = loss_fn(inputs, targets) * (len(inputs) / total)',
+                 'loss = loss_fn(inputs, targets) / len(micro_batches)'),
+            ],
+            rule="each micro-batch's mean loss is weighted by len(inputs) / N before backward()"),
+    Mistake(_ACC, "does not weight the micro-batch losses",
+            edits=[
+                ('loss = loss_fn(inputs, targets) * (len(inputs) / total)',
+                 'loss = loss_fn(inputs, targets)'),
+            ],
+            rule="each micro-batch's mean loss is weighted by len(inputs) / N before backward()"),
+    Mistake(_ACC, "assumes equal micro-batches: N = K * the first size",
+            edits=[
+                ('''    total = sum(len(inputs) for inputs, _ in micro_batches)
+    if total == 0:
+        raise ValueError("accumulate_gradients() needs at least one sample")
+''',
+                 '''    if not micro_batches or len(micro_batches[0][0]) == 0:
+        raise ValueError("no samples")
+    total = len(micro_batches) * len(micro_batches[0][0])
+'''),
+            ],
+            rule="each micro-batch's mean loss is weighted by len(inputs) / N before backward()"),
+    Mistake(_ACC, "returns a tensor instead of a float",
+            edits=[('mean_loss += loss.item()', 'mean_loss = mean_loss + loss.detach()')],
+            rule="as a Python float"),
+    Mistake(_ACC, "returns the last micro-batch's loss",
+            edits=[
+                ('''        raise ValueError("accumulate_gradients() needs at least one sample")
+    mean_loss = 0.0
+''',
+                 '        raise ValueError("no samples")\n'),
+                ('''        loss = loss_fn(inputs, targets) * (len(inputs) / total)
+        loss.backward()
+        mean_loss += loss.item()
+    return mean_loss
+''',
+                 '''        loss = loss_fn(inputs, targets)
+        (loss * (len(inputs) / total)).backward()
+    return loss.item()
+'''),
+            ],
+            rule="returns the mean loss over all the samples"),
+    Mistake(_ACC, "keeps every graph with retain_graph=True",
+            edits=[('loss.backward()', 'loss.backward(retain_graph=True)')],
+            rule="each micro-batch's graph is freed by its own backward()"),
+    Mistake(_ACC, "sums the weighted losses and calls backward once at the end",
+            edits=[
+                ('''        raise ValueError("accumulate_gradients() needs at least one sample")
+    mean_loss = 0.0
+''',
+                 '''        raise ValueError("no samples")
+    loss = 0.0
+'''),
+                ('''        loss = loss_fn(inputs, targets) * (len(inputs) / total)
+        loss.backward()
+        mean_loss += loss.item()
+    return mean_loss
+''',
+                 '''        loss = loss + loss_fn(inputs, targets) * (len(inputs) / total)
+    loss.backward()
+    return loss.item()
+'''),
+            ],
+            rule="only one graph is alive at a time"),
+    Mistake(_ACC, "reads the micro-batches twice (a generator is then empty)",
+            edits=[
+                ('    micro_batches = list(micro_batches)\n',
+                 ''),
+            ],
+            rule="micro_batches may be a generator"),
+    Mistake(_ACC, "no ValueError when there is no sample",
+            edits=[
+                ('''    if total == 0:
+        raise ValueError("accumulate_gradients() needs at least one sample")
+''',
+                 ''),
+            ],
+            rule="no sample at all (N = 0) is a ValueError"),
+    Mistake(_ACC, "divides by N up front: ZeroDivisionError instead of ValueError",
+            edits=[
+                ('''    total = sum(len(inputs) for inputs, _ in micro_batches)
+    if total == 0:
+        raise ValueError("accumulate_gradients() needs at least one sample")
+''',
+                 '    share = 1 / sum(len(inputs) for inputs, _ in micro_batches)\n'),
+                ('loss = loss_fn(inputs, targets) * (len(inputs) / total)',
+                 'loss = loss_fn(inputs, targets) * (len(inputs) * share)'),
+            ],
+            rule="no sample at all (N = 0) is a ValueError"),
+    Mistake(_ACC, "weights the returned loss but not the gradient",
+            edits=[
+                ('loss = loss_fn(inputs, targets) * (len(inputs) / total)',
+                 'loss = loss_fn(inputs, targets)'),
+                ('mean_loss += loss.item()', 'mean_loss += loss.item() * (len(inputs) / total)'),
+            ],
+            rule="so .grad is the gradient of the mean loss over all N samples"),
+]

@@ -1,0 +1,427 @@
+"""gradcheck (slow and fast mode), gradgradcheck, autograd.functional.jacobian/hessian,
+inference_mode and saved-tensor hooks (differential, against PyTorch)."""
+
+import numpy as np
+import pytest
+
+import autograd_lib
+from autograd_lib import exercises
+from benchmarks.gradcheck import linear_function_class as _linear_function
+from conftest import requires_torch
+from differential import caught, registry, run
+from test_oracle import arr
+
+SCENARIOS, scenario = registry()
+
+
+def _wrong(lib, factor=3.0):
+    class Wrong(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * factor
+    return Wrong
+
+
+def _double(lib, shape, seed):
+    return lib.tensor(arr(shape, seed=seed, dtype=np.float64), requires_grad=True)
+
+
+@scenario
+def gradcheck_linear_function(lib):
+    f = _linear_function(lib).apply
+    x, w, b = _double(lib, (5, 4), 1), _double(lib, (3, 4), 2), _double(lib, (3,), 3)
+    return [lib.autograd.gradcheck(f, (x, w), eps=1e-6, atol=1e-4),
+            lib.autograd.gradcheck(f, (x, w, b), eps=1e-6, atol=1e-4, fast_mode=True),
+            lib.autograd.gradcheck(f, (x, w.detach(), b)),
+            lib.autograd.gradcheck(f, [x, w, b], fast_mode=False)]
+
+
+@scenario
+def gradcheck_several_outputs(lib):
+    x, y = _double(lib, (3,), 4), _double(lib, (2, 3), 5)
+    fn = lambda a, b: (a * b, (a.sin() + b).sum(1), a.exp())          # noqa: E731
+    return [lib.autograd.gradcheck(fn, (x, y)), lib.autograd.gradcheck(fn, (x, y), fast_mode=True),
+            lib.autograd.gradcheck(lambda a: a.norm(), x, fast_mode=True)]
+
+
+@scenario
+def gradcheck_mismatch_slow(lib):
+    lib.autograd.gradcheck(_wrong(lib).apply, (_double(lib, (3,), 6),))
+
+
+@scenario
+def gradcheck_mismatch_fast(lib):
+    lib.autograd.gradcheck(_wrong(lib).apply, (_double(lib, (3,), 6),), fast_mode=True)
+
+
+@scenario
+def gradcheck_mismatch_no_raise(lib):
+    x = _double(lib, (3,), 6)
+    return [lib.autograd.gradcheck(_wrong(lib).apply, (x,), raise_exception=False),
+            lib.autograd.gradcheck(_wrong(lib).apply, (x,), raise_exception=False, fast_mode=True),
+            lib.autograd.gradcheck(lambda a: a.detach() * 2, (x,), raise_exception=False),
+            isinstance(caught(lib.autograd.gradcheck, _wrong(lib).apply, (x,)).error,
+                       lib.autograd.gradcheck.__globals__["GradcheckError"])]
+
+
+@scenario
+def gradcheck_needs_an_input_that_requires_grad(lib):
+    lib.autograd.gradcheck(lambda a: a * 2, (lib.ones(2, dtype=lib.float64),))
+
+
+@scenario
+def gradgradcheck_passes(lib):
+    x, w = _double(lib, (2, 3), 7), _double(lib, (3, 4), 8)
+    go = lib.tensor(arr((2, 4), seed=9, dtype=np.float64), requires_grad=True)
+    return [lib.autograd.gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w)),
+            lib.autograd.gradgradcheck(lambda a: (a ** 3).sum(), (x,)),
+            lib.autograd.gradgradcheck(lambda a, b: (a @ b).sigmoid(), (x, w), (go,)),
+            lib.autograd.gradgradcheck(lambda a: a.norm(dim=1), (x,), fast_mode=True),
+            lib.autograd.gradgradcheck(lambda a: a * 2, (x,)),
+            lib.autograd.gradgradcheck(lambda a: a.std(0) + a.var(), (x,))]
+
+
+@scenario
+def gradgradcheck_catches_a_wrong_double_backward(lib):
+    class WrongSecond(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x.detach() ** 2          # first derivative right, second lost
+    x = _double(lib, (3,), 10)
+    return lib.autograd.gradcheck(WrongSecond.apply, (x,)), \
+        lib.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False)
+
+
+# ------------------------------------------------ autograd.functional
+
+def _AF(lib):
+    return lib.autograd.functional
+
+
+@scenario
+def jacobian_forms(lib):
+    J = _AF(lib).jacobian
+    x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+    m = lib.tensor(arr((2, 3), seed=3, dtype=np.float64))
+    return [J(lambda a: a ** 2, x), J(lambda a, b: a * b, (x, x)), J(lambda a: (a, a.sum()), x),
+            J(lambda a: a * 0 + 1, x), J(lambda a: m @ a.exp(), x), J(lambda a: a.sum(), x),
+            J(lambda a, b: (a @ b.t(), b.sin()), (m, m)), J(lambda a: a ** 2, x, vectorize=True),
+            J(lambda a: a.detach() * 2, x), J(lambda a: (a * a).reshape(3, 1), x)]
+
+
+@scenario
+def jacobian_create_graph(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    j = _AF(lib).jacobian(lambda a: a ** 3, x, create_graph=True)
+    j.sum().backward()
+    return j, x.grad, _AF(lib).jacobian(lambda a: a ** 3, x).requires_grad
+
+
+@scenario
+def jacobian_errors(lib):
+    J, x = _AF(lib).jacobian, lib.tensor([1.0, 2.0], requires_grad=True)
+    return [caught(J, lambda a: lib.ones(2), x, strict=True),
+            caught(J, lambda a: a.detach(), x, strict=True), caught(J, lambda a: 3, x),
+            caught(J, lambda a: a ** 2, [x]), caught(J, lambda a: a ** 2, 3),
+            caught(J, lambda a: a ** 2, x, strategy="forward-mode"),
+            caught(J, lambda a, b: a * 2, (x, x), strict=True)]
+
+
+@scenario
+def hessian_forms(lib):
+    H = _AF(lib).hessian
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    m = lib.tensor(arr((2, 2), seed=5, dtype=np.float64))
+    return [H(lambda a: (a ** 3).sum(), x), H(lambda a, b: (a * b).sum(), (x, x)),
+            H(lambda a: a.sum(), x), H(lambda a: (a @ m @ a).tanh(), x),
+            H(lambda a: a.norm(), x), H(lambda a: (a.exp() * a).sum().reshape(1, 1), x),
+            H(lambda a, b: (a.sin() * b ** 2).sum(), (x, x * 2))]
+
+
+@scenario
+def hessian_create_graph(lib):
+    x = lib.tensor([0.5, 1.5], requires_grad=True)
+    h = _AF(lib).hessian(lambda a: (a ** 4).sum(), x, create_graph=True)
+    g, = lib.autograd.grad(h.sum(), x)
+    return h, g
+
+
+@scenario
+def hessian_errors(lib):
+    H, x = _AF(lib).hessian, lib.tensor([1.0, 2.0], requires_grad=True)
+    return [caught(H, lambda a: a ** 3, x), caught(H, lambda a: (a, a), x),
+            caught(H, lambda a: a.sum(), x, strict=True)]
+
+
+@scenario
+def vjp_jvp_vhp(lib):
+    AF = _AF(lib)
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    v = lib.tensor([0.5, -1.0], dtype=lib.float64)
+    m = lib.tensor(arr((3, 2), seed=6, dtype=np.float64))
+    return [AF.vjp(lambda a: a ** 2, x, v), AF.jvp(lambda a: a ** 2, x, v),
+            AF.vhp(lambda a: (a ** 3).sum(), x, v), AF.jvp(lambda a: m @ a.sin(), x, v),
+            AF.vjp(lambda a: (m @ a).sum(), x), AF.jvp(lambda a, b: (a * b, a + b), (x, x), (v, v)),
+            AF.vjp(lambda a, b: (a * b).sum(), (x, x))]
+
+
+# ------------------------------------------------------ inference_mode
+
+@scenario
+def inference_mode_inside(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.inference_mode():
+        a, b = lib.ones(3), w * 2
+        inside = [lib.is_inference_mode_enabled(), lib.is_grad_enabled(), a.is_inference(),
+                  b.is_inference(), b.requires_grad, b.grad_fn, a.requires_grad_().requires_grad]
+    return inside, lib.is_inference_mode_enabled(), lib.is_grad_enabled(), b
+
+
+@scenario
+def inference_tensor_saved_for_backward(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.inference_mode():
+        a = lib.tensor([1.0, 2.0, 3.0])
+    (w + a).sum().backward()                       # add saves nothing: allowed
+    return w.grad, caught(lambda: w * a), caught(lambda: lib.nn.functional.linear(
+        a, lib.ones(2, 3, requires_grad=True))), (w * a.clone()).sum()
+
+
+@scenario
+def inference_tensor_in_place_and_requires_grad(lib):
+    with lib.inference_mode():
+        a = lib.ones(3)
+    return [caught(a.add_, 1), caught(a.exp_), caught(a.requires_grad_), caught(a.zero_),
+            a.requires_grad, a.clone().is_inference(), (a * 2).is_inference(),
+            a.detach().is_inference(), lib.is_inference(a), a.view(3).is_inference(),
+            lib.ones(1).is_inference()]
+
+
+@scenario
+def inference_mode_forms(lib):
+    w = lib.ones(2, requires_grad=True)
+
+    @lib.inference_mode()
+    def f(x):
+        return x * 2
+
+    @lib.inference_mode
+    def g(x):
+        return x * 3
+
+    with lib.inference_mode(mode=False):
+        off = [lib.is_inference_mode_enabled(), lib.is_grad_enabled(), (w * 2).requires_grad,
+               lib.ones(1).is_inference()]
+    with lib.no_grad():
+        with lib.inference_mode(False):
+            regrad = lib.is_grad_enabled()
+        after = lib.is_grad_enabled()
+    with lib.inference_mode():
+        with lib.inference_mode(False):
+            x = w * 2
+            nested = [x.requires_grad, x.is_inference(), lib.is_grad_enabled()]
+        r = lib.ones(2, requires_grad=True)
+    (r * 2).sum().backward()
+    return f(w), f(w).is_inference(), g(w).is_inference(), off, regrad, after, nested, \
+        r.requires_grad, r.is_inference(), r.grad, lib.autograd.inference_mode is lib.inference_mode
+
+
+@scenario
+def inference_mode_evaluation_loop(lib):
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+    with lib.no_grad():
+        for p in model.parameters():
+            p.copy_(lib.linspace(-1.0, 1.0, p.numel()).reshape(p.shape))
+    x = lib.tensor(arr((5, 3), seed=1))
+    with lib.inference_mode():
+        y = model(x)
+    model(x).sum().backward()                      # the model itself is unaffected
+    return y, y.is_inference(), y.requires_grad, model[0].weight.grad, \
+        model[0].weight.is_inference()
+
+
+# ----------------------------------------------------- saved-tensor hooks
+
+def _recording_hooks(lib, log, scale=1.0):
+    def pack(t):
+        log.append(("pack", tuple(t.shape)))
+        return t.detach().clone() * scale
+
+    def unpack(p):
+        log.append(("unpack", tuple(p.shape)))
+        return p
+    return lib.autograd.graph.saved_tensors_hooks(pack, unpack)
+
+
+@scenario
+def saved_tensors_hooks_pack_and_unpack(lib):
+    log = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = x.pow(2)
+        z = y.exp()
+        m = x * x
+        log.append("forward done")
+    (z.sum() + m.sum()).backward()
+    return log, x.grad, y.grad_fn._saved_self
+
+
+@scenario
+def saved_tensors_hooks_change_the_gradient(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    G = lib.autograd.graph
+    with G.saved_tensors_hooks(lambda t: "a string", lambda s: lib.ones(2)):
+        y = x.pow(2)
+    y.sum().backward()
+    first = x.grad.clone()
+    x.grad = None
+    with G.saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+        with G.saved_tensors_hooks(lambda t: t * 3, lambda t: t):
+            y = x.pow(2)
+    y.sum().backward()
+    return first, x.grad
+
+
+@scenario
+def saved_tensors_hooks_skip_the_version_check(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        a = x * 1
+        b = a.exp()
+    a.mul_(2)
+    b.sum().backward()
+    return x.grad
+
+
+@scenario
+def saved_tensors_hooks_custom_function_and_save_on_cpu(lib):
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return 2 * g * a
+    log = []
+    x = lib.tensor([1.0, 3.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = Square.apply(x)
+    y.sum().backward()
+    with lib.autograd.graph.save_on_cpu():
+        z = x.pow(3)
+    z.sum().backward()
+    return log, x.grad
+
+
+@scenario
+def saved_tensors_hooks_errors(lib):
+    G, x = lib.autograd.graph, lib.tensor([1.0, 2.0], requires_grad=True)
+
+    def enter_inside_disable():
+        with G.disable_saved_tensors_hooks("no hooks here"):
+            with G.saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with G.saved_tensors_hooks(lambda t: t, lambda t: 3):
+        y = x.pow(2)
+    return caught(enter_inside_disable), caught(y.sum().backward)
+
+
+@scenario
+def raw_saved_tensor_register_hooks(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.pow(2)
+    y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 10, lambda t: t)
+    again = caught(y.grad_fn._raw_saved_self.register_hooks, lambda t: t, lambda t: t)
+    y.sum().backward()
+    return x.grad, again
+
+
+# -------------------------------------------- Function: setup_context style
+
+@scenario
+def function_with_setup_context(lib):
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(x, k):
+            return x * k
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            x, k = inputs
+            ctx.k = k
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * ctx.k + x * 0, None
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = Scale.apply(x, 3.0)
+    y.sum().backward()
+    return y, x.grad, lib.autograd.gradcheck(lambda t: Scale.apply(t, 2.5), (x.double(),))
+
+
+@scenario
+def function_once_differentiable(lib):
+    modes = []
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 2
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            modes.append(lib.is_grad_enabled())
+            return 2 * x * g
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    g, = lib.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
+    return g, g.requires_grad, modes
+
+
+def test_gradcheck_uses_the_exercise_numerical_grad():
+    """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
+    x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)
+    fn = lambda t: (t * t).exp()                                    # noqa: E731
+    calls = []
+
+    def one_sided(f, x, eps=1e-6):
+        calls.append(x.shape)
+        base = f(x).item()
+        grad = np.zeros(x.shape)
+        flat = x._data.reshape(-1)
+        for j in range(flat.size):
+            original = flat[j].item()
+            flat[j] = original + 1e-2
+            grad.reshape(-1)[j] = (f(x).item() - base) / 1e-2
+            flat[j] = original
+        return autograd_lib.Tensor._make(grad)
+    assert autograd_lib.autograd.gradcheck(fn, (x,)) is True
+    with exercises.plugged("03.numerical_grad", one_sided):
+        slow = autograd_lib.autograd.gradcheck(fn, (x,), raise_exception=False)
+        fast = autograd_lib.autograd.gradcheck(fn, (x,), raise_exception=False, fast_mode=True)
+    assert calls, "gradcheck never called the exercise's numerical_grad"
+    assert (slow, fast) == (False, False), f"a one-sided numerical_grad passed: slow={slow}, fast={fast}"
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_same_as_torch(name):
+    run(SCENARIOS, name)

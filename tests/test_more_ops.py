@@ -1,0 +1,280 @@
+"""In-place pointwise ops, random fills, ``norm``/``vector_norm``, ``std``/``var``, ``view_as``
+(differential, against PyTorch: values, gradients, grad_fn graphs, versions, errors)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from conftest import requires_torch
+from differential import caught, registry, run
+from test_oracle import arr
+
+SCENARIOS, scenario = registry()
+
+INPLACE_UNARY = {"exp_": (), "log_": (), "sqrt_": (), "sin_": (), "cos_": (), "tanh_": (),
+                 "sigmoid_": (), "relu_": (), "abs_": (), "neg_": (), "reciprocal_": (),
+                 "sign_": (), "square_": (), "pow_": (3,), "negative_": ()}
+
+
+def _inplace_unary_scenario(name, args):
+    def fn(lib):
+        x = lib.tensor(arr((2, 3), seed=4, low=0.2, high=2.0), requires_grad=True)
+        w = lib.tensor(arr((2, 3), seed=5), requires_grad=True)
+        y = x * w                       # a non-leaf: in-place is allowed on it
+        out = getattr(y, name)(*args)
+        version = y._version
+        (out * lib.tensor(arr((2, 3), seed=6))).sum().backward()
+        return out is y, version, y, x.grad, w.grad
+    fn.__name__ = f"inplace_{name}"
+    scenario(fn)
+
+
+for _name, _args in INPLACE_UNARY.items():
+    _inplace_unary_scenario(_name, _args)
+
+
+@scenario
+def inplace_unary_on_a_leaf_is_refused(lib):
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    return [caught(getattr(x, name), *args) for name, args in INPLACE_UNARY.items()]
+
+
+@scenario
+def inplace_unary_under_no_grad_and_on_ints(lib):
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    with lib.no_grad():
+        x.exp_().mul_(2).sigmoid_()
+    i = lib.tensor([1, -2])
+    return x, x._version, lib.tensor([-2.0, 0.0, 3.0]).sgn_(), i.abs_(), i._version, caught(i.exp_), caught(i.sqrt_), \
+        lib.exp_(lib.tensor([0.0, 1.0])), lib.relu_(lib.tensor([-1.0, 2.0])), \
+        lib.sigmoid_(lib.tensor([0.0])), lib.tanh_(lib.tensor([0.5]))
+
+
+@scenario
+def inplace_unary_saved_result_is_checked(lib):
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    y = x.exp()                 # saves its result
+    y.exp_()                    # ... which this changes
+    return caught(y.sum().backward)
+
+
+@scenario
+def inplace_unary_chain_double_backward(lib):
+    x = lib.tensor([0.3, 0.7], dtype=lib.float64, requires_grad=True)
+    y = x * 1
+    y.sin_().tanh_().pow_(2)
+    g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+    gg, = lib.autograd.grad(g.sum(), x)
+    return y, g.detach(), gg
+
+
+@scenario
+def inplace_on_a_view_of_a_non_leaf(lib):
+    x = lib.tensor(arr((2, 3), seed=1), requires_grad=True)
+    y = x * 2
+    y[0].exp_()
+    y[:, 1].relu_()
+    y.sum().backward()
+    return y, x.grad
+
+
+@scenario
+def random_fills(lib):
+    w = lib.nn.Parameter(lib.zeros(1000))
+    with lib.no_grad():
+        w.uniform_(-0.5, 0.5)
+        low, high, version = bool((w >= -0.5).all()), bool((w < 0.5).all()), w._version
+        w.normal_(3.0, 0.1)
+    spread = abs(float(w.detach().mean()) - 3.0) < 0.05, abs(float(w.detach().std()) - 0.1) < 0.02
+    y = lib.ones(3, requires_grad=True) * 2
+    y.uniform_(0, 1)
+    z = lib.ones(3, requires_grad=True) * 2
+    z.normal_()
+    return low, high, version, w._version, spread, y.grad_fn, z.grad_fn, \
+        lib.autograd.grad((y + z).sum(), y), caught(lib.ones(2, requires_grad=True).uniform_), \
+        caught(lib.ones(2).normal_, 0, -1)
+
+
+@scenario
+def random_fills_with_a_generator(lib):
+    a = lib.empty(5).uniform_(generator=lib.Generator().manual_seed(7))
+    b = lib.empty(5).uniform_(generator=lib.Generator().manual_seed(7))
+    c = lib.empty(5).normal_(generator=lib.Generator().manual_seed(8))
+    d = lib.empty(5).normal_(generator=lib.Generator().manual_seed(8))
+    return lib.equal(a, b), lib.equal(c, d)
+
+
+@scenario
+def view_as_and_reshape_as(lib):
+    x = lib.tensor(arr((2, 3), seed=2), requires_grad=True)
+    y = x.view_as(lib.zeros(3, 2))
+    z = x.t().reshape_as(lib.zeros(6))
+    (y.sum() + (z * lib.arange(6.0)).sum()).backward()
+    return y, z, x.grad, x.square(), lib.square(x)
+
+
+NORM_CALLS = {
+    "default": lambda lib, x: x.norm(),
+    "dim1": lambda lib, x: x.norm(dim=1),
+    "p1": lambda lib, x: x.norm(p=1),
+    "p2_dim_keepdim": lambda lib, x: x.norm(2, 1, True),
+    "fro": lambda lib, x: x.norm(p="fro"),
+    "inf": lambda lib, x: x.norm(p=math.inf),
+    "neg_inf_dim0": lambda lib, x: x.norm(p=-math.inf, dim=0),
+    "p3_dim": lambda lib, x: lib.norm(x, 3, dim=1),
+    "p_half": lambda lib, x: x.norm(p=0.5),
+    "p1_5": lambda lib, x: x.norm(p=1.5, dim=0, keepdim=True),
+    "p0": lambda lib, x: x.norm(p=0),
+    "dims_tuple": lambda lib, x: x.norm(dim=(0, 1)),
+    "vector_norm": lambda lib, x: lib.linalg.vector_norm(x),
+    "vector_norm_ord3": lambda lib, x: lib.linalg.vector_norm(x, ord=3, dim=1),
+    "vector_norm_dtype": lambda lib, x: lib.linalg.vector_norm(x, dtype=lib.float64),
+    "linalg_norm": lambda lib, x: lib.linalg.norm(x),
+    "linalg_norm_dim": lambda lib, x: lib.linalg.norm(x, ord=1, dim=1),
+}
+
+
+def _norm_scenario(name, call):
+    def fn(lib):
+        x = lib.tensor([[3.0, -4.0, 0.5], [1.0, 2.0, -2.0]], dtype=lib.float64, requires_grad=True)
+        y = call(lib, x)
+        if name == "p0":                # no gradient at all
+            return y, caught(lib.autograd.grad, y, x), lib.autograd.grad(y, x, allow_unused=True)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        return y, g.detach(), gg
+    fn.__name__ = f"norm_{name}"
+    scenario(fn)
+
+
+for _name, _call in NORM_CALLS.items():
+    _norm_scenario(_name, _call)
+
+
+@scenario
+def norm_at_zero_and_ties(lib):
+    x = lib.zeros(3, requires_grad=True)
+    x.norm().backward()
+    t = lib.tensor([2.0, -2.0, 1.0], requires_grad=True)
+    t.norm(p=math.inf).backward()
+    return x.grad, t.grad
+
+
+@scenario
+def norm_of_ints_is_refused(lib):
+    lib.ones(2, dtype=lib.int64).norm()
+
+
+SPREAD_CALLS = {
+    "std": lambda x: x.std(), "var": lambda x: x.var(), "std_dim0": lambda x: x.std(0),
+    "std_unbiased_false": lambda x: x.std(dim=1, unbiased=False),
+    "std_correction0_keepdim": lambda x: x.std(dim=1, correction=0, keepdim=True),
+    "var_positional": lambda x: x.var(1, True), "var_keepdim": lambda x: x.var(1, False, True),
+    "var_correction2": lambda x: x.var(correction=2), "var_bool": lambda x: x.var(False),
+    "std_dims": lambda x: x.std(dim=(0, 1)), "var_neg_dim": lambda x: x.var(-1),
+    "std_dim_none": lambda x: x.std(dim=None),
+}
+
+
+def _spread_scenario(name, call):
+    def fn(lib):
+        x = lib.tensor(arr((3, 4), seed=9, dtype=np.float64), requires_grad=True)
+        y = call(x)
+        g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        return y, g.detach(), gg
+    fn.__name__ = f"spread_{name}"
+    scenario(fn)
+
+
+for _name, _call in SPREAD_CALLS.items():
+    _spread_scenario(_name, _call)
+
+
+@scenario
+def spread_functions_and_one_dim(lib):
+    x = lib.tensor([1.0, 2.0, 4.0], requires_grad=True)
+    s, v = lib.std(x), lib.var(x, unbiased=False)
+    (s + v).backward()
+    return s, v, x.grad
+
+
+@scenario
+def spread_with_too_few_elements(lib):
+    x = lib.tensor([1.5], requires_grad=True)
+    y = x.std()
+    y.backward()
+    return y, x.grad, lib.tensor([2.0, 2.0]).var(correction=2)
+
+
+@scenario
+def spread_errors(lib):
+    return caught(lib.ones(2, dtype=lib.int64).std), caught(lambda: lib.ones(2).var(
+        unbiased=True, correction=1))
+
+
+@scenario
+def sort_and_argsort(lib):
+    x = lib.tensor([[3.0, 1.0, 2.0, 1.0], [0.0, -1.0, 5.0, 5.0]], requires_grad=True)
+    v, i = x.sort(dim=1, descending=True)
+    w = lib.sort(x, 0)
+    (v * lib.arange(4.0)).sum().backward()
+    g1 = x.grad.clone()
+    (w.values * lib.arange(8.0).reshape(2, 4)).sum().backward()
+    return v, i, w, g1, x.grad, x.argsort(), lib.argsort(x, dim=0, descending=True), \
+        lib.tensor(2.0, requires_grad=True).sort(), lib.tensor([True, False, True]).sort()
+
+
+@scenario
+def rounding(lib):
+    x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
+    outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]
+    lib.stack(outs).sum().backward()
+    y = x.detach().clone()
+    return outs, x.grad, y.floor_(), y.round_(), lib.tensor([1, 2]).round()
+
+
+@scenario
+def index_select_and_index_add(lib):
+    x = lib.tensor(arr((3, 2), seed=3), requires_grad=True)
+    s = lib.tensor(arr((4, 2), seed=4), requires_grad=True)
+    i = lib.tensor([0, 2, 0, 1])
+    y = x.index_add(0, i, s, alpha=2)
+    z = x.index_select(1, lib.tensor([1, 1, 0]))
+    (y * lib.arange(6.0).reshape(3, 2)).sum().backward()
+    (z * z).sum().backward()
+    base = lib.zeros(3, 2)
+    base.index_add_(0, i, s.detach())
+    h = x * 1
+    h.index_add_(1, lib.tensor([0]), s[:3, :1])
+    return y, z, x.grad, s.grad, base, h, caught(x.index_add, 0, lib.tensor([0.5]), s[:1]), \
+        caught(x.index_select, 0, lib.tensor([1.0]))
+
+
+@scenario
+def index_select_double_backward(lib):
+    x = lib.tensor(arr((3, 2), seed=5, dtype=np.float64), requires_grad=True)
+    y = x.index_select(0, lib.tensor([2, 2, 0]))
+    g, = lib.autograd.grad((y ** 3).sum(), x, create_graph=True)
+    gg, = lib.autograd.grad(g.sum(), x)
+    return g, gg
+
+
+@scenario
+def function_node_repr(lib):
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return repr(Twice.apply(lib.ones(1, requires_grad=True)).grad_fn).split(" object at")[0]
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_same_as_torch(name):
+    run(SCENARIOS, name)

@@ -1,1 +1,0 @@
-"""Maintenance tools of the repository (``python -m tools.course ...``)."""

@@ -161,6 +161,21 @@ class Tensor:
     def is_contiguous(self):
         return bool(self._data.flags.c_contiguous)
 
+    def stride(self, dim=None):
+        """How many elements of the storage one step along each dim skips (``dim``: one of
+        them).  NumPy counts strides in bytes; PyTorch, and so this, in elements."""
+        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self):
+        """Where this tensor's first element is in its storage, in elements: 0 unless it
+        is a view (or a detached view) that starts further in."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        start = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        return start // self._data.itemsize
+
     def is_floating_point(self):
         return self.dtype.is_floating_point
 

@@ -520,6 +520,26 @@ def whole_slices_in_a_key_give_an_alias(lib):
 
 
 @scenario
+def strides_and_storage_offsets_of_views(lib):
+    x = lib.arange(24.).reshape(2, 3, 4)
+    views = [x, x[1], x[1, 2], x[:, 1:, ::2], x.transpose(0, 2), x.permute(2, 0, 1)[1:],
+             x.view(6, 4)[3:], x[0].t()[2], x.unsqueeze(1), x[1:2].squeeze(0), x[..., 3],
+             x[1, 1:].detach(), x[0, 0, 1:].expand(2, 3), x.narrow(2, 1, 2), x.narrow(0, -1, 1)]
+    return ([v.stride() for v in views], [v.storage_offset() for v in views],
+            x.stride(-1), x[:, 1].stride(1), lib.tensor(3.).stride(), lib.tensor(3.).storage_offset())
+
+
+@scenario
+def narrow_is_a_slice(lib):
+    x = lib.arange(12., requires_grad=True).reshape(3, 4)
+    y = x.narrow(1, 1, 2)
+    z = lib.narrow(x, 0, -2, 2)
+    (y * y).sum().backward()
+    errors = [caught(lambda a=a: x.narrow(*a)) for a in [(0, 2, 2), (0, -4, 1), (2, 0, 1), (0, 0, -1)]]
+    return y, z, x.narrow(0, 3, 0).shape, x.grad, errors, y._base is x.detach()._base
+
+
+@scenario
 def leaf_rule_for_views_that_got_grad_through_their_base(lib):
     # PyTorch's check reads a view's own grad_fn: a view made before its base had a
     # history is refused as a leaf (its base is not one any more) ...

@@ -12,11 +12,11 @@ import operator
 import numpy as np
 
 from ..recording import record
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap_dim
 from ..views import same_layout
 from .shape import dim_key, select_key, unsqueeze
 
-__all__ = ["getitem", "embed_in_zeros"]
+__all__ = ["getitem", "narrow", "embed_in_zeros"]
 
 
 def _is_advanced(k):
@@ -135,6 +135,27 @@ def _slice(input, dim, k):
     return record("slice.Tensor", input._data[key], (input,),
                   {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
                   view_of=input, replay=operator.itemgetter(key))
+
+
+def narrow(input, dim, start, length):
+    """``x.narrow(dim, start, length)``: the view of ``length`` elements of ``dim`` from
+    ``start`` (negative counts from the end), recorded as the slice it is."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, input.ndim)
+    n = input.shape[dim]
+    start = int(start.item() if isinstance(start, Tensor) else start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + n if start < 0 else start
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, dim, slice(start, start + length))
+
+
+Tensor.narrow = narrow
 
 
 def embed_in_zeros(grad, shape, key, accumulate=False, op=None):

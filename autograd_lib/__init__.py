@@ -18,6 +18,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
 ``grad_mode.py``              no_grad / enable_grad / set_grad_enabled (07)
 ``ops/inplace.py``            in-place writes, views and CopySlices, the leaf rule (08)
+``views.py``                  a view's base, its replay function, its regenerated grad_fn (08)
 ``autograd/``                 backward, grad, Function, gradcheck, functional (jacobian, hessian),
                               graph (saved-tensor hooks)
 ``nn/``, ``optim/``           modules, losses, optimizers and lr schedulers (09)
@@ -51,7 +52,7 @@ from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, fro
 from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, broadcast_to, cat,
                   clamp, clone, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, isnan, le,
                   log, log_softmax, logical_and, logical_not, logical_or, lt, matmul, max, maximum,
-                  mean, min, minimum, mm, mul, mv, ne, neg, permute, pow, reciprocal, relu,
+                  mean, min, minimum, mm, mul, mv, narrow, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
 from .ops import (argsort, ceil, exp_, floor, norm, relu_, round, sigmoid_, sort, square, std,

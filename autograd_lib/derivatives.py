@@ -44,8 +44,8 @@ from .graph import Node
 from .ops import backward_helpers as H
 from .ops import elementwise_losses as EL
 from .ops import losses, norms, pointwise
-from .ops.inplace import CopySlices
 from .recording import RULES
+from .views import AsStridedBackward0
 
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
 
@@ -53,7 +53,7 @@ NODES = {}          # backward node name -> its class (the exercises' rule slots
 BY_INPUT_COUNT = {}  # (node name, number of tensors) -> the class of a variadic rule for them
 
 
-def rule(op, node, /, *, all_grads=False, variadic=False, **formulas):
+def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
     """Declare the backward of forward op ``op``: node ``node`` (PyTorch's name for
     it, or an existing Node class) with one formula per input, in input order.
 
@@ -62,13 +62,16 @@ def rule(op, node, /, *, all_grads=False, variadic=False, **formulas):
     needs none.  ``all_grads``: the op has several outputs (unbind) and ``fn`` is given
     the list of their gradients instead of one ``grad``.  ``variadic``: the op takes a
     list of tensors (cat, stack); the single formula serves each of them and is given
-    the tensor's position in the list after its values.
+    the tensor's position in the list after its values.  ``saves``: the plain values
+    that PyTorch saves as tensors (the indices of ``x[[0, 2]]``): the node keeps them
+    with its saved tensors, so they are freed after backward like them.
     """
     compiled = {}
     for input_name, spec in formulas.items():
         needs, fn = ("", spec) if callable(spec) else spec
         compiled[input_name] = (fn, tuple(needs.split()))
-    attributes = {"input_names": tuple(formulas), "formulas": compiled, "_all_grads": all_grads}
+    attributes = {"input_names": tuple(formulas), "formulas": compiled, "_all_grads": all_grads,
+                  "saves": tuple(saves)}
     if isinstance(node, str):
         cls = type(node, (Node,), {**attributes, "__slots__": ()})
         cls.__module__ = __name__
@@ -212,9 +215,6 @@ rule("fill_.Scalar", "FillBackward2", self=lambda grad: zeros_like(grad))
 rule("fill_.Tensor", "FillBackward3",                   # t.fill_(0-dim tensor), t[...] = value
      self=lambda grad: zeros_like(grad),
      value=lambda grad: grad.sum())
-rule("copy_slices", CopySlices,                         # t[key] = src: see ops/inplace.py
-     self=("key", lambda grad, key: H.index_fill_zero(grad, key)),
-     src=("key", lambda grad, key: grad[key]))
 
 # -------------------------------------------------------------- reductions
 rule("sum", "SumBackward0", self=("self_shape", lambda grad, self_shape: grad.expand(self_shape)))
@@ -232,7 +232,7 @@ for _op, _node in (("max", "MaxBackward1"), ("min", "MinBackward1")):   # all: t
     rule(_op, _node, self=("self result", lambda grad, self, result: H.evenly_distribute(
         grad, self, result)))
 for _op, _node in (("max.dim", "MaxBackward0"), ("min.dim", "MinBackward0")):  # the chosen index
-    rule(_op, _node, self=("self_shape dim keepdim indices",
+    rule(_op, _node, saves=("indices",), self=("self_shape dim keepdim indices",
                            lambda grad, self_shape, dim, keepdim, indices: H.scatter_into_zeros(
                                grad, self_shape, dim, keepdim, indices)))
 for _op, _node in (("amax", "AmaxBackward0"), ("amin", "AminBackward0")):     # ties share equally
@@ -278,8 +278,9 @@ for _op, _node in (("squeeze", "SqueezeBackward0"), ("squeeze.dim", "SqueezeBack
                    ("squeeze.dims", "SqueezeBackward2"), ("squeeze_.dim", "SqueezeBackward4")):
     rule(_op, _node, self=("dims", lambda grad, dims: H.unsqueeze_dims(grad, dims)))
 rule("unsqueeze", "UnsqueezeBackward0", self=("dim", lambda grad, dim: grad.squeeze(dim)))
-rule("as_strided", "AsStridedBackward0",                # a view modified in place: ops/inplace.py
-     self=("self_shape key", lambda grad, self_shape, key: F.embed_in_zeros(grad, self_shape, key)))
+rule("as_strided", AsStridedBackward0,                 # a view regenerated from its base: views.py
+     self=("self_shape key accumulate", lambda grad, self_shape, key, accumulate: F.embed_in_zeros(
+         grad, self_shape, key, accumulate=accumulate)))
 rule("expand", "ExpandBackward0",
      self=("self_shape", lambda grad, self_shape: broadcasting.sum_to(grad, self_shape)))
 rule("unbind.int", "UnbindBackward0", all_grads=True,
@@ -298,7 +299,7 @@ rule("select.int", "SelectBackward0",
 rule("slice.Tensor", "SliceBackward0",
      self=("self_shape dim start end step", lambda grad, self_shape, dim, start, end, step:
            F.embed_in_zeros(grad, self_shape, F.dim_key(dim, slice(start, end, step)))))
-rule("index.Tensor", "IndexBackward0",
+rule("index.Tensor", "IndexBackward0", saves=("indices",),
      self=("self_shape indices", lambda grad, self_shape, indices: F.embed_in_zeros(
          grad, self_shape, indices, accumulate=True)))
 # The backward of select/slice/index/max(dim) writes the gradient into zeros; its
@@ -310,7 +311,7 @@ for _op, _node in (("select_backward", "SelectBackwardBackward0"),
 # the overwritten places of self get no gradient, values get what was written.
 for _op, _node in (("index_put_", "IndexPutBackward0"), ("_index_put_impl_", "IndexPutImplBackward0"),
                    ("scatter.src", "ScatterBackward0")):
-    rule(_op, _node,
+    rule(_op, _node, saves=("key",),
          self=("key accumulate", lambda grad, key, accumulate: (
              grad if accumulate else H.index_fill_zero(grad, key))),
          values=("key", lambda grad, key: grad[key]))

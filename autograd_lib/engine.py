@@ -17,10 +17,13 @@
 After a node has run, its saved tensors are released unless
 ``retain_graph=True``: that is what makes a second backward fail.
 
-The extras live in named helpers below the loop: ``inputs=`` (only the
-nodes that lead to an input run, :func:`_nodes_leading_to`), the capture
-for ``autograd.grad`` (:func:`_capture`), tensor hooks and ``retain_grad``
-(:func:`_call_pre_hooks`), node hooks (:func:`_run_node`).
+With ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) only the part of
+the graph that the requested gradients need runs, as in PyTorch: hooks, retained
+gradients and ``.grad`` of everything else are left alone (:func:`_nodes_to_run`).
+
+The extras live in named helpers below the loop: that pruning, the capture for
+``autograd.grad`` (:func:`_capture`), tensor hooks and ``retain_grad``
+(:func:`_call_tensor_pre_hooks`), node hooks (:func:`_run_node`).
 """
 
 import heapq
@@ -45,34 +48,32 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
 
     # 1. Dependencies: how many edges point into each reachable node.
     dependencies = count_dependencies([node for node, _ in root_edges])
-    needed = _nodes_leading_to(set(dependencies).union(node for node, _ in root_edges),
-                               {node for node, _ in targets}) if targets else None
+    # With inputs=, only what their gradients need (None: everything).
+    needed, reached = _nodes_to_run(dependencies, root_edges, targets, accumulate)
 
     # 2. Execute.  buffers[node][k] sums the gradients flowing into output k.
     buffers = {}
     for (node, nr), grad in zip(root_edges, root_grads):
         _add_to_buffer(buffers, node, nr, grad)
     ready = _ReadyQueue(node for node in dict.fromkeys(node for node, _ in root_edges)
-                        if dependencies.get(node, 0) == 0)
+                        if dependencies.get(node, 0) == 0 and (reached is None or node in reached))
     with set_grad_enabled(create_graph):
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            run = grads is not None and (needed is None or node in needed)
-            if grads is None:                       # nothing flowed in: nothing to do
-                grads = [None] * node.num_outputs
-            elif node._pre_hooks or node._retains_grad or node._node_prehooks:
-                grads = _call_pre_hooks(node, grads)
+            if needed is not None and node not in needed:   # reached only to capture a gradient
+                _capture(targets, captured, node, _call_tensor_pre_hooks(node, grads))
+                continue
             if targets:
-                _capture(targets, captured, node, grads)
-            if run:
-                grad_inputs = _run_node(node, grads, accumulate, targets)
+                _capture(targets, captured, node, grads)    # as PyTorch: before the node's hooks
+            if grads is None:                               # nothing flowed in: nothing to do
+                grad_inputs = [None] * len(node.next_functions)
+            else:
+                grad_inputs = _run_node(node, grads)
                 if not retain_graph:
                     node.release_saved()
-            else:
-                grad_inputs = [None] * len(node.next_functions)
             for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-                if next_node is None:
+                if next_node is None or (reached is not None and next_node not in reached):
                     continue
                 if grad is not None:
                     _add_to_buffer(buffers, next_node, nr, grad)
@@ -107,13 +108,18 @@ def count_dependencies(roots):
     return dependencies
 
 
-def _run_node(node, grads, accumulate, targets):
-    """Apply one node's rule and check its input gradients."""
+def _run_node(node, grads):
+    """Run one node: its tensor hooks and ``retain_grad``, its pre-hooks, its rule (or, for
+    ``AccumulateGrad``, the addition into ``.grad``), its post-hooks; check its input gradients."""
+    if node._pre_hooks or node._retains_grad:
+        grads = _call_tensor_pre_hooks(node, grads)
+    if node._node_prehooks:
+        for hook in list(node._node_prehooks.values()):
+            result = hook(tuple(grads))
+            if result is not None:
+                grads = list(result)
     if isinstance(node, AccumulateGrad):
-        # backward(inputs=...) accumulates only into the listed tensors;
-        # autograd.grad never touches .grad.
-        if accumulate and (not targets or (node, 0) in targets):
-            node.apply(grads)
+        node.apply(grads)           # it runs only when its leaf's .grad is wanted
         return []
     if node.num_outputs > 1:
         grads = node.materialize_grads(grads)
@@ -182,14 +188,19 @@ def _targets(inputs):
 
 def _capture(targets, captured, node, grads):
     """Keep the gradients arriving at a target edge, summed, for ``autograd.grad``."""
+    if grads is None:
+        return
     for nr, grad in enumerate(grads):
         for i in targets.get((node, nr), ()):
             captured[i] = grad if captured[i] is None else captured[i] + grad
 
 
-def _call_pre_hooks(node, grads):
-    """Tensor hooks (``t.register_hook``) may replace a gradient; then
-    ``retain_grad`` stores it (it always runs last, so it sees the hooks' result)."""
+def _call_tensor_pre_hooks(node, grads):
+    """Tensor hooks (``t.register_hook``) may replace a gradient; then ``retain_grad``
+    stores it (it always runs last, so it sees the hooks' result).  ``grads`` may be
+    None (nothing arrived): then there is nothing to do."""
+    if grads is None:
+        return None
     if node._pre_hooks:
         grads = list(grads)
         for nr, hooks in node._pre_hooks.items():
@@ -199,15 +210,10 @@ def _call_pre_hooks(node, grads):
                 result = hook(grads[nr])
                 if result is not None:
                     grads[nr] = result
-    if node._node_prehooks:
-        for hook in list(node._node_prehooks.values()):
-            result = hook(tuple(grads))
-            if result is not None:
-                grads = list(result)
     if node._retains_grad:
-        for nr, ref in node._retains_grad.items():
+        for nr, ref in list(node._retains_grad.items()):
             t = ref()
-            if t is not None and grads[nr] is not None and t.grad_fn is node:
+            if t is not None and grads[nr] is not None and t._grad_fn is node:
                 store_retained_grad(t, grads[nr])
     return grads
 
@@ -223,19 +229,30 @@ def store_retained_grad(t, grad):
         t._grad = t._grad + grad
 
 
-def _nodes_leading_to(nodes, targets):
-    """The subset of ``nodes`` from which some target node can be reached."""
+def _nodes_to_run(dependencies, root_edges, targets, accumulate):
+    """What backward runs when only some gradients are wanted (``inputs=``), as PyTorch.
+
+    Returns ``(needed, reached)``: the nodes that run (those from which a target's node
+    can be reached; for ``backward(inputs=...)`` the targets' nodes too, which accumulate
+    into ``.grad``), and those the engine visits at all (``needed`` plus, for
+    ``autograd.grad``, the targets' nodes, where a gradient is captured after the tensor's
+    hooks, without running the node).  Nothing else runs: no hook, no ``retain_grad``,
+    no ``AccumulateGrad``.  ``(None, None)`` without targets: everything runs."""
+    if not targets:
+        return None, None
+    target_nodes = {node for node, _ in targets}
     parents = {}
-    for node in nodes:
+    for node in set(dependencies).union(node for node, _ in root_edges):
         for next_node, _ in node.next_functions:
             if next_node is not None:
                 parents.setdefault(next_node, []).append(node)
-    needed = set(targets)
-    stack = list(targets)
+    needed = set()
+    stack = list(target_nodes)
     while stack:
-        node = stack.pop()
-        for parent in parents.get(node, ()):
+        for parent in parents.get(stack.pop(), ()):
             if parent not in needed:
                 needed.add(parent)
                 stack.append(parent)
-    return needed
+    if accumulate:
+        needed |= target_nodes
+    return needed, needed | target_nodes

@@ -26,7 +26,7 @@ from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "FREED_MESSAGE"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -153,6 +153,22 @@ class SavedTensor:
             raise modified_by_inplace_error(t, producer, self.version)
 
 
+class SavedValue:
+    """A value that is not a tensor of the graph but that a node keeps like its saved
+    tensors, so that it is freed with them: the indices of ``x[[0, 2]]``, which PyTorch
+    saves as tensors.  A second backward through the node then fails with PyTorch's
+    message instead of silently running again.  Nothing writes into it in place, so
+    unpacking checks nothing."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def unpack(self, node):
+        return self.value
+
+
 def refuse_inference_tensor():
     """A tensor made in inference_mode cannot be saved for backward (PyTorch's error)."""
     raise RuntimeError(
@@ -164,7 +180,7 @@ def refuse_inference_tensor():
 
 def modified_by_inplace_error(tensor, producer, saved_version):
     """PyTorch's error for a saved tensor whose version moved on since it was saved."""
-    where = (f", which is output {tensor._output_nr} of {_forward_name(producer)},"
+    where = (f", which is output {tensor._output_nr} of {forward_name(producer)},"
              if producer is not None else "")
     kind = LEGACY_NAMES[tensor.dtype.name]
     return RuntimeError(
@@ -182,7 +198,9 @@ def increment_version(tensor):
     tensor._version_counter.value += 1
 
 
-def _forward_name(node):
+def forward_name(node):
+    """The name of the forward op a node belongs to, as PyTorch's messages give it:
+    ``Exp`` for ``ExpBackward0``."""
     name = node.name()
     for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward4", "Backward"):
         if name.endswith(suffix):
@@ -199,6 +217,7 @@ class Node:
     input_names = ()
     formulas = {}
     variadic = False                  # the op takes a list of tensors (cat, stack): for_inputs(n)
+    saves = ()                        # parameters kept as SavedValues, freed after backward (indices)
     _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
     _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
     _all_grads = False                # formulas take every output's gradient (``grads``)

@@ -28,8 +28,9 @@ import weakref
 import numpy as np
 
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad, SavedTensor
+from .graph import AccumulateGrad, SavedTensor, SavedValue
 from .tensor import Tensor
+from .views import make_view
 
 __all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge"]
 
@@ -44,7 +45,7 @@ def result_requires_grad(*inputs):
     if not _grad_state.enabled:
         return False
     for t in inputs:
-        if t is not None and (t._requires_grad or t.grad_fn is not None):
+        if t is not None and t.requires_grad:
             return True
     return False
 
@@ -55,8 +56,9 @@ def gradient_edge(tensor):
     A non-leaf's edge is its ``grad_fn``; a leaf that requires grad gets an
     ``AccumulateGrad`` node, made once and reused while the graph holds it.
     Installed as the method ``Tensor._gradient_edge``.  (Exercise 02.gradient_edge.)"""
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
+    node = tensor.grad_fn
+    if node is not None:
+        return (node, tensor._output_nr)
     if not tensor._requires_grad:
         return (None, 0)
     node = tensor._accumulator() if tensor._accumulator is not None else None
@@ -83,7 +85,7 @@ def collect_next_functions(*inputs):
     return tuple(edges)
 
 
-def record(op, array, inputs, params=None, view_of=None):
+def record(op, array, inputs, params=None, view_of=None, replay=None):
     """Wrap ``array`` as the result of forward op ``op`` and, when it must be
     differentiated, attach the backward node that ``derivatives.py`` declares for ``op``.
 
@@ -93,18 +95,17 @@ def record(op, array, inputs, params=None, view_of=None):
         inputs: the op's tensor inputs, in the order of its rule's inputs (the order
             of ``next_functions``); None for an optional input left out.
         params: the plain values the rule's formulas may need (dims, shapes, numbers).
-        view_of: the result shares storage (and version counter) with this tensor.
+        view_of: the result is a view of this tensor: it shares its storage and version
+            counter (``views.make_view``).
+        replay: for a view, how it is made from ``view_of``'s NumPy array (a function of
+            the array: ``lambda a: a.T``), to find its elements in the base later.
 
     Returns:
         The result tensor, with its ``grad_fn`` when recorded.
     """
     if type(array) is not np.ndarray:
         array = np.asarray(array)
-    if view_of is None:
-        out = Tensor._make(array)
-    else:
-        out = Tensor._make(array, view_of._version_counter)
-        out._base = view_of._base if view_of._base is not None else view_of
+    out = Tensor._make(array) if view_of is None else make_view(array, view_of, replay)
     if array.dtype.kind != "f":
         return out              # integer and bool results never require grad, as in PyTorch
     # A type-promoted copy stands for its original (ops.operands.cast_operand).
@@ -125,21 +126,24 @@ def record(op, array, inputs, params=None, view_of=None):
             node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
             node._params[value_name] = params[value_name]
+        elif source == _SAVED_PARAM:                  # freed with the saved tensors (indices)
+            node._saved[value_name] = SavedValue(params[value_name])
         elif tensors[source] is None:                 # an optional input left out (clamp's max)
             node._params[value_name] = None
         else:
             node._saved[value_name] = SavedTensor(tensors[source])
-    out.grad_fn = node
+    out._grad_fn = node
     return out
 
 
-_RESULT, _PARAM = -1, -2
+_RESULT, _PARAM, _SAVED_PARAM = -1, -2, -3
 
 
 def _save_plan(node_cls, edges):
     """What a node must keep, given which inputs need a gradient: the values that
     those inputs' formulas state they need, each with its source (an input's
-    position, the result, or a plain parameter).  Computed once per node type and
+    position, the result, or a plain parameter; a parameter the rule ``saves`` is
+    kept with the saved tensors, to be freed with them).  Computed once per node type and
     pattern of inputs that need a gradient."""
     mask = tuple(next_node is not None for next_node, _ in edges)
     plans = node_cls.__dict__.get("_save_plans")
@@ -160,7 +164,8 @@ def _save_plan(node_cls, edges):
                     continue
                 seen.add(value_name)
                 source = (_RESULT if value_name == "result" else
-                          names.index(value_name) if value_name in names else _PARAM)
+                          names.index(value_name) if value_name in names else
+                          _SAVED_PARAM if value_name in node_cls.saves else _PARAM)
                 plan.append((value_name, source))
         plans[mask] = plan = tuple(plan)
     return plan

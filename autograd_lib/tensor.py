@@ -11,7 +11,11 @@ A tensor holds
 * ``grad``: where backward accumulates the gradient (leaves, or non-leaves
   that called ``retain_grad()``);
 * ``_version``: a counter shared with every tensor that shares the storage,
-  bumped by each in-place change, so backward can detect stale saved values.
+  bumped by each in-place change, so backward can detect stale saved values;
+* for a *view* (``x[1:]``, ``x.t()``): ``_base``, the tensor whose storage it
+  shares, and how it was made from it (``views.py``).  Its ``grad_fn`` follows
+  the base: after an in-place write into the storage it is regenerated from the
+  base's history when next asked for.
 
 This module is the data structure only.  The methods that need more of the
 library are installed on :class:`Tensor` by the module that defines them:
@@ -28,6 +32,7 @@ import weakref
 import numpy as np
 
 from . import dtypes as _dt
+from . import grad_mode as _grad_mode
 from ._tensor_str import tensor_repr
 from .devices import CPU
 from .grad_mode import _state as _grad_state
@@ -85,12 +90,14 @@ class Tensor:
     # (most tensors never get a grad, hooks or a base), which keeps creating
     # a tensor cheap: it happens for every operation.
     _requires_grad = False
-    grad_fn = None
+    _grad_fn = None                 # read it as grad_fn: a view's is regenerated when stale
     _output_nr = 0
     _grad = None
     _retains_grad = False
-    _base = None
-    _multi_output_view = None       # unbind (ops/shape.py): the function whose views these are
+    _base = None                    # a view: the tensor that owns the storage (views.py)
+    _view_fn = None                 # a view: its replay function, base array -> view array
+    _view_version = 0               # a view: the version its grad_fn was set at
+    _creation_meta = None           # a view made under no_grad or by unbind: no writes (views.py)
     _accumulator = None
     _hooks = None
     _promoted_from = None           # ops/operands.py: the tensor this is a type-promoted copy of
@@ -154,6 +161,21 @@ class Tensor:
     def is_contiguous(self):
         return bool(self._data.flags.c_contiguous)
 
+    def stride(self, dim=None):
+        """How many elements of the storage one step along each dim skips (``dim``: one of
+        them).  NumPy counts strides in bytes; PyTorch, and so this, in elements."""
+        steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
+
+    def storage_offset(self):
+        """Where this tensor's first element is in its storage, in elements: 0 unless it
+        is a view (or a detached view) that starts further in."""
+        owner = self._data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        start = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+        return start // self._data.itemsize
+
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
@@ -180,6 +202,21 @@ class Tensor:
         return self._output_nr
 
     @property
+    def grad_fn(self):
+        """The backward node of the op that made this tensor; None for a leaf.  A view's
+        is regenerated from its base when the storage was written in place since it
+        was set (``views.view_grad_fn``, as PyTorch)."""
+        if self._base is not None:
+            return self._view_grad_fn()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+        if self._base is not None:
+            self._view_version = self._version_counter.value
+
+    @property
     def is_leaf(self):
         return self.grad_fn is None
 
@@ -189,7 +226,10 @@ class Tensor:
     # ---------------------------------------------------------- requires_grad
     @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        """A leaf's own flag; a non-leaf always; a view also when its base does (even one
+        made under no_grad, which has no grad_fn: PyTorch's rule)."""
+        return self._requires_grad or self._grad_fn is not None or (
+            self._base is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -283,8 +323,9 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def numpy(self):
-        """The NumPy array behind this tensor (shared, not copied)."""
-        if self.requires_grad:
+        """The NumPy array behind this tensor (shared, not copied).  Refused for a tensor
+        that requires grad while recording (outside ``no_grad``), as in PyTorch."""
+        if self.requires_grad and _grad_mode.is_grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
@@ -367,9 +408,9 @@ class Tensor:
 
 
 # What a tensor stores about itself (its other attributes are the user's).
-_TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "grad_fn", "_output_nr", "_grad",
-                  "_retains_grad", "_base", "_accumulator", "_hooks", "_promoted_from",
-                  "_multi_output_view"}
+_TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
+                  "_retains_grad", "_base", "_view_fn", "_view_version", "_creation_meta",
+                  "_accumulator", "_hooks", "_promoted_from"}
 
 
 def _check_inference_requires_grad():

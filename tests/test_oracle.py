@@ -209,16 +209,22 @@ def _compare_warnings(expected, seen):
 def run_scenario(name, scenarios=None):
     """Run scenario ``name`` (of ``scenarios``, this module's by default) on both libraries."""
     fn, opts = (SCENARIOS if scenarios is None else scenarios)[name]
+    check_scenario(fn, **opts)
+
+
+def check_scenario(fn, key=None, rtol=None, atol=None):
+    """Run scenario ``fn`` on torch and on autograd_lib and compare everything: the
+    results (:func:`compare`), the error raised, if any, and the UserWarnings."""
     expected, expected_error, expected_warnings = capture(fn, torch)
     seen, seen_error, seen_warnings = capture(fn, autograd_lib)
     if expected_error is not None:
-        _compare_errors(expected_error, seen_error, opts["key"])
+        _compare_errors(expected_error, seen_error, key)
     elif seen_error is not None:
         raise AssertionError(f"torch ran the scenario, autograd_lib raised "
                              f"{type(seen_error).__name__}: {seen_error}") from seen_error
     _compare_warnings(expected_warnings, seen_warnings)
     if expected_error is None:
-        compare(expected, seen, rtol=opts["rtol"], atol=opts["atol"])
+        compare(expected, seen, rtol=rtol, atol=atol)
 
 
 # ======================================================================
@@ -2312,8 +2318,8 @@ def inplace_on_unbind_output_allowed_without_grad(lib):
         a.mul_(2)
     c, d = lib.tensor([1., 2.]).unbind(0)
     c.add_(1)
-    # (a view made under no_grad of a tensor that requires grad: torch says it requires grad,
-    # autograd_lib does not; a documented divergence, so only the values are compared)
+    # (a requires grad, through its base, and asking for its grad_fn raises: see
+    # tests/test_views.py, unbind_outputs_written_without_grad)
     return a.tolist(), c
 
 

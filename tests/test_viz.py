@@ -21,6 +21,8 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from autograd_lib.viz import (  # noqa: E402
+    draw_views,
+    storage_positions,
     draw_graph,
     format_graph,
     graph_edges,
@@ -451,7 +453,7 @@ def test_viz_imports_only_stdlib_and_matplotlib():
     stdlib, matplotlib (no pyplot) and the package's own modules, never autograd_lib."""
     modules = set()
     files = sorted(f for f in os.listdir(VIZ_DIR) if f.endswith(".py"))
-    assert {"__init__.py", "walk.py", "text.py", "layout.py", "draw.py"} <= set(files), \
+    assert {"__init__.py", "walk.py", "text.py", "layout.py", "draw.py", "storage.py"} <= set(files), \
         f"expected the viz package's modules, saw {files}"
     for name in files:
         tree = ast.parse(open(os.path.join(VIZ_DIR, name), encoding="utf-8").read())
@@ -460,7 +462,7 @@ def test_viz_imports_only_stdlib_and_matplotlib():
                 modules.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 modules.add("." * node.level + (node.module or ""))
-    allowed_roots = {"__future__", "io", "collections", "matplotlib", "numpy"}
+    allowed_roots = {"__future__", "io", "collections", "itertools", "matplotlib", "numpy"}
     bad = sorted(m for m in modules if not m.startswith(".") and
                  (m.split(".")[0] not in allowed_roots or "pyplot" in m))
     assert not bad, f"viz may only import numpy/matplotlib (no pyplot) and stdlib, saw {bad}"
@@ -502,3 +504,43 @@ def test_on_autograd_lib_tensors_same_picture_as_torch():
     accs = [n for n in graph_nodes(s) if node_name(n) == "AccumulateGrad"]
     assert len(accs) == 1, f"expected one AccumulateGrad for a*a, saw {len(accs)}"
     assert len(arrows(draw_graph(s))) == 1 + 2 + 1, "z->Mul, Mul->Acc twice, Acc->a"
+
+
+def _views_picture(lib):
+    """draw_views after a write through one view of a non-leaf: (filled cells per row, info texts)."""
+    x = lib.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+    b = x * 1
+    u, v = b[3:], b[1:4]
+    v.mul_(10)
+    m = b.view(2, 3).t()
+    fig = draw_views(b, {"v": v, "u": u, "m": m, "e": b[2]}, title="after v.mul_(10)")
+    filled = {}
+    for patch in fig.axes[0].patches:
+        row, cell = patch.get_gid().split(":")[1:]
+        if patch.get_facecolor()[:3] != (1.0, 1.0, 1.0):
+            filled.setdefault(row, []).append(int(cell))
+    infos = [t.get_text() for t in fig.axes[0].texts if (t.get_gid() or "").startswith("storage-info")]
+    return filled, infos, storage_positions(m)
+
+
+def test_draw_views_same_picture_as_torch():
+    ag = _autograd_lib()
+    ours, theirs = _views_picture(ag), _views_picture(torch)
+    assert ours == theirs, f"expected torch's picture {theirs}, saw {ours}"
+    filled, infos, positions = ours
+    assert filled == {"base": [0, 1, 2, 3, 4, 5], "v": [1, 2, 3], "u": [3, 4, 5], "m": [0, 1, 2, 3, 4, 5],
+                      "e": [2]}, f"cells each view sees: saw {filled}"
+    assert positions == [0, 3, 1, 4, 2, 5], f"b.view(2, 3).t() reads the storage column by column, saw {positions}"
+    assert "CopySlices" in infos[0] and "AsStridedBackward0" in infos[2] and all("_version 1" in i for i in infos), \
+        f"expected the base's CopySlices, u regenerated and one version for all, saw {infos}"
+
+
+def test_draw_views_refuses_what_it_cannot_draw():
+    ag = _autograd_lib()
+    b = ag.arange(6.)
+    with pytest.raises(ValueError, match="is itself a view"):
+        draw_views(b[1:], {})
+    with pytest.raises(ValueError, match="not a view of base"):
+        draw_views(b, {"c": ag.arange(3.)})
+    with pytest.raises(ValueError, match="at most 24"):
+        draw_views(ag.zeros(30), {})

@@ -25,6 +25,7 @@ from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import FREED_MESSAGE, Node, SavedTensor
 from ..tensor import Tensor
+from ..views import IN_CUSTOM_FUNCTION, make_view, same_layout
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -168,8 +169,11 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(out, Tensor):
                 results.append(out)
                 continue
-            if any(out is a for a in tensor_args) and id(out) not in node._dirty:
-                out = Tensor._make(out._data, out._version_counter)    # an alias, not the input
+            returned = next((a for a in tensor_args if a is out), None)
+            if returned is not None and id(out) not in node._dirty:
+                out = make_view(out._data, returned, same_layout)     # a view of the input, as torch
+            if out._base is not None:       # writing into it would bypass the custom backward
+                out._creation_meta = IN_CUSTOM_FUNCTION
             if record and id(out) not in node._non_differentiable and out.dtype.is_floating_point:
                 out.grad_fn, out._output_nr = node, i
             results.append(out)

@@ -30,11 +30,10 @@ def initial_gradients(outputs, grad_outputs):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
+            # Only an output that requires grad is checked here: for any other, backward
+            # then says that it "does not require grad" (_check_requires_grad).
             if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but "
-                                   f"got {out.dtype}")
             grads.append(ones_like(out))
             continue
         if not isinstance(g, Tensor):

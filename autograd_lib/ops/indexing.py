@@ -7,13 +7,16 @@ IndexBackward0 node.  Their backward, :func:`embed_in_zeros`, is an op too:
 writing ``t[key] = value`` is in ``ops/inplace.py``.
 """
 
+import operator
+
 import numpy as np
 
 from ..recording import record
-from ..tensor import Tensor
-from .shape import dim_key, unsqueeze
+from ..tensor import Tensor, _wrap_dim
+from ..views import same_layout
+from .shape import dim_key, select_key, unsqueeze
 
-__all__ = ["getitem", "embed_in_zeros"]
+__all__ = ["getitem", "narrow", "embed_in_zeros"]
 
 
 def _is_advanced(k):
@@ -31,10 +34,12 @@ def key_value(k):
 def getitem(input, key):
     """``x[key]``: basic indexing makes views one dim at a time (Select, Slice,
     Unsqueeze, as PyTorch records them); integer/boolean arrays then gather a
-    copy in one IndexBackward0 node."""
+    copy in one IndexBackward0 node.  Inside a tuple, a slice of a whole dim is
+    skipped, and a key that changes nothing (``x[...]``, ``x[:, :]``) gives an
+    alias of ``x``: AliasBackward0, as in PyTorch."""
     if not isinstance(key, tuple):
         if key is Ellipsis:
-            return record("alias", input._data.view(), (input,), view_of=input)
+            return _alias(input)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
         key = (key,)
@@ -56,10 +61,12 @@ def getitem(input, key):
             size = out.shape[dim]
             if not -size <= k < size:
                 raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            out = record("select.int", out._data[dim_key(dim, int(k))], (out,),
-                         {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out)
+            key = select_key(dim, int(k))
+            out = record("select.int", out._data[key], (out,),
+                         {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out,
+                         replay=operator.itemgetter(key))
         elif isinstance(k, slice):
-            if k != slice(None):
+            if not _whole_dim(k, out.shape[dim]):
                 out = _slice(out, dim, k)
             advanced.append(slice(None))
             dim += 1
@@ -80,7 +87,19 @@ def getitem(input, key):
         index = tuple(advanced)
         return record("index.Tensor", out._data[index], (out,),
                       {"self_shape": out.shape, "indices": index})
-    return out
+    return _alias(input) if out is input else out
+
+
+def _whole_dim(k, n):
+    """True when slice ``k`` takes a whole dim of size ``n`` as PyTorch tells: from 0 (or
+    None), by 1 (or None), to None or at least ``n`` (``-n:`` is sliced all the same)."""
+    return (k.start is None or k.start == 0) and (k.step is None or k.step == 1) and (
+        k.stop is None or k.stop >= n)
+
+
+def _alias(input):
+    """``x[...]``: a view of all of ``x``, with x's layout."""
+    return record("alias", input._data.view(), (input,), view_of=input, replay=same_layout)
 
 
 Tensor.__getitem__ = getitem
@@ -112,10 +131,31 @@ def _slice(input, dim, k):
         raise ValueError("step must be greater than zero")
     start, stop, step = k.indices(input.shape[dim])
     stop = max(stop, start)
-    return record("slice.Tensor", input._data[dim_key(dim, slice(start, stop, step))],
-                  (input,),
-                   {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
-                   view_of=input)
+    key = dim_key(dim, slice(start, stop, step))
+    return record("slice.Tensor", input._data[key], (input,),
+                  {"self_shape": input.shape, "dim": dim, "start": start, "end": stop, "step": step},
+                  view_of=input, replay=operator.itemgetter(key))
+
+
+def narrow(input, dim, start, length):
+    """``x.narrow(dim, start, length)``: the view of ``length`` elements of ``dim`` from
+    ``start`` (negative counts from the end), recorded as the slice it is."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = _wrap_dim(dim, input.ndim)
+    n = input.shape[dim]
+    start = int(start.item() if isinstance(start, Tensor) else start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    start = start + n if start < 0 else start
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, dim, slice(start, start + length))
+
+
+Tensor.narrow = narrow
 
 
 def embed_in_zeros(grad, shape, key, accumulate=False, op=None):

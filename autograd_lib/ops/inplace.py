@@ -13,7 +13,8 @@ An in-place op is its out-of-place op plus a rewrite of history (:func:`_inplace
 
 A view shares its base's storage, so writing into a view changes the base as
 well.  The base's history is then rewritten with a :class:`CopySlices` node,
-and the view becomes a view of the new base (AsStridedBackward0).
+and every view of the base (the written one too) regenerates its ``grad_fn``
+from that new history when next asked for (``views.py``: AsStridedBackward0).
 """
 
 import weakref
@@ -29,9 +30,10 @@ from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import Node, SavedTensor
 from ..recording import record
 from ..tensor import Tensor
+from ..views import check_view_write, positions_in_base, regenerate_grad_fn
 from .arithmetic import add, div, mul, sub
 from .backward_helpers import index_fill_zero
-from .indexing import embed_in_zeros, key_value
+from .indexing import embed_in_zeros, getitem, key_value
 from .operands import cast_operand, quietly, to_tensor
 from .pointwise import clamp
 from .shape import expand, view
@@ -61,39 +63,18 @@ def check_inplace(t):
                            "operation.")
 
 
-def _check_view_grad_mode(t):
-    """A view made under no_grad of a tensor that requires grad cannot be written
-    in place while recording (PyTorch forbids it as ambiguous)."""
-    base = t._base
-    if is_grad_enabled() and base is not None and base.requires_grad and t.grad_fn is None:
-        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with "
-                           "grad mode enabled. Given that this use case is ambiguous and "
-                           "error-prone, it is forbidden. You can clarify your code by moving both "
-                           "the view and the inplace either both inside the no_grad block (if you "
-                           "don't want the inplace to be tracked) or both outside (if you want the "
-                           "inplace to be tracked).")
-
-
-def _check_multi_output_view(t):
-    """The outputs of a function returning several views (unbind) share one node:
-    PyTorch refuses to rewrite the history of one of them in place."""
-    if is_grad_enabled() and t._multi_output_view is not None and t.grad_fn is not None:
-        raise RuntimeError(f"Output {t._output_nr} of {t._multi_output_view} is a view and is being "
-                           "modified inplace. This view is the output of a function that returns "
-                           "multiple views. Such functions do not allow the output views to be "
-                           "modified inplace. You should replace the inplace operation by an "
-                           "out-of-place one.")
-
-
-def _check_write(t):
+def _check_write(t, recording):
+    """PyTorch's checks before ``t`` is written in place; ``recording``: grad mode is on
+    and ``t`` or another input of the op requires grad.  An inference tensor outside
+    inference_mode first, then how a view was made (under no_grad, by unbind:
+    ``views.check_view_write``), then the leaf rule."""
     if not _grad_state.inference and t.is_inference():
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "
                            "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
                            "details.")
-    # PyTorch's order: how the view was made first, then the leaf rule.
-    _check_multi_output_view(t)
-    _check_view_grad_mode(t)
+    if recording and t._base is not None:
+        check_view_write(t)
     check_inplace(t)
 
 
@@ -106,9 +87,9 @@ def _inplace(self, out_of_place, *args):
     The node's inputs point at ``self``'s *old* history: an in-place op is the
     out-of-place op plus a rewrite of which node produced ``self``.
     """
-    _check_write(self)
     recording = is_grad_enabled() and (self.requires_grad or any(
         isinstance(a, Tensor) and a.requires_grad for a in args))
+    _check_write(self, recording)
     if not recording:
         with no_grad():
             result = out_of_place(self, *args)
@@ -161,10 +142,11 @@ def _move_retain_grad(self, node):
 
 def _inplace_on_view(view, out_of_place, *args):
     """An in-place op on a view changes its base, so (as PyTorch) the base's history
-    is rewritten: its new node is a CopySlices that wraps the op's node, and the
-    view becomes a view of the new base (AsStridedBackward0)."""
+    is rewritten: its new node is a CopySlices that wraps the op's node.  The view gets
+    its grad_fn from the base's new history at once (AsStridedBackward0), every other
+    view of the base when next asked for (``views.view_grad_fn``)."""
     base = view._base
-    key = _positions_in_base(view, base)
+    key = positions_in_base(view)
     before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
     before.grad_fn, before._output_nr = view.grad_fn, view._output_nr
     result = out_of_place(before, *args)
@@ -177,46 +159,18 @@ def _inplace_on_view(view, out_of_place, *args):
     node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     _move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
-    alias = record("as_strided", view._data, (base,), {"self_shape": base.shape, "key": key})
-    view.grad_fn, view._output_nr = alias.grad_fn, 0
+    regenerate_grad_fn(view, key)
     return view
 
 
-def _positions_in_base(view, base):
-    """Where each element of ``view`` is in ``base`` (they share memory), as an
-    indexing key for ``base``: found from the elements' byte offsets."""
-    def offsets(a):
-        off = np.zeros(a.shape, dtype=np.int64)
-        for d, (n, stride) in enumerate(zip(a.shape, a.strides)):
-            shape = [1] * a.ndim
-            shape[d] = n
-            off = off + (np.arange(n, dtype=np.int64) * stride).reshape(shape)
-        return off
-    b, v = base._data, view._data
-    start = v.__array_interface__["data"][0] - b.__array_interface__["data"][0]
-    base_offsets = offsets(b).reshape(-1)
-    order = np.argsort(base_offsets, kind="stable")
-    flat = order[np.searchsorted(base_offsets[order], offsets(v) + start)]
-    return np.unravel_index(flat, b.shape)
-
-
 class CopySlices(Node):
-    """PyTorch's CopySlices: the node of an in-place write into a region ``key`` of a
-    tensor, recorded on the whole tensor.  Its first input is the tensor's old
-    history.  Backward: the written region's gradient goes to what was written
-    there, and the rest of the gradient passes through to the old history.
-
-    It is recorded in two ways, as in PyTorch:
-
-    * ``t[key] = src`` (a basic key): ``record("copy_slices", ...)``, with inputs
-      ``self`` and ``src`` and the formulas that ``derivatives.py`` gives it: the
-      overwritten region of ``self`` gets no gradient, ``src`` gets ``grad[key]``;
-    * an in-place op on a view of a tensor (``t[0].mul_(2)``): :meth:`wrapping` the
-      op's own node ``fn``, which turns the region's gradient into gradients for the
-      region's old values and for the op's other inputs (its next inputs here).
-    """
-
-    fn = None               # the wrapped node of an in-place op on a view (None: t[key] = src)
+    """PyTorch's CopySlices: the node of an in-place op ``fn`` on a view, recorded on the
+    view's base.  Its first input is the base's old history, its other inputs are
+    ``fn``'s.  Backward: the gradient of the written region (``key``, the view's
+    positions in the base) goes through ``fn``, which turns it into gradients for the
+    region's old values (added back into the base's) and for ``fn``'s other inputs;
+    the rest of the base's gradient passes through to its old history.  ``t[0].mul_(2)``
+    and ``t[0] = v`` (a ``copy_`` into the view ``t[0]``) both record one."""
 
     @classmethod
     def wrapping(cls, fn, key, base_edge, base_meta):
@@ -229,8 +183,6 @@ class CopySlices(Node):
         return node
 
     def apply(self, grad_outputs):
-        if self.fn is None:                 # t[key] = src: the formulas of derivatives.py
-            return super().apply(grad_outputs)
         grad = grad_outputs[0]
         fn_grads = validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)
@@ -239,10 +191,7 @@ class CopySlices(Node):
         return [base_grad] + list(fn_grads[1:])
 
     def release_saved(self):
-        if self.fn is None:
-            super().release_saved()
-        else:
-            self.fn.release_saved()
+        self.fn.release_saved()
 
 
 # ------------------------------------------------------------ the in-place ops
@@ -255,7 +204,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
         isinstance(other, Tensor) and other.requires_grad))
     if recording:
         return _inplace(self, out_of_place, other)
-    _check_write(self)
+    _check_write(self, False)
     result_dtype = _dt.result_type(self, other)
     if ufunc is np.true_divide and not result_dtype.is_floating_point:
         result_dtype = _dt.get_default_dtype()
@@ -341,47 +290,46 @@ def _setitem_key(t, key):
 def setitem(input, key, value):
     """``t[key] = value``: an in-place write, recorded as PyTorch records it:
 
-    * a basic key (ints, slices, None) writes through a view: CopySlices;
+    * a basic key (ints, slices, None) writes through the view ``t[key]``: a copy
+      into it, which CopySlices records on the base (``_inplace_on_view``);
     * a key that selects the whole tensor (``t[:] = v``, ``t[...] = v``) is a
-      plain ``copy_``: CopyBackwards;
+      plain ``copy_`` into ``t``: CopyBackwards;
     * an advanced key (integer lists, masks) calls ``index_put_``: IndexPutBackward0.
 
-    A tensor ``value`` first loses its leading size-1 dims (a view) and, for a
-    view, is expanded to the written shape, as in PyTorch's ``copy_to``.
+    A tensor ``value`` first loses its leading size-1 dims (a view) and, unless the
+    key is advanced, is expanded to the written shape, as in PyTorch's ``copy_to``.
     """
     np_key = _setitem_key(input, key)
     entries = np_key if isinstance(np_key, tuple) else (np_key,)
     advanced = any(isinstance(k, (list, np.ndarray)) and (np.ndim(k) > 0 or k.dtype == bool)
                    or isinstance(k, (bool, np.bool_)) for k in entries)
     whole = not advanced and _selects_whole(input, entries)
-    if not advanced and not whole and is_grad_enabled() and input.requires_grad and \
-            input.grad_fn is None:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
     if not isinstance(value, Tensor):
         value = Tensor._make(np.asarray(value, dtype=input.dtype.numpy))
+    target = input if advanced or whole else getitem(input, key)
     if advanced:
         op = "index_put_"
-    elif whole:
-        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
     else:
-        op = "copy_slices"      # PyTorch: copy_ into the view t[key], which CopySlices wraps
+        op = "fill_.Tensor" if value.ndim == 0 else "copy_"
 
     def write(self, src):
-        target = self._data[np_key].shape
-        if src.ndim and src.shape != target:
+        written = self._data[np_key].shape if advanced else self._data.shape
+        if src.ndim and src.shape != written:
             shape = tuple(src.shape)
             while shape and shape[0] == 1:               # leading 1s are dropped (a view)
                 shape = shape[1:]
             if not advanced or shape != src.shape:
                 src = view(src, shape)
-            if not advanced and src.shape != target:
-                src = expand(src, target)
+            if not advanced and src.shape != written:
+                src = expand(src, written)
         src = cast_operand(src, self.dtype)
         array = np.array(self._data, copy=True)
-        array[np_key] = src._data
+        if advanced:
+            array[np_key] = src._data
+        else:
+            array[...] = src._data
         return record(op, array, (self, src), {"key": np_key, "accumulate": False})
-    _inplace(input, write, value)
+    _inplace(target, write, value)
 
 
 Tensor.__setitem__ = setitem

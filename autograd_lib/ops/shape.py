@@ -2,25 +2,28 @@
 ``unsqueeze``, ``expand``, ``unbind``, ``cat``, ``stack``, ``x.T``.
 
 A *view* shares its input's storage and version counter (``record(...,
-                                                                  view_of=input)``): writing into one writes into the other, and PyTorch's
-in-place rules for views follow (``ops/inplace.py``).  ``reshape`` is a view
+view_of=input, replay=...)``, ``views.py``): writing into one writes into the
+other, and PyTorch's in-place rules for views follow (``ops/inplace.py``).  ``reshape`` is a view
 when the memory layout allows it and a copy otherwise, as in PyTorch.
 ``cat`` and ``stack`` copy.
 """
 
 import math
+import operator
 import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
+from ..grad_mode import is_grad_enabled
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
+from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
 __all__ = ["view", "reshape", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze",
-           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key"]
+           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key"]
 
 
 def _shape_arg(shape):
@@ -58,7 +61,8 @@ def view(input, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return record("view", array, (input,), {"self_shape": input.shape}, view_of=input)
+    return record("view", array, (input,), {"self_shape": input.shape}, view_of=input,
+                  replay=lambda a: a.reshape(shape))
 
 
 def reshape(input, *shape):
@@ -68,7 +72,8 @@ def reshape(input, *shape):
         return view(input, shape)
     array = _view_array(input._data, shape)
     if array is not None:           # a view of a non-contiguous tensor: PyTorch's _reshape_alias
-        return record("_reshape_alias", array, (input,), {"self_shape": input.shape}, view_of=input)
+        return record("_reshape_alias", array, (input,), {"self_shape": input.shape}, view_of=input,
+                      replay=lambda a: a.reshape(shape))
     return unsafe_view(contiguous(input), shape)
 
 
@@ -92,14 +97,15 @@ Tensor.view, Tensor.reshape, Tensor.flatten = view, reshape, flatten
 def transpose(input, dim0, dim1):
     n = input.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    array = np.swapaxes(input._data, d0, d1) if n else input._data.view()
-    return record("transpose.int", array, (input,), {"dim0": d0, "dim1": d1}, view_of=input)
+    replay = (lambda a: np.swapaxes(a, d0, d1)) if n else same_layout
+    return record("transpose.int", replay(input._data.view()), (input,), {"dim0": d0, "dim1": d1},
+                  view_of=input, replay=replay)
 
 
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return record("t", input._data.T, (input,), view_of=input)
+    return record("t", input._data.T, (input,), view_of=input, replay=_transposed)
 
 
 def permute(input, *dims):
@@ -110,7 +116,7 @@ def permute(input, *dims):
                            f"= {input.ndim} is not equal to len(dims) = {len(dims)}"
                            if len(dims) != input.ndim else "permute(): duplicate dims are not allowed.")
     return record("permute", np.transpose(input._data, dims), (input,),
-                  {"dims": dims}, view_of=input)
+                  {"dims": dims}, view_of=input, replay=lambda a: np.transpose(a, dims))
 
 
 Tensor.transpose, Tensor.t, Tensor.permute = transpose, t, permute
@@ -154,13 +160,15 @@ def squeeze(input, dim=None):
     else:
         d = _wrap_dim(dim, input.ndim)
         op, dims = "squeeze.dim", ((d,) if input.ndim and shape[d] == 1 else ())
-    array = np.squeeze(input._data, axis=dims) if dims else input._data.view()
-    return record(op, array, (input,), {"self_shape": shape, "dims": dims}, view_of=input)
+    replay = (lambda a: np.squeeze(a, axis=dims)) if dims else same_layout
+    return record(op, replay(input._data.view()), (input,), {"self_shape": shape, "dims": dims},
+                  view_of=input, replay=replay)
 
 
 def unsqueeze(input, dim):
     d = _wrap_dim(dim, input.ndim + 1)
-    return record("unsqueeze", np.expand_dims(input._data, d), (input,), {"dim": d}, view_of=input)
+    return record("unsqueeze", np.expand_dims(input._data, d), (input,), {"dim": d}, view_of=input,
+                  replay=lambda a: np.expand_dims(a, d))
 
 
 Tensor.squeeze, Tensor.unsqueeze = squeeze, unsqueeze
@@ -186,8 +194,9 @@ def expand(input, *sizes):
                                f"({own}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}."
                                f"  Tensor sizes: {list(input.shape)}")
         target.append(s)
-    array = np.broadcast_to(input._data, tuple(target))
-    return record("expand", array, (input,), {"self_shape": input.shape}, view_of=input)
+    target = tuple(target)
+    return record("expand", np.broadcast_to(input._data, target), (input,), {"self_shape": input.shape},
+                  view_of=input, replay=lambda a: np.broadcast_to(a, target))
 
 
 def expand_as(input, other):
@@ -201,31 +210,43 @@ def broadcast_to(input, shape):
 Tensor.expand, Tensor.expand_as, Tensor.broadcast_to = expand, expand_as, broadcast_to
 
 
+def _transposed(a):
+    return a.T
+
+
 def dim_key(dim, index):
     """An indexing key that applies ``index`` along ``dim`` only."""
     return (slice(None),) * dim + (index,)
 
 
+def select_key(dim, index):
+    """The NumPy key of ``select(dim, index)``: ``dim_key`` plus a trailing ``...``, so that
+    the result is a view even when no dim is left (``a[1]`` of a 1-D array would be a copy,
+    a NumPy scalar; ``a[1, ...]`` is a 0-d view, as PyTorch's ``x[1]``)."""
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views: one node with one output per
-    slice (iterating over a tensor calls this, as in PyTorch)."""
+    slice (iterating over a tensor calls this, as in PyTorch).  Views that share a
+    node cannot be written in place while recording (``views.MULTI_OUTPUT_NODE``)."""
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if n == 0:
         return ()
-    outputs = [record("unbind.int", input._data[dim_key(d, 0)], (input,),
-                      {"self_shape": input.shape, "dim": d}, view_of=input)]
-    node = outputs[0].grad_fn
-    for i in range(1, n):
-        out = Tensor._make(input._data[dim_key(d, i)], input._version_counter)
-        out._base = outputs[0]._base
+    keys = [select_key(d, i) for i in range(n)]
+    first = record("unbind.int", input._data[keys[0]], (input,), {"self_shape": input.shape, "dim": d},
+                   view_of=input, replay=operator.itemgetter(keys[0]))
+    outputs = [first] + [make_view(input._data[key], input, operator.itemgetter(key))
+                         for key in keys[1:]]
+    node = first._grad_fn
+    for i, out in enumerate(outputs):
+        if is_grad_enabled():
+            out._creation_meta = MULTI_OUTPUT_NODE
         if node is not None:
-            out.grad_fn, out._output_nr = node, i
-        outputs.append(out)
+            out._grad_fn, out._output_nr = node, i
     if node is not None:
         node.num_outputs = n
-        for out in outputs:
-            out._multi_output_view = "Unbind"
     return tuple(outputs)
 
 

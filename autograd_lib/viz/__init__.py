@@ -16,7 +16,8 @@ headless.
 
 Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
 (the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
-arrows) and ``draw`` (matplotlib).  None imports anything from ``autograd_lib`` (only
+arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
+views (``draw_views``, assignment 08).  None imports anything from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
 so the same code draws PyTorch's graphs; the course does not ask students to read it.
 
@@ -95,17 +96,27 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     ``node.next_functions`` (so a weight used twice by the same node gives two
     identical pairs), nodes in ``graph_nodes`` order.
 
+``draw_views(base, views, title=None) -> Figure``
+    One storage and the views that share it (``storage.py``): the base's cells with
+    their values, one row per view with the cells it sees, and each tensor's
+    ``grad_fn`` and ``_version`` (one counter, so one number for all; the ``grad_fn``
+    of a view is regenerated when it has moved).  ``storage_positions(t)`` lists the
+    storage index of each element of ``t``.
+
 ``node_name(node) -> str``
     The display name of a backward node (``"torch::autograd::AccumulateGrad"``
     becomes ``"AccumulateGrad"``).
 """
 
 from .draw import GraphFigure, draw_graph
+from .storage import draw_views, storage_positions
 from .text import format_graph, print_graph
 from .walk import MAX_NODES, graph_edges, graph_nodes, node_name
 
 __all__ = [
     "draw_graph",
+    "draw_views",
+    "storage_positions",
     "format_graph",
     "print_graph",
     "graph_nodes",

@@ -60,6 +60,16 @@ MISTAKES = [
             ],
             rule="the version counter is shared by every alias of the storage"),
 
+    Mistake(_VERSION, "also bumps the base's counter for a view (the same counter: a view's write counts twice)",
+            edits=[
+                ('    tensor._version_counter.value += 1\n',
+                 '''    tensor._version_counter.value += 1
+    if tensor._base is not None:
+        tensor._base._version_counter.value += 1
+'''),
+            ],
+            rule="bumps the version by exactly one"),
+
     # ------------------------------------------------------------ 08.check_version
     Mistake(_CHECK, "compares the version with 0 instead of the saved version",
             edits=[('if tensor._version != self.version:', 'if tensor._version != 0:')],
@@ -220,4 +230,12 @@ MISTAKES = [
     Mistake(_LEAF, "checks the grad mode the wrong way round",
             edits=[('if not ag.is_grad_enabled():', 'if ag.is_grad_enabled():')],
             rule="a leaf that requires grad is refused with PyTorch's RuntimeError"),
+    Mistake(_LEAF, "the view rule looks at the view's own history instead of its base's",
+            edits=[('if base is not None and base.requires_grad and base.grad_fn is None:',
+                    'if base is not None and t.requires_grad and t.grad_fn is None:')],
+            rule="a view of a leaf that requires grad is refused"),
+    Mistake(_LEAF, "the view rule refuses a view of any leaf, also of a constant or a detached tensor",
+            edits=[('if base is not None and base.requires_grad and base.grad_fn is None:',
+                    'if base is not None and base.is_leaf:')],
+            rule="a tensor that does not require grad may be written in place"),
 ]

@@ -1,0 +1,181 @@
+"""Views: tensors that share their base's storage, and how their history follows it.
+
+A view (``x[1:]``, ``x[0]``, ``x.t()``, ``x.view(2, 2)``, ``x.unsqueeze(0)``, ...) is
+made by an op that records ``record(..., view_of=input, replay=...)``
+(:func:`make_view`).  Besides its values it knows
+
+* ``_base``: the tensor that owns the storage.  A view of a view has the first
+  view's base: a base is never a view itself;
+* ``_view_fn``, its **replay function**: how it was made, as a function from the
+  base's NumPy array to the view's (the view ops from the base, applied in order);
+* ``_view_version``: the value of the shared version counter when its ``grad_fn``
+  was set;
+* ``_creation_meta``: how it was made, when that forbids writing into it while
+  recording (under ``no_grad``; as one output of ``unbind``; by a custom
+  ``Function``), else None.
+
+A write into a view writes into its base, and a write into the base changes the
+view: they are one storage, with one version counter.  Autograd must follow.
+When an in-place op writes through a view, the base's history is rewritten with a
+``CopySlices`` node (``ops/inplace.py``).  From then on every view of that base,
+the written one included, has a stale ``grad_fn``: its node leads to the base's
+*old* history.  As PyTorch, the view notices the next time its ``grad_fn`` is asked
+for (the ``Tensor.grad_fn`` property calls :func:`view_grad_fn`): the version
+counter has moved since ``_view_version``, so the view's ``grad_fn`` is
+regenerated from the base's current history, as an :class:`AsStridedBackward0`
+node.  Its backward puts the gradient of the view back where the view's elements
+are in the base, which is where the replay function says they are
+(:func:`positions_in_base`).  The same happens after a write into the base
+itself, or through another view of it, or through ``detach()``.
+
+A view also requires grad when its base does, even without a ``grad_fn`` of its
+own (one made under ``no_grad``), exactly as in PyTorch (``Tensor.requires_grad``).
+"""
+
+import numpy as np
+
+from .grad_mode import is_grad_enabled
+from .graph import Node, forward_name
+from .tensor import Tensor
+
+__all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "regenerate_grad_fn",
+           "check_view_write",
+           "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
+
+# How a view was made, when that forbids writing into it while recording
+# (PyTorch's CreationMeta; the default, None, allows it).
+NO_GRAD_MODE = "no_grad"                # made under no_grad: the write would be ambiguous
+MULTI_OUTPUT_NODE = "multi_output"      # one of several views made by one node (unbind)
+IN_CUSTOM_FUNCTION = "custom_function"  # made by a custom Function, whose backward it would bypass
+
+
+class AsStridedBackward0(Node):
+    """The ``grad_fn`` a view gets when it is regenerated from its base: its only input is
+    the base, and its rule (``derivatives.py``) puts the view's gradient back at the
+    view's positions in the base (``key``), adding where the view repeats an element
+    (an expanded view)."""
+
+
+def same_layout(array):
+    """The replay of a view with its input's layout (``x[...]``, an input returned by a
+    custom Function)."""
+    return array
+
+
+def make_view(array, input, replay):
+    """The tensor for ``array``, a NumPy view of ``input``'s array, made from ``input``
+    by ``replay`` (a function of ``input``'s array that returns ``array``'s layout).
+
+    It shares ``input``'s storage and version counter; its base is ``input``'s base
+    (or ``input``), its replay function starts from that base.  Made under ``no_grad``,
+    it may not be written while recording; a view of such a view inherits that."""
+    out = Tensor._make(array, input._version_counter)
+    base = input._base
+    if base is None:
+        out._base, out._view_fn = input, replay
+    else:
+        parent = input._view_fn
+        out._base, out._view_fn = base, (lambda a: replay(parent(a)))
+    out._creation_meta = input._creation_meta if is_grad_enabled() else NO_GRAD_MODE
+    out._view_version = input._version_counter.value
+    return out
+
+
+def positions_in_base(view):
+    """Where each element of ``view`` is in its base, as a NumPy key for the base: its
+    replay function applied to the grid of the base's positions."""
+    base = view._base
+    grid = np.arange(base._data.size, dtype=np.int64).reshape(base._data.shape)
+    return np.unravel_index(np.asarray(view._view_fn(grid)), base._data.shape)
+
+
+def view_grad_fn(view):
+    """``view.grad_fn`` (installed as ``Tensor._view_grad_fn``): its node, regenerated
+    from its base's current history when the storage was written since it was set.
+
+    As PyTorch: a view with no history of a base that does not require grad has none;
+    one made under ``no_grad``, by ``unbind`` or by a custom Function may not be
+    regenerated (its base was written in place while recording, which PyTorch refuses)."""
+    if view._grad_fn is None and not view._base.requires_grad:
+        return None
+    if view._view_version != view._version_counter.value:
+        if view._creation_meta is not None:
+            raise view_write_error(view, indirect=True)
+        regenerate_grad_fn(view)
+    return view._grad_fn
+
+
+def regenerate_grad_fn(view, key=None):
+    """Give ``view`` a new ``grad_fn`` from its base's current history: an
+    AsStridedBackward0 that puts the view's gradient back at its positions in the base
+    (``key``, found with the replay function when not given)."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.next_functions = (base._gradient_edge(),)
+    node._input_meta = [(base._data.shape, base._data.dtype)]
+    overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
+    node._params = {"self_shape": base.shape, "accumulate": overlapping,
+                    "key": positions_in_base(view) if key is None else key}
+    _move_retained_grad(view, view._grad_fn, node)
+    view._grad_fn, view._output_nr = node, 0
+    view._view_version = view._version_counter.value
+
+
+Tensor._view_grad_fn = view_grad_fn
+
+
+def _move_retained_grad(view, old, new):
+    """A view that retains its grad keeps doing so through its new node (hooks stay
+    with the old one, as PyTorch's update_tensor_hooks_on_new_gradfn)."""
+    if view._retains_grad and old is not None and old._retains_grad:
+        ref = old._retains_grad.pop(view._output_nr, None)
+        if ref is not None:
+            new._retains_grad = {0: ref}
+
+
+def check_view_write(view):
+    """Before an in-place op writes through ``view`` while recording: refuse a view made
+    under ``no_grad``, by ``unbind`` or by a custom Function, with PyTorch's errors.
+
+    Then the leaf rule as PyTorch's check applies it to a view, which reads the view's
+    own ``grad_fn`` (not the one it would regenerate): a view that requires grad only
+    through its base, made before the base had a history or required grad, is refused
+    as a view of a leaf or, once the base has a history, as a leaf.  (Every other view
+    is checked by ``ops.inplace.check_inplace``.)"""
+    if view._creation_meta is not None:
+        raise view_write_error(view, indirect=False)
+    if view._grad_fn is None and view.requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE if view._base._grad_fn is None else LEAF_MESSAGE)
+
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def view_write_error(view, indirect):
+    """PyTorch's error for writing through (or, ``indirect``, next to) a view whose
+    history cannot be rewritten."""
+    meta, node = view._creation_meta, view._grad_fn
+    written = "its base or another view of its base has been" if indirect else "is being"
+    if meta == NO_GRAD_MODE or node is None:
+        made = (f"Output {view._output_nr} of {forward_name(node)} is a view of a view which was "
+                "created in" if node is not None else "A view was created in")
+        message = f"{made} no_grad mode and {written} modified inplace with grad mode enabled."
+    else:
+        message = f"Output {view._output_nr} of {forward_name(node)} is a view and {written} modified inplace."
+    if meta == MULTI_OUTPUT_NODE:
+        message += (" This view is the output of a function that returns multiple views. Such "
+                    "functions do not allow the output views to be modified inplace. You should "
+                    "replace the inplace operation by an out-of-place one.")
+    elif meta == IN_CUSTOM_FUNCTION:
+        message += (" This view was created inside a custom Function (or because an input was "
+                    "returned as-is) and the autograd logic to handle view+inplace would override "
+                    "the custom backward associated with the custom Function, leading to incorrect "
+                    "gradients. This behavior is forbidden. You can fix this by cloning the output "
+                    "of the custom Function.")
+    else:
+        message += (" Given that this use case is ambiguous and error-prone, it is forbidden. You "
+                    "can clarify your code by moving both the view and the inplace either both "
+                    "inside the no_grad block (if you don't want the inplace to be tracked) or "
+                    "both outside (if you want the inplace to be tracked).")
+    return RuntimeError(message)

@@ -51,6 +51,7 @@ from autograd_lib import exercises
 
 from . import layout
 from .layout import PipelineError
+from .notebooks import dumps, grade_id, read_notebook, strip_markers
 
 __all__ = ["TARGET_PYTHON", "Sealed", "sealed_statements", "build_edition", "leaks", "Leak",
            "solution_lines", "hidden_test_lines"]
@@ -353,7 +354,6 @@ grader gives 0 to a copied reference.
 def _hidden_removed(source_text):
     """A source cell's text without its hidden tests (and without marker lines)."""
     text = re.sub(r"[^\n]*BEGIN HIDDEN TESTS.*?END HIDDEN TESTS[^\n]*\n?", "", source_text, flags=re.S)
-    from .notebooks import strip_markers
     return strip_markers(text)
 
 
@@ -361,7 +361,6 @@ def build_edition(stage, out=None, solutions=False, course=None, progress=print)
     """Build the edition for ``stage`` into ``out`` (default ``dist/edition-<stage>/``
     beside the course); returns the directory.  Raises PipelineError when it cannot be
     built here or when :func:`leaks` finds answer text in it."""
-    from .notebooks import dumps, grade_id, read_notebook
     if sys.version_info[:2] != TARGET_PYTHON:
         raise PipelineError("an edition is bytecode for the students' Python %d.%d; this is %d.%d: "
                             "run the build with python%d.%d" % (TARGET_PYTHON + sys.version_info[:2]
@@ -453,20 +452,17 @@ def _blocks(source, begin, end):
 
 
 def _cells(course, name):
-    from .notebooks import read_notebook
     return read_notebook(layout.source_notebook_path(name, course)).cells
 
 
 def solution_lines(course, name):
     """(grade_id, line) for every line inside ``### BEGIN/END SOLUTION`` of an assignment."""
-    from .notebooks import grade_id
     return [(grade_id(c), line) for c in _cells(course, name)
             for line in _blocks(c.source, "BEGIN SOLUTION", "END SOLUTION")]
 
 
 def hidden_test_lines(course, name):
     """(grade_id, line) for every line of an assignment's hidden tests."""
-    from .notebooks import grade_id
     return [(grade_id(c), line) for c in _cells(course, name)
             for line in _blocks(c.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
 

@@ -27,8 +27,9 @@ import pytest
 
 from autograd_course import editions
 from autograd_course.mistakes import catalogs, with_mistake
+from autograd_course import notebooks
 from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
-                                       read_notebook, solution_notebook, strip_markers, tests_of)
+                                       read_notebook, solution_notebook, strip_markers)
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "course"
@@ -127,7 +128,7 @@ def test_stage(stage, env, tmp_path):
     test_ids = [grade_id(c) for c in solution.cells if is_test_cell(c)]
     for i, mistake in enumerate(mistakes):
         cells = {gid: (error, text) for gid, error, text in results[f"mistake {i}"] if gid}
-        own = tests_of(exercise_of(mistake.grade_id), test_ids)
+        own = notebooks.tests_of(exercise_of(mistake.grade_id), test_ids)
         failing = [gid for gid in test_ids if cells[gid][0]]
         assert failing and set(failing) <= set(own), \
             (f"stage {stage}, mistake {mistake.name!r} of {mistake.grade_id}: expected some of {own} to "

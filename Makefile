@@ -10,6 +10,8 @@
 #   make instructor-demo  generate, autograde example submissions, print the grade table
 #   make grade-class      autograde every submission in course/submitted/ (parallel, sandboxed,
 #                         incremental), write the feedback and course/grades.csv
+#   make edition STAGE=k  dist/edition-k/: the wheel for week k of a graded class, later answers
+#                         sealed (bytecode only), release notebooks <= k, binder/ (SOLUTIONS=1: solutions < k)
 #   make test-course      only the course pipeline tests (marker "course")
 #   make test-hub         only the JupyterHub class test (marker "hub"; as root: it makes Unix
 #                         accounts, a PostgreSQL server and a hub; see deploy/jupyterhub and course/README.md)
@@ -19,7 +21,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 
 .PHONY: demo test venv bench clean lab release solutions course-check instructor-demo \
-        grade-class test-course test-hub test-quick
+        grade-class edition test-course test-hub test-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +61,11 @@ instructor-demo: venv
 
 grade-class: venv
 	$(BIN)/autograd-course grade-class
+
+# make edition STAGE=3 [SOLUTIONS=1]: dist/edition-3/ for week 3 of a graded class
+edition: venv
+	@test -n "$(STAGE)" || { echo "usage: make edition STAGE=k [SOLUTIONS=1]  (k: the class's assignment, 1-9)"; exit 2; }
+	$(BIN)/autograd-course edition --stage $(STAGE) $(if $(SOLUTIONS),--solutions)
 
 test-course: venv
 	$(BIN)/python -m pytest -q -m course

@@ -16,6 +16,7 @@ snapshot (:mod:`autograd_course.integrity`) must still hold.
 """
 
 import contextlib
+import dis
 import sys
 import types
 
@@ -128,6 +129,12 @@ def _refuse_copies(exercise_id, fn, references, codes):
                 raise DelegationError(
                     f"your solution to exercise {exercise_id} {how} autograd_lib's own "
                     f"implementation ({obj.__qualname__}); write it yourself")
+            if any(is_recompiled_copy(obj.__code__, code) for code in codes):
+                raise DelegationError(
+                    f"your solution to exercise {exercise_id} is autograd_lib's own implementation "
+                    f"recompiled ({obj.__qualname__} has the same bytecode, up to names of local "
+                    "variables): a copied, disassembled or decompiled reference earns no points; "
+                    "write it yourself")
             names = set(obj.__code__.co_names)
             for const in obj.__code__.co_consts:
                 if isinstance(const, types.CodeType):
@@ -138,6 +145,47 @@ def _refuse_copies(exercise_id, fn, references, codes):
                         if _cell_filled(c))
             todo.extend((v, depth + 1) for v in (obj.__defaults__ or ()))
             todo.extend((v, depth + 1) for v in (obj.__kwdefaults__ or {}).values())
+
+
+# A reference shorter than this (in instructions) is what anyone would write: an honest
+# answer may well compile to the same bytecode (three of the course's own solutions, of 33,
+# 41 and 61 instructions, do), so it is not compared.  course/README.md's threat model
+# says what protects the short ones.
+MIN_COPY_INSTRUCTIONS = 64
+
+
+def _fingerprint(code):
+    """What a function's code does, without where it came from: its instructions with
+    their resolved arguments (constants, global and attribute names, nested code by its
+    own fingerprint), local variables by number, no line numbers, no docstring."""
+    items = []
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("RESUME", "NOP", "CACHE", "EXTENDED_ARG", "PUSH_NULL"):
+            continue
+        if isinstance(ins.argval, types.CodeType):
+            arg = _fingerprint(ins.argval)
+        elif any(k in ins.opname for k in ("FAST", "DEREF", "CLOSURE", "MAKE_CELL")):
+            arg = ins.arg                            # a local's number, not its name
+        elif ins.opcode in dis.hasjrel or ins.opcode in dis.hasjabs:
+            arg = None                               # jumps: the targets follow from the rest
+        else:
+            arg = ins.argval if isinstance(ins.argval, (str, int, float, bool, tuple, type(None))) \
+                else repr(ins.argval)
+        # A method call on a name the module imported compiles to PUSH_NULL + LOAD_ATTR,
+        # the same call in a notebook to LOAD_METHOD (CPython 3.11's compiler): the same.
+        items.append(("LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname, arg))
+    return code.co_argcount, code.co_kwonlyargcount, tuple(items)
+
+
+def is_recompiled_copy(code, reference_code):
+    """Whether ``code`` is ``reference_code`` compiled again (from a copy of its source, a
+    decompiled or hand-disassembled version of sealed bytecode, with other names for its
+    local variables or another docstring): the same instructions on the same constants and
+    names.  A reference of fewer than ``MIN_COPY_INSTRUCTIONS`` instructions never is."""
+    if code is reference_code:
+        return False                                 # that one is the tripwire's business
+    reference = _fingerprint(reference_code)
+    return len(reference[2]) >= MIN_COPY_INSTRUCTIONS and _fingerprint(code) == reference
 
 
 def _cell_filled(cell):

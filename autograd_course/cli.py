@@ -7,6 +7,7 @@
     autograd-course lab           # JupyterLab on <course>/release/01_tensors/01_tensors.ipynb
     autograd-course register      # register every assignment in the course's gradebook (a term's start)
     autograd-course grade-class   # autograde every submission of <course>/submitted/, feedback, grades.csv
+    autograd-course edition --stage K   # dist/edition-K/: the wheel with later answers sealed, notebooks <= K
 
 (``python -m autograd_course ...`` is the same.)  Every command works on the
 course directory given with ``--course DIR``, else ``./course``, else the
@@ -19,7 +20,7 @@ so ``autograd-course --help`` answers at once.
 import argparse
 import sys
 
-from . import classgrade, demo, lab, pipeline
+from . import classgrade, demo, editions, lab, pipeline
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
 
@@ -50,7 +51,7 @@ def parser():
     top = argparse.ArgumentParser(prog=PROG,
                                   description="The course pipeline, the instructor demo, grading a class.",
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
-                                  epilog="\n".join(__doc__.split("\n")[2:10]))
+                                  epilog="\n".join(__doc__.split("\n")[2:11]))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, help):
@@ -78,6 +79,14 @@ def parser():
     klass.add_argument("--no-sandbox", action="store_true",
                        help="run students' code as yourself, without bubblewrap (unsafe)")
     klass.add_argument("--csv", help="where to write the grades (default: <course>/grades.csv)")
+    edition = command("edition", "build the classroom edition of one stage: a wheel with the answers "
+                                 "of later assignments sealed, the release notebooks up to it, binder/")
+    edition.add_argument("--stage", type=int, required=True, metavar="K",
+                         help="the assignment the class is at (1-9): assignments >= K are sealed")
+    edition.add_argument("--out", metavar="DIR", help="where to build it (default: dist/edition-K beside "
+                                                      "the course)")
+    edition.add_argument("--solutions", action="store_true",
+                         help="also the executed solutions of the assignments before K, without hidden tests")
     return top
 
 
@@ -97,6 +106,9 @@ def main(argv=None):
             return lab.run(course, args.notebook, args.dry_run)
         if args.command == "register":
             return cmd_register(course)
+        if args.command == "edition":
+            editions.build_edition(args.stage, args.out, args.solutions, course)
+            return 0
         args.course = course
         return cmd_grade_class(args)
     except PipelineError as error:

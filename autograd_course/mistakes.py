@@ -6,11 +6,11 @@ One file per assignment, ``course/mistakes/m<NN>.py`` (``m03.py`` for
     from autograd_course.mistakes import Mistake
 
     MISTAKES = [
-        Mistake("03_mul_backward_answer",                 # the answer cell it edits
-                "swaps the two gradients",                # what the student got wrong
-                edits=[("return grad * other, grad * self",   # text of the solution cell ...
-                        "return grad * self, grad * other")], # ... and what the student wrote
-                rule="the gradient of self is grad * other"), # the feedback must contain this
+        Mistake("03_square_backward_answer",              # the answer cell it edits
+                "forgets the factor 2",                   # what the student got wrong
+                edits=[("return 2 * x * grad",            # text of the solution cell ...
+                        "return x * grad")],              # ... and what the student wrote
+                rule="the gradient of x ** 2 is 2 * x"),  # the feedback must contain this
     ]
 
 A mistake is stated as a change to the solution cell (the source with its

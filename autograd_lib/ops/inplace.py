@@ -133,9 +133,7 @@ def _write(self, result):
 def _move_retain_grad(self, node):
     if self._retains_grad and self.grad_fn is not None and self.grad_fn._retains_grad:
         self.grad_fn._retains_grad.pop(self._output_nr, None)
-        if node._retains_grad is None:
-            node._retains_grad = {}
-        node._retains_grad[0] = weakref.ref(self)
+        node._retains_grad = {**(node._retains_grad or {}), 0: weakref.ref(self)}
 
 
 # --------------------------------------------------- writing through views

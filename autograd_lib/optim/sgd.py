@@ -1,14 +1,10 @@
 """``SGD``: stochastic gradient descent, with momentum, Nesterov and weight decay.
 
-For each parameter ``p`` with gradient ``g`` (PyTorch's ``_single_tensor_sgd``,
-same operations in the same order)::
-
-    g = g + weight_decay * p                  # L2 penalty, if weight_decay
-    if momentum:
-        buf = g                               # first step: a copy of g
-        buf = momentum * buf + (1 - dampening) * g      # later steps, in place
-        g = g + momentum * buf if nesterov else buf
-    p = p - lr * g                            # in place
+Each step updates every parameter in place, under ``no_grad``, with the operations of
+PyTorch's ``_single_tensor_sgd`` in the same order, so the numbers are PyTorch's: the
+L2 penalty (``weight_decay``), then the momentum buffer (a copy of the first gradient,
+then a decaying average with ``dampening``), with Nesterov's look-ahead if asked, then
+the step of size ``lr``.  How, exactly, is exercise 09.sgd_update (``sgd_update``).
 
 ``maximize=True`` uses ``-g``, climbing the objective instead.
 """

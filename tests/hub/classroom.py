@@ -44,6 +44,7 @@ PREFIX_ENV = "AUTOGRAD_HUB_TEST_PREFIX"          # reuse a class environment (wh
 INSTRUCTOR = "agct-instr"
 GRADERS = "agct-graders"
 STUDENTS = ["agct-ada", "agct-ben", "agct-cy"]
+STAGE = 1                                        # the students' edition: week 1 of the term
 MARKER = "autograd-course hub test"              # the full name of the test's accounts
 TIMEOUT = 120
 TAIL = 4000
@@ -186,6 +187,7 @@ class Classroom:
         self.postgres = Postgres(self.root / "postgres")
         self.db_url = f"postgresql://agct_grader@127.0.0.1:{self.postgres.port}/agct_gradebook"
         self.hub = None
+        self.wheel = None
         self.passwords = {}
         self.people = {}
 
@@ -207,6 +209,7 @@ class Classroom:
             "AUTOGRAD_HUB_PGADMIN_HOST": self.postgres.sockets, "AUTOGRAD_HUB_BIND_URL": self.url,
             "AUTOGRAD_HUB_HUB_PORT": free_port(), "AUTOGRAD_HUB_PROXY_API_PORT": free_port(),
             "AUTOGRAD_HUB_SPAWNER": "local",        # no systemd in a test machine (the guide says what differs)
+            "AUTOGRAD_HUB_PACKAGE": self.wheel,     # week 1 of a term: the stage-1 edition (later answers sealed)
         }
 
     def install(self, *steps, flags=()):
@@ -218,6 +221,7 @@ class Classroom:
             remove_account(name)
         subprocess.run(["groupdel", GRADERS], capture_output=True)
         self.etc.mkdir()
+        self.timed("edition: stage 1", self.build_edition)
         (self.etc / "hub.env").write_text("".join(f"{k}={v}\n" for k, v in self.settings().items()))
         (self.etc / "roster.csv").write_text("username,full name\n" + "".join(f"{s},{MARKER}\n" for s in STUDENTS))
         self.timed("install: packages", self.install, "packages", flags=("--with-postgresql",))
@@ -230,6 +234,13 @@ class Classroom:
             self.passwords = {row["username"]: row["initial password"] for row in csv.DictReader(fh)}
         self.timed("hub: start", self.start_hub)
         return self
+
+    def build_edition(self):
+        """The students' package, as the guide has it for week 1: ``autograd-course edition --stage 1``."""
+        from autograd_course.editions import build_edition
+        out = build_edition(STAGE, self.root / f"edition-{STAGE}", course=REPO / "course", progress=lambda _: None)
+        self.wheel = next(out.glob("*.whl"))
+        self.wheel.parent.chmod(0o755)
 
     def start_hub(self):
         self.hub_log = self.root / "jupyterhub.log"

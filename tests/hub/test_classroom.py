@@ -340,6 +340,23 @@ def test_8_the_limits_of_a_students_server_are_in_force(room):
         f"expected a kernel of ada's to get MemoryError beyond the memory limit, seen {seen_memory!r}"
 
 
+def test_8b_students_have_the_stage_edition_with_later_answers_sealed(room):
+    """The class environment holds the stage-1 edition (hub.env's AUTOGRAD_HUB_PACKAGE): a
+    student's kernel reads no reference of a later exercise, and is told who teaches it."""
+    code = ("import inspect, autograd_lib, autograd_lib._sealed as sealed\n"
+            "from autograd_lib.ops import inplace\n"
+            "print(sealed.STAGE, autograd_lib.__file__)\n"
+            "try:\n    inspect.getsource(inplace.check_inplace)\n    print('SOURCE')\n"
+            "except OSError as error:\n    print(error)\n")
+    with step(room, "8b the stage edition in ada's kernel"):
+        seen = person(room, ADA).execute(code).strip().splitlines()
+    stage, where = seen[0].split(" ", 1)
+    assert stage == "1" and str(room.prefix) in where, \
+        f"expected the stage-1 edition installed in the class environment {room.prefix}, seen {seen[0]!r}"
+    assert "assignment 08 asks you to write it" in seen[-1], \
+        f"expected check_inplace sealed, naming assignment 08; seen {seen[-1]!r}"
+
+
 def test_9_a_late_resubmission_is_graded_alone(room):
     before_cells, before_counts = gradebook_cells(room), gradebook_counts(room)
     before_files = graded_files(room)

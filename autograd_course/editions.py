@@ -363,8 +363,10 @@ def build_edition(stage, out=None, solutions=False, course=None, progress=print)
     built here or when :func:`leaks` finds answer text in it."""
     if sys.version_info[:2] != TARGET_PYTHON:
         raise PipelineError("an edition is bytecode for the students' Python %d.%d; this is %d.%d: "
-                            "run the build with python%d.%d" % (TARGET_PYTHON + sys.version_info[:2]
-                                                                + TARGET_PYTHON))
+                            "build it with Python %d.%d, for example `make edition STAGE=%d "
+                            "PYTHON=python%d.%d VENV=.venv-%d.%d`" % (
+                                TARGET_PYTHON + sys.version_info[:2] + TARGET_PYTHON + (stage,)
+                                + TARGET_PYTHON + TARGET_PYTHON))
     course = layout.course_dir(course)
     names = layout.assignments(course)
     numbers = [int(a.split("_", 1)[0]) for a in names]

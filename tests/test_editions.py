@@ -287,3 +287,10 @@ def test_the_course_solutions_are_not_taken_for_copies():
                 with checking(eid, namespace[name]):
                     checked += 1
     assert checked >= 25, f"expected the course's function exercises checked, saw {checked}"
+
+
+def test_another_python_is_refused_with_the_command_that_works(tmp_path, monkeypatch):
+    monkeypatch.setattr(editions, "TARGET_PYTHON", (3, 99))
+    with pytest.raises(editions.PipelineError, match=r"make edition STAGE=4 PYTHON=python3\.99 VENV=\.venv-3\.99"):
+        editions.build_edition(4, tmp_path / "e", course=COURSE, progress=lambda _: None)
+    assert not (tmp_path / "e").exists(), "nothing is built for the wrong Python"

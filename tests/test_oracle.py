@@ -2751,6 +2751,88 @@ def deepcopy_leaf(lib):
 # autograd.Function
 # ======================================================================
 
+def _double_in_place(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Double
+
+
+def _identity(lib):
+    class Identity(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    return Identity
+
+
+@scenario
+def function_dirty_input_keeps_its_old_history(lib):
+    # the node's edge is the input's history before the call, not the node itself
+    a = lib.tensor([1., 2.], requires_grad=True)
+    b = a * 3
+    version = b._version
+    c = _double_in_place(lib).apply(b)
+    (c * c).sum().backward()
+    return (version, b._version, c is b, a.grad, b.grad_fn.name(),
+            b.grad_fn.next_functions[0][0].name())
+
+
+@scenario
+def function_dirty_leaf_and_not_returned(lib):
+    class NotReturned(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    a = lib.tensor([1., 2.], requires_grad=True)
+    leaf = caught(lambda: _double_in_place(lib).apply(a))
+    with lib.no_grad():
+        c = _double_in_place(lib).apply(a)
+    return (leaf, caught(lambda: NotReturned.apply(a * 1)), caught(lambda: NotReturned.apply(lib.ones(1))),
+            c is a, a._version, a)
+
+
+@scenario
+def function_dirty_input_saved_by_an_earlier_node(lib):
+    a = lib.tensor([1., 2.], requires_grad=True)
+    b = a * 1
+    e = b.exp()
+    s = b * b
+    _double_in_place(lib).apply(b)
+    return caught(lambda: s.sum().backward()), caught(lambda: e.sum().backward()), a.grad
+
+
+@scenario
+def function_returning_its_input_under_no_grad(lib):
+    a = lib.tensor([1., 2.], requires_grad=True)
+    k = lib.tensor([1., 2.])
+    with lib.no_grad():
+        c = _identity(lib).apply(a)
+        d = _identity(lib).apply(k)
+        b = a * 1
+        e = _double_in_place(lib).apply(b)
+    f = _identity(lib).apply(k)
+    return ((c is a, c._base is None, c.requires_grad, c.is_leaf), (d is k, d._base is k, d.requires_grad),
+            (e is b, e._base is None, e.requires_grad, b._version), (f is k, f._base is k))
+
+
 def _cube(lib):
     class Cube(lib.autograd.Function):
         @staticmethod

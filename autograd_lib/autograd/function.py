@@ -21,6 +21,7 @@ input (None for inputs that need none).
 
 import functools
 
+from .. import graph as _graph
 from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import FREED_MESSAGE, Node, SavedTensor
@@ -164,13 +165,21 @@ class Function(metaclass=_FunctionMeta):
         single = not isinstance(outputs, tuple)
         outputs = (outputs,) if single else outputs
         record = is_grad_enabled() and any(node.needs_input_grad)
+        _check_dirty(node, outputs, record)
+        if record:
+            # The inputs' edges first: an input returned as a dirty output (mark_dirty) gets
+            # this node as its grad_fn below, and its edge must stay its old history.
+            inputs = [a for a in tensor_args if a is not None]    # non-tensor args have no edge
+            edges = tuple(a._gradient_edge() for a in inputs)
         results = []
         for i, out in enumerate(outputs):
             if not isinstance(out, Tensor):
                 results.append(out)
                 continue
             returned = next((a for a in tensor_args if a is out), None)
-            if returned is not None and id(out) not in node._dirty:
+            if returned is not None and not record and returned.requires_grad:
+                out = Tensor._make(out._data, out._version_counter)   # torch: an alias without history
+            elif returned is not None and id(out) not in node._dirty:
                 out = make_view(out._data, returned, same_layout)     # a view of the input, as torch
             if out._base is not None:       # writing into it would bypass the custom backward
                 out._creation_meta = IN_CUSTOM_FUNCTION
@@ -178,9 +187,8 @@ class Function(metaclass=_FunctionMeta):
                 out.grad_fn, out._output_nr = node, i
             results.append(out)
         if record:
-            inputs = [a for a in tensor_args if a is not None]    # non-tensor args have no edge
             node._arg_is_tensor = tuple(a is not None for a in tensor_args)
-            node.next_functions = tuple(a._gradient_edge() for a in inputs)
+            node.next_functions = edges
             node._input_meta = tuple((a._data.shape, a._data.dtype) for a in inputs)
             node.num_outputs = len(outputs)
             node._output_meta = [(o.shape, o.dtype) if isinstance(o, Tensor) else ((), None)
@@ -198,6 +206,23 @@ class Function(metaclass=_FunctionMeta):
             node._saved_list = tuple(saved)
         node._to_save = ()
         return results[0] if single else tuple(results)
+
+
+def _check_dirty(node, outputs, record):
+    """The inputs a forward marked dirty (``ctx.mark_dirty``): each must be returned, and
+    none may be a leaf that requires grad while recording; each counts one more write,
+    as PyTorch counts them."""
+    if not node._dirty:
+        return
+    returned = {id(o) for o in outputs if isinstance(o, Tensor)}
+    if not node._dirty <= returned:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                           "output. The inputs that are modified inplace must all be outputs of the Function.")
+    for out in outputs:
+        if isinstance(out, Tensor) and id(out) in node._dirty:
+            _graph.increment_version(out)                   # before the check, as PyTorch
+            if record and out.requires_grad and out.grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
 
 
 def once_differentiable(backward):

@@ -254,6 +254,12 @@ rule("std.correction", "StdBackward0",
 rule("sort", "SortBackward0",
      self=("self_shape dim indices", lambda grad, self_shape, dim, indices: H.scatter_into_zeros(
          grad, self_shape, dim, True, indices)))
+rule("topk", "TopkBackward0",
+     self=("self_shape dim indices", lambda grad, self_shape, dim, indices: H.scatter_into_zeros(
+         grad, self_shape, dim, True, indices)))
+rule("gather", "GatherBackward0",                     # ops/index_ops.py
+     self=("self_shape dim index", lambda grad, self_shape, dim, index: F.gather_backward(
+         grad, self_shape, dim, index)))
 rule("index_select", "IndexSelectBackward0",          # ops/index_ops.py
      self=("self_shape dim index", lambda grad, self_shape, dim, index: F.index_select_backward(
          grad, self_shape, dim, index)))

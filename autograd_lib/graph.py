@@ -88,6 +88,22 @@ def register_hook(tensor, hook):
 Tensor.register_hook = register_hook
 
 
+def register_post_accumulate_grad_hook(tensor, hook):
+    """``hook(tensor)`` runs each time backward has added into this leaf's ``.grad``
+    (an optimizer step in backward, as PyTorch's tutorials do it).  Returns a handle
+    with ``.remove()``.  Installed as ``Tensor.register_post_accumulate_grad_hook``."""
+    if not tensor.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if not tensor.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if tensor._post_accumulate_hooks is None:
+        tensor._post_accumulate_hooks = HookDict()
+    return add_hook(tensor._post_accumulate_hooks, hook)
+
+
+Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+
+
 class SavedTensor:
     """A tensor a node keeps for its backward formula, checked when unpacked.
 
@@ -346,6 +362,9 @@ class AccumulateGrad(Node):
 
     def apply(self, grad_outputs):
         accumulate_grad(self.variable, grad_outputs[0])
+        if self.variable._post_accumulate_hooks:
+            for hook in list(self.variable._post_accumulate_hooks.values()):
+                hook(self.variable)
         return []
 
 

@@ -227,6 +227,47 @@ def sort_and_argsort(lib):
 
 
 @scenario
+def topk_values_indices_and_gradient(lib):
+    x = lib.tensor([[3.0, 1.0, 2.0, 5.0], [0.0, -1.0, 4.0, 2.0]], requires_grad=True)
+    top = x.topk(2)
+    low = lib.topk(x, 3, dim=1, largest=False)
+    col = x.topk(1, dim=0)
+    (top.values * lib.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    g = x.grad.clone()
+    (low.values.sum() + col.values.sum()).backward()
+    return (top, low, col, g, x.grad, top.values.grad_fn.name(), x.topk(0).values.shape,
+            caught(lambda: x.topk(5)), lib.tensor(2.0, requires_grad=True).topk(1))
+
+
+@scenario
+def gather_picks_along_a_dim_and_adds_back(lib):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    index = lib.tensor([[2, 2], [0, 1]])
+    g = x.gather(1, index)                    # index 2 used twice: its gradient adds up
+    rows = lib.gather(x, 0, lib.tensor([[1, 0, 1]]))
+    (g * lib.tensor([[1.0, 10.0], [100.0, 1000.0]])).sum().backward()
+    first = x.grad.clone()
+    rows.sum().backward()
+    return (g, rows, first, x.grad, g.grad_fn.name(), caught(lambda: x.gather(1, lib.tensor([[3]]))),
+            caught(lambda: x.gather(1, lib.tensor([[1.0]]))), caught(lambda: x.gather(1, lib.tensor([1]))),
+            x.gather(-1, lib.tensor([[0], [2]])))
+
+
+@scenario
+def post_accumulate_grad_hooks_run_after_grad_is_summed(lib):
+    seen = []
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    handle = w.register_post_accumulate_grad_hook(lambda t: seen.append((t is w, t.grad.clone())))
+    (w * 2).sum().backward()
+    (w * w).sum().backward()
+    handle.remove()
+    (w * 4).sum().backward()
+    y = w * 2
+    return (seen, w.grad, caught(lambda: y.register_post_accumulate_grad_hook(print)),
+            caught(lambda: lib.ones(2).register_post_accumulate_grad_hook(print)))
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

@@ -1,4 +1,5 @@
-"""Sorting: ``sort`` (values and indices, SortBackward0) and ``argsort`` (indices only).
+"""Sorting: ``sort`` (values and indices, SortBackward0), ``argsort`` (indices only) and
+``topk`` (the k largest or smallest, TopkBackward0).
 
 The gradient of the sorted values goes back to the places they came from: the
 indices scatter it into zeros (as ``max(dim)``'s backward does for one index).
@@ -13,9 +14,10 @@ from ..tensor import Tensor, _wrap_dim
 from .operands import to_tensor
 from .reductions import _ReturnType, return_types
 
-__all__ = ["sort", "argsort"]
+__all__ = ["sort", "argsort", "topk"]
 
 return_types.sort = type("sort", (_ReturnType,), {"_name": "sort"})
+return_types.topk = type("topk", (_ReturnType,), {"_name": "topk"})
 
 
 def _order(data, dim, descending):
@@ -44,4 +46,25 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending, stable)[1]
 
 
-Tensor.sort, Tensor.argsort = sort, argsort
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """``(values, indices)``: the ``k`` largest (or smallest) elements along ``dim``, in
+    order, and where each was; the gradient goes back to those places."""
+    input = to_tensor(input)
+    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    if input.ndim == 0:
+        indices = Tensor._make(np.zeros((), dtype=np.int64))
+        values = input._data.copy() if k else np.zeros((0,), dtype=input._data.dtype)
+        return return_types.topk(record("topk", values, (input,), {
+            "self_shape": input.shape, "dim": 0, "indices": indices}), indices)
+    order = np.take(_order(input._data, d, largest), np.arange(k), axis=d)
+    order = np.ascontiguousarray(order.astype(np.int64))
+    values = np.ascontiguousarray(np.take_along_axis(input._data, order, axis=d))
+    indices = Tensor._make(order)
+    return return_types.topk(record("topk", values, (input,), {"self_shape": input.shape, "dim": d,
+                                                               "indices": indices}), indices)
+
+
+Tensor.sort, Tensor.argsort, Tensor.topk = sort, argsort, topk

@@ -289,6 +289,12 @@ rule("as_strided", AsStridedBackward0,                 # a view regenerated from
          grad, self_shape, key, accumulate=accumulate)))
 rule("expand", "ExpandBackward0",
      self=("self_shape", lambda grad, self_shape: broadcasting.sum_to(grad, self_shape)))
+for _op, _node in (("split.Tensor", "SplitBackward0"), ("split_with_sizes", "SplitWithSizesBackward0")):
+    rule(_op, _node, all_grads=True,                  # ops/pieces.py
+         self=("self_shape dim sizes", lambda grads, self_shape, dim, sizes: F.split_backward(
+             grads, self_shape, dim, sizes)))
+rule("repeat", "RepeatBackward0",
+     self=("self_shape repeats", lambda grad, self_shape, repeats: F.repeat_backward(grad, self_shape, repeats)))
 rule("unbind.int", "UnbindBackward0", all_grads=True,
      self=("self_shape dim", lambda grads, self_shape, dim: H.unbind_backward(grads, self_shape, dim)))
 rule("transpose.int", "TransposeBackward0",

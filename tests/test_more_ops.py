@@ -268,6 +268,33 @@ def post_accumulate_grad_hooks_run_after_grad_is_summed(lib):
 
 
 @scenario
+def split_and_chunk_are_views_of_one_node(lib):
+    x = lib.arange(7.0, requires_grad=True)
+    y = x * 1
+    pieces = y.split(3)
+    sized = lib.split(y, [2, 5])
+    chunks = y.chunk(3)
+    (pieces[0].sum() + 2 * pieces[2].sum() + (sized[1] * sized[1]).sum()).backward()
+    m = lib.arange(12.0).reshape(3, 4)
+    return (pieces, sized, chunks, x.grad, [p.grad_fn.name() for p in pieces + sized],
+            pieces[0]._base is y, caught(lambda: pieces[0].add_(1)), caught(lambda: sized[1].mul_(2)),
+            caught(lambda: y.split([2, 2])), caught(lambda: y.split(0)), m.chunk(4, dim=1), m.split(2, 1),
+            lib.chunk(m, 2), caught(lambda: m.chunk(0)))
+
+
+@scenario
+def repeat_tiles_and_adds_the_gradients_back(lib):
+    x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x.repeat(2, 3)
+    z = x.repeat((3, 1, 2))
+    (y * lib.arange(24.0).reshape(4, 6)).sum().backward()
+    g = x.grad.clone()
+    z.sum().backward()
+    return (y, z.shape, g, x.grad, y.grad_fn.name(),
+            caught(lambda: x.repeat(2)), lib.tensor([1.0, 2.0]).repeat(2))
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

@@ -21,7 +21,8 @@ One module per family, each installing its Tensor methods next to its ops
 ``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
 ``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
 ``sorting.py``            ``sort``, ``argsort``
-``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``
+``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``, ``gather``
+``pieces.py``             ``split``, ``chunk`` (views, one node), ``repeat``
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
 ========================  =================================================
 
@@ -48,3 +49,4 @@ from .elementwise_losses import *  # noqa: F401,F403
 from .rounding import *            # noqa: F401,F403
 from .sorting import *             # noqa: F401,F403
 from .index_ops import *           # noqa: F401,F403
+from .pieces import *              # noqa: F401,F403

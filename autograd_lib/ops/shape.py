@@ -23,7 +23,8 @@ from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
 __all__ = ["view", "reshape", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze",
-           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key"]
+           "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key",
+           "views_of_one_node"]
 
 
 def _shape_arg(shape):
@@ -234,8 +235,15 @@ def unbind(input, dim=0):
     n = input.shape[d]
     if n == 0:
         return ()
-    keys = [select_key(d, i) for i in range(n)]
-    first = record("unbind.int", input._data[keys[0]], (input,), {"self_shape": input.shape, "dim": d},
+    return views_of_one_node("unbind.int", input, [select_key(d, i) for i in range(n)],
+                             {"self_shape": input.shape, "dim": d})
+
+
+def views_of_one_node(op, input, keys, params):
+    """The views ``input[key]`` for each key, recorded as the outputs of one node of ``op``
+    (unbind, split): views that share a node cannot be written in place while recording
+    (``views.MULTI_OUTPUT_NODE``)."""
+    first = record(op, input._data[keys[0]], (input,), params,
                    view_of=input, replay=operator.itemgetter(keys[0]))
     outputs = [first] + [make_view(input._data[key], input, operator.itemgetter(key))
                          for key in keys[1:]]
@@ -246,7 +254,7 @@ def unbind(input, dim=0):
         if node is not None:
             out._grad_fn, out._output_nr = node, i
     if node is not None:
-        node.num_outputs = n
+        node.num_outputs = len(outputs)
     return tuple(outputs)
 
 

@@ -216,6 +216,9 @@ rule("fill_.Tensor", "FillBackward3",                   # t.fill_(0-dim tensor),
      self=lambda grad: zeros_like(grad),
      value=lambda grad: grad.sum())
 
+rule("floor_divide", "NotImplemented", variadic=True,  # x // y: no derivative in PyTorch, and
+     tensors=lambda grad, i: H.derivative_not_implemented("floor_divide"))   # an edge per input needing one
+
 # -------------------------------------------------------------- reductions
 rule("sum", "SumBackward0", self=("self_shape", lambda grad, self_shape: grad.expand(self_shape)))
 rule("sum.dim_IntList", "SumBackward1",

@@ -295,6 +295,24 @@ def repeat_tiles_and_adds_the_gradients_back(lib):
 
 
 @scenario
+def floor_divide_has_no_derivative(lib):
+    x = lib.tensor([3.0, -5.5], requires_grad=True)
+    y = x // 2
+    i = lib.tensor([7, -7])
+    return (y, y.requires_grad, type(y.grad_fn).__name__, caught(lambda: y.sum().backward()), i // 2,
+            i // lib.tensor([2, 2]), 7 // lib.tensor([2, -3]), lib.floor_divide(lib.tensor([5.0]), 2.0),
+            caught(lambda: i // 0), lib.tensor([1.0, -1.0]) // 0.0, (x * 1).floor_divide(2).grad_fn.next_functions)
+
+
+@scenario
+def grad_checks_its_outputs_before_its_inputs(lib):
+    x = lib.tensor([1.0, 2.0])
+    w = lib.tensor([1.0], requires_grad=True)
+    return (caught(lambda: lib.autograd.grad(x.sum(), x)), caught(lambda: lib.autograd.grad((w * 2).sum(), x)),
+            caught(lambda: lib.autograd.grad((w * 2).sum(), [])))
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

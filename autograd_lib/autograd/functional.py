@@ -104,10 +104,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
-    for t in inputs:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
@@ -116,6 +113,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     _check_count(outputs, grad_outputs)
     grads = initial_gradients(outputs, grad_outputs)
     _check_requires_grad(outputs)
+    for t in inputs:                    # after the outputs' check, as PyTorch
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
     out = []
     for i, (t, g) in enumerate(zip(inputs, result)):

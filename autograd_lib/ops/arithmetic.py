@@ -15,7 +15,7 @@ from ..recording import record
 from ..tensor import Tensor
 from .operands import cast_operand, commuted, floating, promote, quietly, reflected, to_tensor
 
-__all__ = ["add", "sub", "rsub", "mul", "div", "neg", "reciprocal", "pow",
+__all__ = ["add", "sub", "rsub", "mul", "div", "floor_divide", "neg", "reciprocal", "pow",
            "mul_scalar", "div_scalar", "sub_scalar", "add_scalar"]
 
 
@@ -77,6 +77,20 @@ def div(input, other):
 
 
 Tensor.div = Tensor.__truediv__ = div
+
+
+def floor_divide(input, other):
+    """``x // y``: the quotient rounded down.  PyTorch has no derivative for it: a result
+    that requires grad gets a node, NotImplemented, whose backward refuses."""
+    a, b, dtype = promote(input, other)
+    if not dtype.is_floating_point and np.any(b._data == 0):
+        raise RuntimeError("ZeroDivisionError")
+    needing = tuple(t for t in (a, b) if t.requires_grad)     # PyTorch's node has only these
+    return record("floor_divide", quietly(np.floor_divide, a._data, b._data), needing or (a,))
+
+
+Tensor.floor_divide = Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = reflected(floor_divide)
 
 
 def neg(input):

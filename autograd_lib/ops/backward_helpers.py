@@ -21,11 +21,17 @@ from .shape import stack
 
 __all__ = ["log_of_number", "clamp_mask", "clamp_bounds_mask", "restore_reduced_dims",
            "evenly_distribute", "share_among_ties", "scatter_into_zeros", "inverse_permutation",
-           "unsqueeze_dims", "unbind_backward", "index_fill_zero", "mm_mat1_backward",
+           "derivative_not_implemented", "unsqueeze_dims", "unbind_backward", "index_fill_zero",
+           "mm_mat1_backward",
            "mm_mat2_backward", "mse_double_backward"]
 
 
 # ------------------------------------------------------ arithmetic, pointwise
+
+def derivative_not_implemented(op):
+    """The backward of an op PyTorch does not differentiate (``floor_divide``)."""
+    raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
 
 def log_of_number(x):
     """log of a Python number, nan for negatives and -inf for 0 (no exception)."""

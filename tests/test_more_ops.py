@@ -313,6 +313,29 @@ def grad_checks_its_outputs_before_its_inputs(lib):
 
 
 @scenario
+def module_forward_hooks(lib):
+    lib.manual_seed(0)
+    layer = lib.nn.Linear(2, 2)
+    with lib.no_grad():
+        layer.weight.copy_(lib.tensor([[1.0, 2.0], [0.0, -1.0]]))
+        layer.bias.fill_(0.5)
+    model = lib.nn.Sequential(layer, lib.nn.ReLU())
+    log = []
+    h1 = layer.register_forward_pre_hook(lambda m, args: (args[0] * 2,))
+    h2 = layer.register_forward_hook(lambda m, args, out: log.append(("first", out.detach().clone())))
+    h3 = layer.register_forward_hook(lambda m, args, out: out + 1, prepend=True)
+    h4 = model.register_forward_pre_hook(lambda m, args, kwargs: ((args[0] - 1,), kwargs), with_kwargs=True)
+    h5 = model.register_forward_hook(lambda m, args, kwargs, out: log.append(("model", len(kwargs))),
+                                     with_kwargs=True)
+    x = lib.tensor([[1.0, 2.0]], requires_grad=True)
+    y = model(x)
+    y.sum().backward()
+    for h in (h1, h2, h3, h4, h5):
+        h.remove()
+    return y, log, x.grad, model(lib.tensor([[1.0, 2.0]])), len(log)
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

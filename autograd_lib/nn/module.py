@@ -30,6 +30,7 @@ from ..dtypes import LEGACY_NAMES
 from ..grad_mode import no_grad
 from ..ops.copies import to_arguments
 from ..tensor import Tensor
+from .hooks import ModuleHooks
 from .parameter import Parameter
 
 __all__ = ["Module"]
@@ -78,8 +79,9 @@ def clear_grads(params, set_to_none=True):
             param.grad.zero_()
 
 
-class Module:
-    """Base class for all neural network modules: subclass it and define ``forward``."""
+class Module(ModuleHooks):
+    """Base class for all neural network modules: subclass it and define ``forward``.
+    Calling it runs ``forward`` between its forward hooks (``hooks.py``)."""
 
     def __init__(self):
         # object.__setattr__ because our own __setattr__ needs these to exist.
@@ -93,10 +95,6 @@ class Module:
         """The computation of the module: every subclass defines it."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   f'"forward" function')
-
-    def __call__(self, *args, **kwargs):
-        """``module(x)`` runs ``module.forward(x)``."""
-        return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------ registering
     def _check_new_name(self, name, kind, registry):

@@ -55,7 +55,7 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   mean, min, minimum, mm, mul, mv, narrow, ne, neg, permute, pow, reciprocal, relu,
                   reshape, return_types, rsub, sigmoid, sign, sin, softmax, sqrt, squeeze, stack,
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
-from .ops import (argsort, ceil, chunk, exp_, floor, floor_divide, gather, norm, relu_, round, sigmoid_, sort, split,
+from .ops import (argsort, ceil, chunk, cumsum, exp_, floor, floor_divide, gather, logsumexp, norm, relu_, round, sigmoid_, sort, split,
                   square, std, tanh_, topk, trunc, var)
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd

@@ -253,6 +253,10 @@ rule("var.correction", "VarBackward0",
 rule("std.correction", "StdBackward0",
      self=("self result dim correction keepdim", lambda grad, self, result, dim, correction, keepdim:
            norms.std_backward(grad, self, result, dim, correction, keepdim)))
+rule("logsumexp", "LogsumexpBackward0",
+     self=("self result dim keepdim", lambda grad, self, result, dim, keepdim: F.logsumexp_backward(
+         grad, self, result, dim, keepdim)))
+rule("cumsum", "CumsumBackward0", self=("dim", lambda grad, dim: F.cumsum_backward(grad, dim)))
 # Sorting moves each gradient back to where its value came from (ops/sorting.py).
 rule("sort", "SortBackward0",
      self=("self_shape dim indices", lambda grad, self_shape, dim, indices: H.scatter_into_zeros(

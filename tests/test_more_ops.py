@@ -336,6 +336,26 @@ def module_forward_hooks(lib):
 
 
 @scenario
+def cumsum_and_logsumexp(lib):
+    x = lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+    c = x.cumsum(1)
+    l = x.logsumexp(1)
+    l2 = lib.logsumexp(x, dim=(0, 1), keepdim=True)
+    (c * lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    g = x.grad.clone()
+    (l.sum() + l2.sum()).backward()
+    gg, = lib.autograd.grad((x.cumsum(0) ** 2).sum(), x, create_graph=True)
+    z = lib.tensor([-math.inf, -math.inf], requires_grad=True)
+    lz = z.logsumexp(0)
+    lz.backward()
+    i = lib.tensor([1, 2, 3])
+    # (the second-order graph is built from other nodes than PyTorch's: compare values)
+    return (c, l, l2, g, x.grad, c.grad_fn.name(), l.grad_fn.name(), gg.detach(), lib.autograd.grad(gg.sum(), x),
+            lz, z.grad, i.cumsum(0), lib.tensor([True, True]).cumsum(0), lib.tensor([1, 2]).logsumexp(0),
+            x.cumsum(1, dtype=lib.float64).dtype, lib.cumsum(lib.tensor(2.0), 0))
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

@@ -1,4 +1,5 @@
-"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``/``argmin``.
+"""Reductions: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``/``argmin``,
+``logsumexp``; and ``cumsum``, the running sum.
 
 A reduction over all elements and one over some dims are different overloads
 in PyTorch, with different backward nodes (``sum``: SumBackward0,
@@ -14,10 +15,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
-from .operands import quietly, to_tensor, wrap_dims
+from .operands import cast_operand, floating, quietly, to_tensor, wrap_dims
 from .pointwise import maximum, minimum
 
-__all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "return_types"]
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "return_types", "logsumexp",
+           "logsumexp_backward", "cumsum", "cumsum_backward"]
 
 
 def _reduce_dims(dim, ndim):
@@ -164,3 +166,46 @@ def argmin(input, dim=None, keepdim=False):
 
 
 Tensor.amax, Tensor.amin, Tensor.argmax, Tensor.argmin = amax, amin, argmax, argmin
+
+
+def logsumexp(input, dim, keepdim=False):
+    """``log(exp(x).sum(dim))``, computed without overflow: the largest value is taken out
+    first (a dim of only ``-inf`` gives ``-inf``)."""
+    input = floating(to_tensor(input))
+    dims = wrap_dims(dim, input.ndim)
+    data = input._data
+    top = np.amax(data, axis=dims, keepdims=True) if data.size else np.zeros((1,) * data.ndim, data.dtype)
+    top = np.where(np.isfinite(top), top, 0).astype(data.dtype)
+    out = quietly(lambda: np.log(np.sum(np.exp(data - top), axis=dims, keepdims=True)) + top)
+    if not keepdim:
+        out = np.squeeze(out, axis=dims)
+    return record("logsumexp", np.asarray(out, dtype=data.dtype), (input,), {"dim": dims, "keepdim": keepdim})
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    """Each element's share of the sum: ``grad * exp(x - logsumexp(x))``."""
+    if not keepdim:
+        for d in dim:                     # dims are sorted ascending
+            grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    return grad * (self - result).exp()
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Running sums along ``dim``; integers and bools add up as int64, as in PyTorch."""
+    input = to_tensor(input)
+    target = dtype or (input.dtype if input.dtype.is_floating_point else _dt.int64)
+    input = cast_operand(input, target)
+    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    array = np.cumsum(input._data, axis=d) if input.ndim else input._data.copy()
+    return record("cumsum", np.asarray(array, dtype=target.numpy), (input,), {"dim": d})
+
+
+def cumsum_backward(grad, dim):
+    """Each input adds into every running sum from its place on: the reversed running sum
+    of ``grad`` (total minus what came before)."""
+    if not grad.ndim:
+        return grad
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+Tensor.logsumexp, Tensor.cumsum = logsumexp, cumsum

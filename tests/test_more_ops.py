@@ -356,6 +356,28 @@ def cumsum_and_logsumexp(lib):
 
 
 @scenario
+def masked_fill_in_place(lib):
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    v = lib.tensor(5.0, requires_grad=True)
+    y = x * 1
+    y.masked_fill_(y < 0, 0.0)
+    z = x * 1
+    z.masked_fill_(lib.tensor([True, False, True]), v)
+    (y.sum() + (z * 2).sum()).backward()
+    return (y, z, x.grad, v.grad, y.grad_fn.name(), z.grad_fn.name(), y._version,
+            caught(lambda: x.masked_fill_(x > 0, 1.0)))
+
+
+@scenario
+def advanced_index_out_of_bounds_says_dimension(lib):
+    x = lib.zeros(2, 3)
+    def write():
+        x[lib.tensor([0, 5])] = 1.0
+    return (caught(lambda: x[lib.tensor([5])]), caught(lambda: x[lib.tensor([0]), lib.tensor([7])]),
+            caught(write), x._version)
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

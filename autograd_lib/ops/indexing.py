@@ -85,8 +85,11 @@ def getitem(input, key):
                              f"Variables are valid indices (got {type(k).__name__})")
     if any(isinstance(a, np.ndarray) for a in advanced):
         index = tuple(advanced)
-        return record("index.Tensor", out._data[index], (out,),
-                      {"self_shape": out.shape, "indices": index})
+        try:
+            picked = out._data[index]
+        except IndexError as error:         # NumPy says "axis", PyTorch "dimension"
+            raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
+        return record("index.Tensor", picked, (out,), {"self_shape": out.shape, "indices": index})
     return _alias(input) if out is input else out
 
 

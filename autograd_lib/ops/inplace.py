@@ -327,7 +327,10 @@ def setitem(input, key, value):
         else:
             array[...] = src._data
         return record(op, array, (self, src), {"key": np_key, "accumulate": False})
-    _inplace(target, write, value)
+    try:
+        _inplace(target, write, value)
+    except IndexError as error:             # NumPy says "axis", PyTorch "dimension"
+        raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
 
 
 Tensor.__setitem__ = setitem

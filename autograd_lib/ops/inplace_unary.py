@@ -22,7 +22,7 @@ from .shape import reshape, view
 
 __all__ = ["exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "abs_", "neg_",
            "reciprocal_", "sign_", "sgn_", "pow_", "square", "square_", "uniform_", "normal_",
-           "view_as", "reshape_as", "negative"]
+           "view_as", "reshape_as", "negative", "masked_fill_"]
 
 
 def _in_place(out_of_place):
@@ -65,6 +65,16 @@ Tensor.neg_ = Tensor.negative_ = neg_
 Tensor.reciprocal_, Tensor.sign_, Tensor.sgn_ = reciprocal_, sign_, sgn_
 Tensor.square, Tensor.square_, Tensor.pow_, Tensor.negative = square, square_, pow_, negative
 Tensor.__ipow__ = pow_
+
+
+def masked_fill_(self, mask, value):
+    """``value`` written where ``mask`` is True, in place (MaskedFillBackward0/1)."""
+    if isinstance(value, Tensor):
+        return _inplace(self, lambda s, v: _pw.masked_fill(s, mask, v), value)
+    return _inplace(self, lambda s: _pw.masked_fill(s, mask, value))
+
+
+Tensor.masked_fill_ = masked_fill_
 
 
 # ----------------------------------------------------------- random fills

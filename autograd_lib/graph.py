@@ -277,7 +277,12 @@ class Node:
             if key in saved:
                 if self.__dict__.get("_freed"):
                     raise RuntimeError(FREED_MESSAGE)
-                return saved[key].unpack(self)
+                value = saved[key].unpack(self)
+                if isinstance(value, Tensor) and value._wrapped_number is not None:
+                    # PyTorch saves a number operand as a tensor of the number's own type:
+                    # x * 3 shows tensor(3), an int64, whatever x's dtype.
+                    return Tensor._make(np.asarray(value._wrapped_number))
+                return value
             params = self.__dict__.get("_params", {})
             if key in params:
                 return params[key]

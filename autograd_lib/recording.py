@@ -126,6 +126,9 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
             node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
             node._params[value_name] = params[value_name]
+        elif source == _GIVEN_PARAM:                  # kept for grad_fn._saved_*, when given
+            if params is not None and value_name in params:
+                node._params[value_name] = params[value_name]
         elif source == _SAVED_PARAM:                  # freed with the saved tensors (indices)
             node._saved[value_name] = SavedValue(params[value_name])
         elif tensors[source] is None:                 # an optional input left out (clamp's max)
@@ -136,7 +139,7 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     return out
 
 
-_RESULT, _PARAM, _SAVED_PARAM = -1, -2, -3
+_RESULT, _PARAM, _SAVED_PARAM, _GIVEN_PARAM = -1, -2, -3, -4
 
 
 def _save_plan(node_cls, edges):
@@ -156,16 +159,20 @@ def _save_plan(node_cls, edges):
             raise TypeError(f"{node_cls.__name__} has inputs {names}, but the op recorded "
                             f"{len(mask)} input(s)")
         plan, seen = [], set()
-        for name, needed in zip(names, mask):
-            if not needed:
-                continue
+        for name, needed in sorted(zip(names, mask), key=lambda p: not p[1]):   # needed first
             for value_name in node_cls.formulas[name][1]:
                 if value_name in seen:
                     continue
-                seen.add(value_name)
                 source = (_RESULT if value_name == "result" else
                           names.index(value_name) if value_name in names else
                           _SAVED_PARAM if value_name in node_cls.saves else _PARAM)
+                if not needed:
+                    # PyTorch keeps a node's plain parameters whichever inputs need a
+                    # gradient (grad_fn._saved_alpha), and its tensors only when needed.
+                    if source != _PARAM:
+                        continue
+                    source = _GIVEN_PARAM
+                seen.add(value_name)
                 plan.append((value_name, source))
         plans[mask] = plan = tuple(plan)
     return plan

@@ -101,6 +101,7 @@ class Tensor:
     _accumulator = None
     _hooks = None
     _post_accumulate_hooks = None   # a leaf's register_post_accumulate_grad_hook hooks
+    _wrapped_number = None          # the Python number an op's operand was made from (x * 3)
     _promoted_from = None           # ops/operands.py: the tensor this is a type-promoted copy of
 
     __array_ufunc__ = None          # NumPy defers to our reflected operators: np.float64(2) * t
@@ -411,7 +412,8 @@ class Tensor:
 # What a tensor stores about itself (its other attributes are the user's).
 _TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
                   "_retains_grad", "_base", "_view_fn", "_view_version", "_creation_meta",
-                  "_accumulator", "_hooks", "_post_accumulate_hooks", "_promoted_from"}
+                  "_accumulator", "_hooks", "_post_accumulate_hooks", "_promoted_from",
+                  "_wrapped_number"}
 
 
 def _check_inference_requires_grad():

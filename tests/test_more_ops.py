@@ -378,6 +378,19 @@ def advanced_index_out_of_bounds_says_dimension(lib):
 
 
 @scenario
+def saved_operands_and_parameters_as_pytorch_shows_them(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    c = lib.tensor([3.0, 4.0])
+    a, b, q, d, e, f = x * 3, x * 2.5, x / 4, x + 1, x ** 3, x ** 2.0
+    g = lib.add(c, x, alpha=2)                    # alpha is kept whichever input needs a gradient
+    h = lib.sub(x, c, alpha=3)
+    return (a.grad_fn._saved_other, b.grad_fn._saved_other, q.grad_fn._saved_other,
+            caught(lambda: d.grad_fn._saved_other), e.grad_fn._saved_exponent, f.grad_fn._saved_exponent,
+            d.grad_fn._saved_alpha, g.grad_fn._saved_alpha, h.grad_fn._saved_alpha,
+            (x * True).grad_fn._saved_other)
+
+
+@scenario
 def rounding(lib):
     x = lib.tensor([0.5, 1.5, -2.5, 2.7, -0.2], requires_grad=True)
     outs = [x.round(), x.floor(), x.ceil(), x.trunc(), x.round(decimals=1), lib.round(x * 10)]

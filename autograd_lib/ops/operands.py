@@ -41,7 +41,9 @@ def promote(a, b):
             if a._data.dtype is b._data.dtype:                    # fast path: same dtype
                 return a, b, a.dtype
         elif type(b) is float and a._data.dtype.kind == "f":     # fast path: x * 2.5
-            return a, Tensor._make(np.asarray(b, dtype=a._data.dtype)), a.dtype
+            wrapped = Tensor._make(np.asarray(b, dtype=a._data.dtype))
+            wrapped._wrapped_number = b
+            return a, wrapped, a.dtype
     dtype = _dt.result_type(a, b)
     return cast_operand(a, dtype), cast_operand(b, dtype), dtype
 
@@ -58,7 +60,9 @@ def cast_operand(x, dtype):
         cast._promoted_from = x
         return cast
     if isinstance(x, (bool, int, float, np.number, np.bool_)):
-        return Tensor._make(np.asarray(x, dtype=dtype.numpy))
+        wrapped = Tensor._make(np.asarray(x, dtype=dtype.numpy))
+        wrapped._wrapped_number = x         # a saved one shows its own type (grad_fn._saved_other)
+        return wrapped
     return to_tensor(x).to(dtype)
 
 

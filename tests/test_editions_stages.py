@@ -27,6 +27,7 @@ import pytest
 
 from autograd_course import editions
 from autograd_course.mistakes import catalogs, with_mistake
+from tests.fresh_env import clean_environ
 from autograd_course import notebooks
 from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
                                        read_notebook, solution_notebook, strip_markers)
@@ -53,7 +54,7 @@ def env(tmp_path_factory):
     pins = [line.split("#")[0].strip() for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
     wanted = [p for p in pins if p.split("==")[0] in ("numpy", "matplotlib", "ipykernel")]
     done = subprocess.run([python, "-m", "pip", "install", "--quiet", *wanted, "nbclient", "nbformat"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=clean_environ())
     assert done.returncode == 0, f"could not prepare the environment:\n{done.stderr[-2000:]}"
     return python
 
@@ -63,7 +64,7 @@ def run_notebooks(python, jobs, workdir):
     jobs_file, results_file = workdir / "jobs.json", workdir / "results.json"
     jobs_file.write_text(json.dumps(jobs))
     done = subprocess.run([python, ROOT / "tests" / "editions_runner.py", jobs_file, results_file],
-                          capture_output=True, text=True, cwd=workdir, timeout=3600)
+                          capture_output=True, text=True, cwd=workdir, timeout=3600, env=clean_environ())
     assert done.returncode == 0, f"the runner failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return json.loads(results_file.read_text())
 
@@ -85,11 +86,11 @@ def test_stage(stage, env, tmp_path):
     assert not found, "the edition leaks:\n" + "\n".join(str(leak) for leak in found)
     wheel = next(out.glob("*.whl"))
     done = subprocess.run([env, "-m", "pip", "install", "--quiet", "--force-reinstall", str(wheel)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=clean_environ())
     assert done.returncode == 0, f"pip install {wheel.name} failed:\n{done.stderr[-2000:]}"
     where = subprocess.run([env, "-c", "import autograd_lib._sealed as s; print(s.STAGE, s.__file__)"],
-                           capture_output=True, text=True, cwd=tmp_path)
-    assert where.stdout.split()[0] == str(stage) and "site-packages" in where.stdout, \
+                           capture_output=True, text=True, cwd=tmp_path, env=clean_environ())
+    assert where.stdout.split()[:1] == [str(stage)] and "site-packages" in where.stdout, \
         f"the environment must import the stage-{stage} wheel, saw {where.stdout!r} {where.stderr[-500:]}"
 
     name = NAMES[STAGES.index(stage)]

@@ -31,6 +31,7 @@ from autograd_course.notebooks import read_notebook, solution_notebook
 from autograd_course.pipeline import generate, make_course
 from autograd_course.pool import Submission, hand_in
 from tests.course import COURSE, REPO
+from tests.fresh_env import clean_environ
 
 from .conftest import COURSE_MARKS
 
@@ -43,7 +44,9 @@ TAIL = 3000
 
 
 def _run(command, what, timeout=600, **kwargs):
-    """Run ``command``; fail the test with its output when it fails."""
+    """Run ``command`` (in :func:`clean_environ` unless told otherwise); fail the test
+    with its output when it fails."""
+    kwargs.setdefault("env", clean_environ())
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=timeout, **kwargs)
     assert done.returncode == 0, (f"{what}: expected exit status 0, saw {done.returncode}\n$ "
                                   + " ".join(map(str, command)) + f"\n{done.stdout[-TAIL:]}\n{done.stderr[-TAIL:]}")

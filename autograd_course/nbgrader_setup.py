@@ -15,6 +15,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -54,20 +55,35 @@ def env_with_kernel_paths(env):
     return env
 
 
+_ENVIRON = {"lock": threading.Lock(), "depth": 0, "saved": None}
+
+
 @contextlib.contextmanager
 def kernel_environment():
     """Run a block with :func:`env_with_kernel_paths` applied to ``os.environ``,
     and without nbgrader's SQLAlchemy noise: its "Object of type <...> not in
-    session" SAWarning is a RuntimeWarning, which the test suite turns into errors."""
-    saved = dict(os.environ)
-    os.environ.update(env_with_kernel_paths(os.environ))
+    session" SAWarning is a RuntimeWarning, which the test suite turns into errors.
+
+    Blocks may overlap (threads grading side by side): the first to enter saves
+    ``os.environ`` and the last to leave restores it.  Each saving and restoring
+    its own copy would let a block that entered second restore, after the first
+    has left, the kernels' PYTHONPATH as if it were the process's own."""
+    with _ENVIRON["lock"]:
+        if _ENVIRON["depth"] == 0:
+            _ENVIRON["saved"] = dict(os.environ)
+            os.environ.update(env_with_kernel_paths(os.environ))
+        _ENVIRON["depth"] += 1
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session")
             yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        with _ENVIRON["lock"]:
+            _ENVIRON["depth"] -= 1
+            if _ENVIRON["depth"] == 0:
+                os.environ.clear()
+                os.environ.update(_ENVIRON["saved"])
+                _ENVIRON["saved"] = None
 
 
 def load_config(course):

@@ -8,6 +8,7 @@ copied course with a built wheel (slow, marker ``course``).
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -199,3 +200,40 @@ def test_the_demo_reads_the_catalog_beside_the_course():
 
 def test_a_course_without_a_catalog_has_no_careless_student(tmp_path):
     assert demo.mistake_catalog(tmp_path) is None, "expected None for a course without mistakes/"
+
+
+def test_overlapping_kernel_environments_restore_the_process_environment(monkeypatch):
+    """Two graders in threads: A enters, B enters, A leaves, B leaves.  Each
+    saving its own copy let B restore the kernels' PYTHONPATH as the process's
+    own (seen in the full run: a later test's fresh venv imported the checkout)."""
+    import threading
+
+    from autograd_course.nbgrader_setup import kernel_environment
+    monkeypatch.setenv("PYTHONPATH", "/only/this")
+    before = dict(os.environ)
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def grader_a():
+        with kernel_environment():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def grader_b():
+        a_in.wait(10)
+        with kernel_environment():
+            b_in.set()
+            a_out.wait(10)
+            seen["inside"] = os.environ.get("PYTHONPATH")
+
+    threads = [threading.Thread(target=grader_a), threading.Thread(target=grader_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert seen.get("inside", "").endswith("/only/this") and seen["inside"] != "/only/this", (
+        f"inside the block the kernels' paths should come first on PYTHONPATH; saw {seen.get('inside')!r}")
+    changed = {k: (before.get(k), os.environ.get(k)) for k in set(before) | set(os.environ)
+               if before.get(k) != os.environ.get(k)}
+    assert not changed, f"after both blocks the environment should be as before; changed (before, after): {changed}"

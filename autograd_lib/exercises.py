@@ -216,6 +216,10 @@ _register("09.sgd_update", "autograd_lib.optim.sgd", "sgd_update",
           "one SGD step for one parameter: weight decay, momentum (Nesterov), in place")
 _register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
           "a large batch's gradient from micro-batches, each loss weighted by its share")
+_register("09.train_epoch", "autograd_lib.optim", "train_epoch",
+          "one epoch: zero_grad, forward, backward, step per batch; the mean loss per sample")
+_register("09.evaluate", "autograd_lib.optim", "evaluate",
+          "eval mode and no_grad: the mean loss per sample and the accuracy")
 _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
           "central finite differences of a scalar function")
 

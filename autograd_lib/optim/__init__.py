@@ -10,6 +10,8 @@
                        learning rate as training goes on
 ``accumulation.py``    ``accumulate_gradients``: a large batch's gradient,
                        one micro-batch at a time
+``loop.py``            ``train_epoch``, ``evaluate``: the training loop (the
+                       course's own; PyTorch leaves it to you)
 =====================  ==================================================
 
 Every ``step()`` runs under ``no_grad`` and changes the parameters *in
@@ -21,8 +23,10 @@ from . import lr_scheduler
 from .accumulation import accumulate_gradients
 from .adam import Adam
 from .adamw import AdamW
+from .loop import evaluate, train_epoch
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler", "accumulate_gradients"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler", "accumulate_gradients",
+           "train_epoch", "evaluate"]

@@ -52,7 +52,7 @@ def env(tmp_path_factory):
     venv.EnvBuilder(with_pip=True).create(path)
     python = path / "bin" / "python"
     pins = [line.split("#")[0].strip() for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
-    wanted = [p for p in pins if p.split("==")[0] in ("numpy", "matplotlib", "ipykernel")]
+    wanted = [p for p in pins if p.split("==")[0] in ("numpy", "matplotlib", "scikit-learn", "ipykernel")]
     done = subprocess.run([python, "-m", "pip", "install", "--quiet", *wanted, "nbclient", "nbformat"],
                           capture_output=True, text=True, env=clean_environ())
     assert done.returncode == 0, f"could not prepare the environment:\n{done.stderr[-2000:]}"

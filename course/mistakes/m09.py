@@ -12,6 +12,8 @@ _WALK = "09_named_members_answer"
 _CLEAR = "09_clear_grads_answer"
 _SGD = "09_sgd_update_answer"
 _ACC = "09_accumulate_gradients_answer"
+_EPOCH = "09_train_epoch_answer"
+_EVAL = "09_evaluate_answer"
 
 
 # The correct loop over a module's members, shared by several walk mistakes.
@@ -411,4 +413,50 @@ MISTAKES = [
                 ('mean_loss += loss.item()', 'mean_loss += loss.item() * (len(inputs) / total)'),
             ],
             rule="so .grad is the gradient of the mean loss over all N samples"),
+    Mistake(_EPOCH, "never clears the gradients: every step adds the previous ones",
+            edits=[("        optimizer.zero_grad()\n", "")],
+            rule="each batch is one optimizer step on its own gradient"),
+    Mistake(_EPOCH, "clears the gradients after the step instead of before the backward",
+            edits=[("        optimizer.zero_grad()\n", ""),
+                   ("        optimizer.step()\n", "        optimizer.step()\n        optimizer.zero_grad()\n")],
+            rule="gradients from before the call or from the previous batch never reach a step"),
+    Mistake(_EPOCH, "clears the gradients between backward and step: nothing moves",
+            edits=[("        optimizer.zero_grad()\n", ""),
+                   ("        loss.backward()\n", "        loss.backward()\n        optimizer.zero_grad()\n")],
+            rule="each batch is one optimizer step on its own gradient"),
+    Mistake(_EPOCH, "averages the batch losses without weighting them by size",
+            edits=[("loss_sum += loss.item() * len(targets)", "loss_sum += loss.item()"),
+                   ("seen += len(targets)", "seen += 1")],
+            rule="weighted by its number of samples"),
+    Mistake(_EPOCH, "keeps the loss tensors, and with them every batch's graph",
+            edits=[("loss_sum += loss.item() * len(targets)", "loss_sum = loss_sum + loss * len(targets)"),
+                   ("return loss_sum / seen", "return float(loss_sum / seen)")],
+            rule="no graph outlives its step"),
+    Mistake(_EPOCH, "leaves the model in the mode it was in",
+            edits=[("    model.train()\n", "")],
+            rule="the model trains in training mode"),
+    Mistake(_EPOCH, "counts the batches with len(batches): a generator has no len()",
+            edits=[("    loss_sum, seen = 0.0, 0\n", "    loss_sum, seen = 0.0, 0\n    if len(batches) == 0:\n"
+                                                       "        raise ValueError(\"no batch\")\n")],
+            rule="batches may be any iterable, read once"),
+    Mistake(_EVAL, "records a graph: no no_grad around the forward",
+            edits=[("    with ag.no_grad():\n        for inputs, targets in batches:", "    if True:\n        for inputs, targets in batches:")],
+            rule="under no_grad: no graph is recorded"),
+    Mistake(_EVAL, "measures in training mode",
+            edits=[("    model.eval()\n", "")],
+            rule="evaluate runs the model in evaluation mode"),
+    Mistake(_EVAL, "takes the argmax over the batch (dim=0) instead of the classes",
+            edits=[("scores.argmax(dim=1)", "scores.argmax(dim=0)")],
+            rule="a sample is right when its highest score"),
+    Mistake(_EVAL, "averages the batches' accuracies without weighting them by size",
+            edits=[("loss_sum, right, seen = 0.0, 0, 0", "loss_sum, right, seen, count = 0.0, 0.0, 0, 0"),
+                   ("right += int((scores.argmax(dim=1) == targets).sum().item())",
+                    "right += (scores.argmax(dim=1) == targets).float().mean().item()"),
+                   ("            seen += len(targets)\n", "            seen += len(targets)\n            count += 1\n"),
+                   ("return loss_sum / seen, right / seen", "return loss_sum / seen, right / count")],
+            rule="a sample is right when its highest score"),
+    Mistake(_EVAL, "returns the accuracy as a tensor",
+            edits=[("right += int((scores.argmax(dim=1) == targets).sum().item())",
+                    "right += (scores.argmax(dim=1) == targets).sum()")],
+            rule="two Python floats"),
 ]

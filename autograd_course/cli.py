@@ -8,6 +8,7 @@
     autograd-course register      # register every assignment in the course's gradebook (a term's start)
     autograd-course grade-class   # autograde every submission of <course>/submitted/, feedback, grades.csv
     autograd-course edition --stage K   # dist/edition-K/: the wheel with later answers sealed, notebooks <= K
+    autograd-course syllabus      # the workload table of the syllabus, measured on source/
 
 (``python -m autograd_course ...`` is the same.)  Every command works on the
 course directory given with ``--course DIR``, else ``./course``, else the
@@ -20,7 +21,7 @@ so ``autograd-course --help`` answers at once.
 import argparse
 import sys
 
-from . import classgrade, demo, editions, lab, pipeline
+from . import classgrade, demo, editions, lab, pipeline, syllabus
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
 
@@ -51,7 +52,7 @@ def parser():
     top = argparse.ArgumentParser(prog=PROG,
                                   description="The course pipeline, the instructor demo, grading a class.",
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
-                                  epilog="\n".join(__doc__.split("\n")[2:11]))
+                                  epilog="\n".join(__doc__.split("\n")[2:12]))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, help):
@@ -87,6 +88,8 @@ def parser():
                                                       "the course)")
     edition.add_argument("--solutions", action="store_true",
                          help="also the executed solutions of the assignments before K, without hidden tests")
+    command("syllabus", "print the syllabus's workload table (prose, code, exercises, points, "
+                        "hours), measured on the source notebooks")
     return top
 
 
@@ -108,6 +111,9 @@ def main(argv=None):
             return cmd_register(course)
         if args.command == "edition":
             editions.build_edition(args.stage, args.out, args.solutions, course)
+            return 0
+        if args.command == "syllabus":
+            print(syllabus.table(course))
             return 0
         args.course = course
         return cmd_grade_class(args)

@@ -447,7 +447,7 @@ MISTAKES = [
             rule="evaluate runs the model in evaluation mode"),
     Mistake(_EVAL, "takes the argmax over the batch (dim=0) instead of the classes",
             edits=[("scores.argmax(dim=1)", "scores.argmax(dim=0)")],
-            rule="a sample is right when its highest score"),
+            rule="two Python floats"),           # one score per class no longer lines up with the targets: an error
     Mistake(_EVAL, "averages the batches' accuracies without weighting them by size",
             edits=[("loss_sum, right, seen = 0.0, 0, 0", "loss_sum, right, seen, count = 0.0, 0.0, 0, 0"),
                    ("right += int((scores.argmax(dim=1) == targets).sum().item())",

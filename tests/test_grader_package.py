@@ -237,3 +237,24 @@ def test_overlapping_kernel_environments_restore_the_process_environment(monkeyp
     changed = {k: (before.get(k), os.environ.get(k)) for k in set(before) | set(os.environ)
                if before.get(k) != os.environ.get(k)}
     assert not changed, f"after both blocks the environment should be as before; changed (before, after): {changed}"
+
+
+def test_the_notebooks_digits_are_scikit_learns():
+    """09's capstone reads the digits without importing scikit-learn; they must be its own."""
+    from sklearn.datasets import load_digits as sklearn_digits
+
+    from autograd_course.notebook import load_digits
+    images, labels = load_digits()
+    expected = sklearn_digits()
+    assert images.shape == (1797, 8, 8) and images.dtype == expected.images.dtype, (
+        f"expected images of shape (1797, 8, 8) and dtype {expected.images.dtype}, saw {images.shape} {images.dtype}")
+    assert (images == expected.images).all() and (labels == expected.target).all() and labels.dtype == expected.target.dtype, \
+        "expected the same pixels and labels as sklearn.datasets.load_digits()"
+
+
+def test_reading_the_digits_does_not_import_scikit_learn():
+    code = ("import sys; from autograd_course.notebook import load_digits; load_digits(); "
+            "print('sklearn' in sys.modules)")
+    seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert seen.returncode == 0 and seen.stdout.strip() == "False", (
+        f"expected load_digits() to leave scikit-learn unimported; saw {seen.stdout.strip()!r} {seen.stderr[-500:]}")

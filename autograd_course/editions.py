@@ -51,7 +51,7 @@ from autograd_lib import exercises
 
 from . import layout
 from .layout import PipelineError
-from .notebooks import dumps, grade_id, read_notebook, strip_markers
+from .notebooks import dumps, grade_id, marked_lines, read_notebook, strip_markers
 
 __all__ = ["TARGET_PYTHON", "Sealed", "sealed_statements", "build_edition", "leaks", "Leak",
            "solution_lines", "hidden_test_lines"]
@@ -441,18 +441,6 @@ def _norm(text):
     return " ".join(re.sub(r"[\"'\\]", "", text).split())
 
 
-def _blocks(source, begin, end):
-    found, inside = [], False
-    for line in source.split("\n"):
-        if end in line:
-            inside = False
-        elif begin in line:
-            inside = True
-        elif inside:
-            found.append(line)
-    return found
-
-
 def _cells(course, name):
     return read_notebook(layout.source_notebook_path(name, course)).cells
 
@@ -460,13 +448,13 @@ def _cells(course, name):
 def solution_lines(course, name):
     """(grade_id, line) for every line inside ``### BEGIN/END SOLUTION`` of an assignment."""
     return [(grade_id(c), line) for c in _cells(course, name)
-            for line in _blocks(c.source, "BEGIN SOLUTION", "END SOLUTION")]
+            for line in marked_lines(c.source)]
 
 
 def hidden_test_lines(course, name):
     """(grade_id, line) for every line of an assignment's hidden tests."""
     return [(grade_id(c), line) for c in _cells(course, name)
-            for line in _blocks(c.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
+            for line in marked_lines(c.source, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")]
 
 
 def _strings_of(code):

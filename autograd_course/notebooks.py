@@ -66,6 +66,20 @@ def tests_of(exercise, grade_ids):
     return sorted(g for g in grade_ids if g.startswith(exercise + "_test"))
 
 
+def marked_lines(source, begin="BEGIN SOLUTION", end="END SOLUTION"):
+    """The lines between the ``### <begin>`` and ``### <end>`` markers of a cell's source
+    (by default a solution: what a student writes)."""
+    found, inside = [], False
+    for line in source.split("\n"):
+        if end in line:
+            inside = False
+        elif begin in line:
+            inside = True
+        elif inside:
+            found.append(line)
+    return found
+
+
 def strip_markers(source):
     """The source without its ``### BEGIN/END SOLUTION`` and ``### BEGIN/END
     HIDDEN TESTS`` lines; the code between them stays."""

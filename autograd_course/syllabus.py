@@ -11,11 +11,10 @@ instructor guide's table is checked against this one
     autograd-course syllabus            # prints the markdown table
 """
 
-import re
 from dataclasses import dataclass
 
 from .layout import assignments, source_notebook_path
-from .notebooks import is_answer_cell, is_test_cell, nbgrader_meta, read_notebook
+from .notebooks import is_answer_cell, is_test_cell, marked_lines, nbgrader_meta, read_notebook
 
 # Minutes per unit, the assumptions of the estimate.  Reading: technical prose with formulas,
 # read once carefully (120 words a minute).  Demo code: read and run (18 s a line).  Writing:
@@ -23,9 +22,6 @@ from .notebooks import is_answer_cell, is_test_cell, nbgrader_meta, read_noteboo
 # line), plus 12 minutes per exercise to read its task and what its tests print.
 RATES = {"words per minute": 120, "minutes per demo line": 0.3,
          "minutes per solution line": 3, "minutes per exercise": 12}
-
-_SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
-
 
 @dataclass
 class Workload:
@@ -58,7 +54,7 @@ def workload(assignment, course):
             words += len(cell.source.split())
         elif is_answer_cell(cell):
             exercises += 1
-            lines += sum(len(_code_lines(body)) for body in _SOLUTION.findall(cell.source))
+            lines += len(_code_lines("\n".join(marked_lines(cell.source))))
         elif is_test_cell(cell):
             points += int(nbgrader_meta(cell).get("points", 0))
         elif not nbgrader_meta(cell):

@@ -15,12 +15,11 @@ import re
 import pytest
 
 from autograd_course.layout import assignments
-from autograd_course.notebooks import grade_id, is_answer_cell, read_notebook
+from autograd_course.notebooks import grade_id, is_answer_cell, marked_lines, read_notebook
 
 from tests.course import COURSE
 
 MIN_CHARS = 16
-SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 RAISE = re.compile(r"^raise \w+(Error|Exception)\(")
 # Lines that are the subject being taught, quoted as PyTorch's own usage before the exercise.
 IDIOMS = {
@@ -37,13 +36,12 @@ def solution_lines(source_nb):
     for cell in source_nb.cells:
         if not is_answer_cell(cell):
             continue
-        for body in SOLUTION.findall(cell.source):
-            for line in body.splitlines():
-                text = line.strip()
-                if (not text or text.startswith("#") or RAISE.match(text) or len(_key(text)) < MIN_CHARS
-                        or text in IDIOMS.get(grade_id(cell), ())):
-                    continue
-                yield grade_id(cell), text
+        for line in marked_lines(cell.source):
+            text = line.strip()
+            if (not text or text.startswith("#") or RAISE.match(text) or len(_key(text)) < MIN_CHARS
+                    or text in IDIOMS.get(grade_id(cell), ())):
+                continue
+            yield grade_id(cell), text
 
 
 def task_text(release_nb):

@@ -60,6 +60,7 @@ TARGET_PYTHON = (3, 11)         # Binder's Python (binder/runtime.txt): the stud
 PACKAGES = ("autograd_lib", "autograd_course")
 SEALED_PACKAGE = "_sealed"      # autograd_lib/_sealed/: the loader and the bytecode
 MIN_LEAK_LENGTH = 30            # shorter lines ("return None", "base = t._base") are everyone's
+_CHECKS = Path(__file__).parent / "checks"   # the visible tests: students read them
 
 
 # ----------------------------------------------------------- what is sealed
@@ -505,13 +506,14 @@ def leaks(out, stage, course=None):
     found in a file of the edition in ``out``.
 
     A line counts when it is at least ``MIN_LEAK_LENGTH`` characters long (spaces
-    collapsed, quotes dropped), appears in no release notebook (the students' own text:
-    task statements quote the messages to raise) and in no solution of an earlier
+    collapsed, quotes dropped), appears in no release notebook and in no visible check
+    (``autograd_course/checks``: the students' own text; task statements quote the
+    messages to raise, and a hidden test may repeat a visible check's line) and in no solution of an earlier
     assignment (the students wrote it, and its reference ships as source); short lines
     (``return None``) are everyone's.  Sealed bytecode is read for its strings and names."""
     course = layout.course_dir(course)
-    release_text = _norm("\n".join(
-        _text_of(p.name, p.read_bytes()) for p in sorted((course / "release").rglob("*.ipynb"))))
+    visible = sorted((course / "release").rglob("*.ipynb")) + sorted(_CHECKS.glob("*.py"))
+    release_text = _norm("\n".join(_text_of(p.name, p.read_bytes()) for p in visible))
     wanted, known = [], set()
     for name in layout.assignments(course):
         number = int(name.split("_", 1)[0])

@@ -10,7 +10,9 @@ each, of:
   slots (``autograd_lib.exercises.reference``);
 * the course modules a test cell runs (``COURSE_MODULES``): the grading
   assertions, :func:`~autograd_course.checking.checking`, the notebook
-  helpers, and this module itself;
+  helpers, this module itself, and the visible checks (every module of
+  ``autograd_course.checks``, imported here so that they are in the snapshot
+  before any notebook cell runs);
 * NumPy (``numpy``, ``numpy.testing``, ``numpy.linalg``, ``numpy.random``,
   ``numpy.lib``) and the builtins the tests use to compare and describe.
 
@@ -42,6 +44,7 @@ class TamperingError(AssertionError):
 # ``from autograd_course import grading`` reads its attribute.
 COURSE_MODULES = ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
                   "autograd_course.grading", "autograd_course.notebook")
+CHECKS = "autograd_course.checks"       # the package of the visible checks, all its modules watched
 _OURS = ("autograd_lib", "autograd_course")
 # Builtins the tests use to compare and to describe what they saw.
 _BUILTINS = ("isinstance", "issubclass", "type", "len", "abs", "all", "any", "bool", "float", "int",
@@ -58,6 +61,10 @@ _NAMES = (("exercises", "autograd_lib.exercises"), ("grading", "autograd_course.
 
 def _fields(slot):
     return tuple(vars(slot).values())
+
+
+def _course_module(name):
+    return name in COURSE_MODULES or name == CHECKS or name.startswith(CHECKS + ".")
 
 
 def _ours(name):
@@ -109,7 +116,7 @@ class _Snapshot:
             if slot.kind == "rule":
                 slot_keys.add((id(owner.NODES[slot.attribute]), "formulas"))
         self.entries, self.codes, self.classes = [], {}, []
-        names = sorted(n for n in sys.modules if n in _WATCHED or n in COURSE_MODULES
+        names = sorted(n for n in sys.modules if n in _WATCHED or _course_module(n)
                        or n == "autograd_lib" or n.startswith("autograd_lib."))
         for name in names:
             self._namespace(name, vars(sys.modules[name]), sys.modules[name], slot_keys)
@@ -212,6 +219,9 @@ def seal():
     if not _SNAPSHOT:
         for name in COURSE_MODULES:
             importlib.import_module(name)        # importing grading seals: it may be done now
+        if not _SNAPSHOT:
+            for name in importlib.import_module(CHECKS).module_names():
+                importlib.import_module(name)    # they import grading: it may be done now too
         if not _SNAPSHOT:
             _SNAPSHOT.append(_Snapshot())
     return _SNAPSHOT[0]

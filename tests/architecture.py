@@ -56,8 +56,10 @@ LAYERS = (
                                  "autograd_lib.as_torch"),
           "the public names, drawing a graph, the tour"),
     Layer("grading inside a kernel", ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
-                                      "autograd_course.grading", "autograd_course.notebook"),
-          "what a notebook's test cells import: no nbgrader, light enough for every kernel"),
+                                      "autograd_course.grading", "autograd_course.notebook",
+                                      "autograd_course.checks", "autograd_course.checks.*"),
+          "what a notebook's test cells import (the visible checks too): no nbgrader, light enough "
+          "for every kernel"),
     Layer("the grader's groundwork", ("autograd_course.layout", "autograd_course.notebooks", "autograd_course.sandbox",
                                       "autograd_course.*"),
           "where a course is, notebooks and their cells, the sandbox's launcher: no nbgrader"),

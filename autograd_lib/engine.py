@@ -5,9 +5,10 @@
 1. **Count dependencies.**  Walk the graph once from the roots (iteratively,
    so a million-node chain needs no recursion) and count, for every node,
    how many edges point into it (:func:`count_dependencies`).
-2. **Execute in topological order.**  A node may run only when every
-   gradient flowing into it has arrived, i.e. its count has dropped to zero.
-   Among ready nodes the newest runs first (PyTorch's order).  Running a node
+2. **Execute in topological order** (:func:`execute`, the loop).  A node may
+   run only when every gradient flowing into it has arrived, i.e. its count has
+   dropped to zero.  Among ready nodes the newest runs first (PyTorch's order,
+   ties such as leaves included).  Running a node
    applies its rule from ``derivatives.py`` (vector-Jacobian products: the
    Jacobian itself is never formed); each input gradient is checked against
    its input (:func:`validate_outputs`) and added into the next node's buffer.
@@ -32,7 +33,7 @@ from . import broadcasting
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
-__all__ = ["run_backward", "count_dependencies", "validate_outputs", "store_retained_grad"]
+__all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "store_retained_grad"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -48,43 +49,90 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
 
     # 1. Dependencies: how many edges point into each reachable node.
     dependencies = count_dependencies([node for node, _ in root_edges])
-    # With inputs=, only what their gradients need (None: everything).
+    # With inputs=, only what their gradients need (None: everything): the loop visits
+    # only the nodes it has a count for.
     needed, reached = _nodes_to_run(dependencies, root_edges, targets, accumulate)
+    if reached is not None:
+        dependencies = {node: count for node, count in dependencies.items() if node in reached}
+        kept = [(edge, grad) for edge, grad in zip(root_edges, root_grads) if edge[0] in reached]
+        root_edges, root_grads = [edge for edge, _ in kept], [grad for _, grad in kept]
 
-    # 2. Execute.  buffers[node][k] sums the gradients flowing into output k.
-    buffers = {}
-    for (node, nr), grad in zip(root_edges, root_grads):
-        _add_to_buffer(buffers, node, nr, grad)
-    ready = _ReadyQueue(node for node in dict.fromkeys(node for node, _ in root_edges)
-                        if dependencies.get(node, 0) == 0 and (reached is None or node in reached))
+    def run_node(node, grads):
+        """Run one node on the gradients that reached it (None: nothing did); return its
+        input gradients, one per edge of ``next_functions``."""
+        if needed is not None and node not in needed:   # reached only to capture a gradient
+            _capture(targets, captured, node, _call_tensor_pre_hooks(node, grads))
+            return [None] * len(node.next_functions)
+        if targets:
+            _capture(targets, captured, node, grads)    # as PyTorch: before the node's hooks
+        if grads is None:                               # nothing flowed in: nothing to do
+            return [None] * len(node.next_functions)
+        grad_inputs = _run_node(node, grads)
+        if not retain_graph:
+            node.release_saved()
+        return grad_inputs
+
+    # 2. Execute, in topological order.
     with set_grad_enabled(create_graph):
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            if needed is not None and node not in needed:   # reached only to capture a gradient
-                _capture(targets, captured, node, _call_tensor_pre_hooks(node, grads))
-                continue
-            if targets:
-                _capture(targets, captured, node, grads)    # as PyTorch: before the node's hooks
-            if grads is None:                               # nothing flowed in: nothing to do
-                grad_inputs = [None] * len(node.next_functions)
-            else:
-                grad_inputs = _run_node(node, grads)
-                if not retain_graph:
-                    node.release_saved()
-            for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
-                if next_node is None or (reached is not None and next_node not in reached):
-                    continue
-                if grad is not None:
-                    _add_to_buffer(buffers, next_node, nr, grad)
-                dependencies[next_node] -= 1
-                if dependencies[next_node] == 0:
-                    ready.push(next_node)
+        execute(root_edges, root_grads, dependencies, run_node)
 
     # 3. Deliver: AccumulateGrad nodes have filled the leaves' .grad (the non-leaf
     # inputs of backward(inputs=...) retain their grad: see autograd.backward);
     # for autograd.grad the captured gradients are the result.
     return captured
+
+
+def execute(root_edges, root_grads, dependencies, run_node):
+    """The loop of the backward pass: run every node once, as soon as all the gradients
+    flowing into it have arrived.
+
+    ``root_edges[i]`` is where ``root_grads[i]`` enters the graph, a ``(node, output_nr)``
+    pair.  ``dependencies`` maps every node the loop may visit (besides the roots) to the
+    number of edges pointing into it; it is used up.  ``run_node(node, grads)`` runs one
+    node on the list of gradients summed at its outputs (None if none arrived) and returns
+    its input gradients, one per edge of ``node.next_functions`` (None where nothing flows).
+    Among ready nodes the newest (highest ``_sequence_nr``) runs first, as in PyTorch; a
+    heap that compares the numbers alone leaves ties (every ``AccumulateGrad``) in
+    PyTorch's order too (:class:`_Ready`).
+
+    (Exercise 03.execute.)"""
+    buffers = {}                        # node -> [the gradient summed so far at each output]
+
+    def arrive(node, nr, grad):
+        slots = buffers.setdefault(node, [None] * node.num_outputs)
+        slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+
+    for (node, nr), grad in zip(root_edges, root_grads):
+        arrive(node, nr, grad)
+    ready = []                          # pushed one by one, as PyTorch's GraphRoot pushes its edges
+    for node in dict.fromkeys(node for node, _ in root_edges):
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, _Ready(node))
+    while ready:
+        node = heapq.heappop(ready).node
+        grad_inputs = run_node(node, buffers.pop(node, None))
+        for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
+            if next_node not in dependencies:           # no node (None), or one not visited
+                continue
+            if grad is not None:
+                arrive(next_node, nr, grad)
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:
+                heapq.heappush(ready, _Ready(next_node))
+
+
+class _Ready:
+    """An entry of the ready queue.  It compares by its node's sequence number alone, newest
+    first: equal numbers (every ``AccumulateGrad``) stay in the order the heap leaves them,
+    which is the order of PyTorch's C++ priority queue (``heapq`` and ``std::priority_queue``
+    sift the same way)."""
+    __slots__ = ("key", "node")
+
+    def __init__(self, node):
+        self.key, self.node = -node._sequence_nr, node
+
+    def __lt__(self, other):
+        return self.key < other.key
 
 
 def count_dependencies(roots):
@@ -148,33 +196,6 @@ def validate_outputs(node, grad_inputs):
                 grad = grad.to(dtype)
         out.append(grad)
     return out
-
-
-def _add_to_buffer(buffers, node, nr, grad):
-    """Add ``grad`` into what has reached output ``nr`` of ``node`` so far."""
-    slots = buffers.get(node)
-    if slots is None:
-        slots = buffers[node] = [None] * node.num_outputs
-    slots[nr] = grad if slots[nr] is None else slots[nr] + grad
-
-
-class _ReadyQueue:
-    """The nodes whose gradients have all arrived, newest first (the highest
-    ``_sequence_nr``: PyTorch's order; AccumulateGrad's is infinite, so a leaf's
-    gradient is delivered as soon as it is complete)."""
-
-    def __init__(self, nodes):
-        self._heap = [(-node._sequence_nr, id(node), node) for node in nodes]
-        heapq.heapify(self._heap)
-
-    def __bool__(self):
-        return bool(self._heap)
-
-    def push(self, node):
-        heapq.heappush(self._heap, (-node._sequence_nr, id(node), node))
-
-    def pop(self):
-        return heapq.heappop(self._heap)[-1]
 
 
 def _targets(inputs):

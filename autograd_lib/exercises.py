@@ -161,6 +161,9 @@ _register("03.mm_backward", "autograd_lib.derivatives", "MmBackward0",
                   "autograd_lib.ops.backward_helpers:mm_mat2_backward"))
 _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
           "how many edges point into each node reachable from the roots (iteratively)")
+_register("03.execute", "autograd_lib.engine", "execute",
+          "the backward loop: each node runs once all its gradients arrived, newest first; "
+          "gradients summed per node output")
 _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
           "the gradients backward starts from: 1 for a scalar, the given ones checked")
 _register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",

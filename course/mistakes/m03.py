@@ -23,6 +23,9 @@ _COUNT = "03_count_dependencies_answer"
 # ---------------------------------------------------------------------- initial_gradients
 _INIT = "03_initial_gradients_answer"
 
+# -------------------------------------------------------------------------------- execute
+_EXEC = "03_execute_answer"
+
 # ------------------------------------------------------------------------- numerical_grad
 _NUM = "03_numerical_grad_answer"
 
@@ -142,7 +145,7 @@ MISTAKES = [
     return ones @ mat2.T, self.T @ ones
 '''),
             ],
-            rule="grad_self = grad @ mat2.T (the upstream grad, not ones)"),
+            rule="the gradient of self is a product of the upstream grad (not ones) and mat2"),
 
     # ======================================================== 03.count_dependencies
     Mistake(_COUNT, "walks the graph recursively",
@@ -253,6 +256,49 @@ MISTAKES = [
             ],
             rule="a gradient must be a Tensor or None"),
 
+    # =================================================================== 03.execute
+    Mistake(_EXEC, "runs the oldest ready node first",
+            edits=[("return self.node._sequence_nr > other.node._sequence_nr",
+                    "return self.node._sequence_nr < other.node._sequence_nr")],
+            rule="among ready nodes the newest (highest _sequence_nr) runs first"),
+    Mistake(_EXEC, "keeps the last gradient that arrived instead of the sum",
+            edits=[("                slots[nr] = grad if slots[nr] is None else slots[nr] + grad\n",
+                    "                slots[nr] = grad\n")],
+            rule="gradients arriving at the same output of a node add up before it runs"),
+    Mistake(_EXEC, "counts an edge only when a gradient flows along it",
+            edits=[('''                slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+            dependencies[next_node] -= 1
+            if dependencies[next_node] == 0:
+                heapq.heappush(ready, ReadyNode(next_node))
+''', '''                slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+                dependencies[next_node] -= 1
+                if dependencies[next_node] == 0:
+                    heapq.heappush(ready, ReadyNode(next_node))
+''')],
+            rule="every edge lowers its node's count, even when its gradient is None"),
+    Mistake(_EXEC, "breaks ties by the node's id",
+            edits=[("return self.node._sequence_nr > other.node._sequence_nr",
+                    "return (-self.node._sequence_nr, id(self.node)) < (-other.node._sequence_nr, id(other.node))")],
+            rule="nodes with equal numbers (AccumulateGrad) come out in the heap's own order"),
+    Mistake(_EXEC, "keeps one sum per node, whatever the output",
+            edits=[("        slots[nr] = grad if slots[nr] is None else slots[nr] + grad\n    ready = []",
+                    "        slots[0] = grad if slots[0] is None else slots[0] + grad\n    ready = []"),
+                   ("                slots[nr] = grad if slots[nr] is None else slots[nr] + grad\n            dep",
+                    "                slots[0] = grad if slots[0] is None else slots[0] + grad\n            dep")],
+            rule="a node keeps one sum per output: the edge's output_nr says which"),
+    Mistake(_EXEC, "queues every root, whatever its count",
+            edits=[('''        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, ReadyNode(node))
+''', '''        heapq.heappush(ready, ReadyNode(node))
+''')],
+            rule="a root that another root points into waits for its count to reach 0"),
+    Mistake(_EXEC, "does not skip edges to nodes outside dependencies",
+            edits=[('''            if next_node not in dependencies:
+                continue
+''', '''            if next_node is None:
+                continue
+''')],
+            rule="execute runs the whole graph"),
     # ============================================================ 03.numerical_grad
     Mistake(_NUM, "uses a one-sided difference",
             edits=[

@@ -34,7 +34,7 @@ demo: venv
 	$(BIN)/python -m autograd_lib.demo
 
 test: venv
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 bench: venv
 	$(BIN)/python -m benchmarks.run

@@ -116,8 +116,10 @@ class _Snapshot:
             if slot.kind == "rule":
                 slot_keys.add((id(owner.NODES[slot.attribute]), "formulas"))
         self.entries, self.codes, self.classes = [], {}, []
-        names = sorted(n for n in sys.modules if n in _WATCHED or _course_module(n)
-                       or n == "autograd_lib" or n.startswith("autograd_lib."))
+        # The checks last: a helper they import is named after the module that defines it.
+        names = sorted((n for n in sys.modules if n in _WATCHED or _course_module(n)
+                        or n == "autograd_lib" or n.startswith("autograd_lib.")),
+                       key=lambda n: (n.startswith(CHECKS), n))
         for name in names:
             self._namespace(name, vars(sys.modules[name]), sys.modules[name], slot_keys)
         self._namespace("builtins", vars(builtins), builtins, slot_keys, only=_BUILTINS)
@@ -198,11 +200,18 @@ class _Snapshot:
     def verify(self, names=None):
         """TamperingError when something differs from the snapshot, or when ``names``
         (a test's globals) binds ``exercises``, ``grading``, ``np`` or ``ag`` to
-        something else than those modules."""
+        something else than those modules, or ``check`` to anything but a module of
+        the visible checks."""
         found = self.problems()
         for name, module in self.modules.items():
             if names and name in names and names[name] is not module:
                 found.append(f"the name {name!r} of the notebook is not the module {module.__name__} any more")
+        if names and "check" in names:
+            bound = names["check"]
+            if not (isinstance(bound, types.ModuleType) and sys.modules.get(getattr(bound, "__name__", "")) is bound
+                    and bound.__name__.startswith(CHECKS + ".")):
+                found.append("the name 'check' of the notebook is not a module of the visible checks "
+                             "(autograd_course.checks) any more")
         if found:
             raise TamperingError(
                 "the tests run only on autograd_lib, the course's grading helpers and NumPy as they were "

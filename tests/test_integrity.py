@@ -60,6 +60,27 @@ def test_replacing_a_course_helper_is_tampering(module, name):
                 pass
 
 
+def test_replacing_a_visible_check_is_tampering():
+    from autograd_course.checks import tensors
+    integrity.seal()
+    with _patched(tensors, "detach", lambda fn: None):
+        with pytest.raises(integrity.TamperingError, match="autograd_course.checks.tensors.detach was replaced"):
+            with grading.checking("01.is_leaf", _is_leaf):
+                pass
+
+
+def test_a_notebook_whose_check_is_not_a_checks_module_is_tampering():
+    import types
+    from autograd_course.checks import tensors
+    integrity.seal()
+    snapshot = integrity.seal()
+    snapshot.verify({"check": tensors})                  # the real module: fine
+    fake = types.ModuleType("autograd_course.checks.tensors")
+    fake.detach = lambda fn: None
+    with pytest.raises(integrity.TamperingError, match="the name 'check' of the notebook"):
+        snapshot.verify({"check": fake})
+
+
 def test_changing_the_code_a_helper_decorator_wraps_is_tampering():
     integrity.seal()
     inner = notebook.library_version.__wrapped__

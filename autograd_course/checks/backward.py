@@ -3,6 +3,9 @@
 Each function is the visible part of one test cell, run on the function you
 wrote; its docstring says what it tries.  The hidden tests in the cell check
 the same rules on random inputs, against the library's own rules.
+
+Why one module of this length: it is the visible half of the notebook's 9 test cells,
+one function per cell, kept together so that a student reads one file per notebook.
 """
 
 import numpy as np

@@ -12,7 +12,9 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import outcome
 
-__all__ = ["result_requires_grad", "result_requires_grad_in_the_engine"]
+__all__ = ["result_requires_grad", "result_requires_grad_in_the_engine", "is_leaf", "is_leaf_without_requires_grad",
+           "requires_grad_", "requires_grad_in_the_library", "detach", "detach_in_the_engine", "NON_LEAF",
+           "NOT_FLOAT"]
 
 
 def result_requires_grad(fn):
@@ -74,3 +76,191 @@ def result_requires_grad_in_the_engine(fn):
         grading.expect_equal(v.grad_fn is None and not v.requires_grad, True,
                              what="x * y computed inside no_grad() is unrecorded (grad_fn None, requires_grad False)",
                              rule="in no_grad mode, no result requires grad")
+
+
+def is_leaf(fn):
+    """Your ``is_leaf`` on the six tensors of the table in section 4: a leaf that requires
+    grad, a constant, a recorded result, a result of constants only, a detached tensor and
+    a result computed in ``no_grad()``; then the property ``z.is_leaf``, which now calls it."""
+    with grading.checking("01.is_leaf", fn):
+        x = ag.tensor(1.0, requires_grad=True)
+        y = ag.tensor(2.0)
+        z = x * y
+        w = y * 3
+        d = z.detach()
+        with ag.no_grad():
+            n = x * y
+        seen = {name: fn(t) for name, t in [("x", x), ("y", y), ("z", z), ("w", w), ("d", d), ("n", n)]}
+        seen_property = z.is_leaf
+
+    grading.expect_equal(seen["x"], True, what="is_leaf(x) for x = tensor(1.0, requires_grad=True)",
+                         rule="a tensor created by the user is a leaf, even when it requires grad")
+    grading.expect_equal(seen["y"], True, what="is_leaf(y) for y = tensor(2.0)",
+                         rule="a tensor with requires_grad=False is always a leaf")
+    grading.expect_equal(seen["z"], False, what="is_leaf(z) for z = x * y",
+                         rule="a tensor made by a recorded operation (it has a grad_fn) is not a leaf")
+    grading.expect_equal(seen["w"], True, what="is_leaf(w) for w = y * 3",
+                         rule="results of operations on tensors that don't require grad are leaves")
+    grading.expect_equal(seen["d"], True, what="is_leaf(d) for d = z.detach()",
+                         rule="detach() makes a new leaf")
+    grading.expect_equal(seen["n"], True, what="is_leaf(n) for n = x * y computed in no_grad()",
+                         rule="results computed in no_grad mode are leaves")
+    grading.expect_equal(seen_property, False, what="z.is_leaf (the property now calls your function)",
+                         rule="a tensor made by a recorded operation (it has a grad_fn) is not a leaf")
+
+
+def is_leaf_without_requires_grad(fn):
+    """Your ``is_leaf`` on tensors that do not require grad, however they were made
+    (``zeros``, ``arange``, an op on constants, ``detach()``, ``argmax()``): all leaves;
+    and on ``(p * 2).sum()`` for a ``p`` that requires grad: not a leaf."""
+    with grading.checking("01.is_leaf", fn):
+        p = ag.tensor([1.0, 2.0], requires_grad=True)
+        no_grad_tensors = {
+            "zeros(3)": ag.zeros(3),
+            "arange(4)": ag.arange(4),
+            "tensor([1., 2.]) * 2": ag.tensor([1.0, 2.0]) * 2,
+            "p.detach()": p.detach(),
+            "(p * 2).detach()": (p * 2).detach(),
+            "p.argmax()": p.argmax(),
+        }
+        seen = {name: fn(t) for name, t in no_grad_tensors.items()}
+        seen_nonleaf = fn((p * 2).sum())
+    for name, value in seen.items():
+        grading.expect_equal(value, True, what=f"is_leaf({name}), a tensor with requires_grad=False",
+                             rule="a tensor with requires_grad=False is always a leaf")
+    grading.expect_equal(seen_nonleaf, False, what="is_leaf((p * 2).sum()) with p.requires_grad=True",
+                         rule="a tensor made by a recorded operation (it has a grad_fn) is not a leaf")
+
+
+NON_LEAF = ("you can only change requires_grad flags of leaf variables. If you want to use a computed variable "
+            "in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+NOT_FLOAT = "only Tensors of floating point dtype can require gradients"
+
+
+def _returned(fn, t, *args):
+    """Whether ``fn(t, *args)`` returned ``t`` itself, or the error it raised."""
+    try:
+        return "returned the tensor" if fn(t, *args) is t else "did not return the tensor"
+    except grading.DelegationError:
+        raise
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+
+
+def requires_grad_(fn):
+    """Your ``requires_grad_`` on a float leaf (on, then off; it returns the tensor), on
+    integer and bool leaves (asking for True must raise PyTorch's error, asking for False is
+    fine), and on a non-leaf ``z = x * 2`` (turning it off must raise; asking for True
+    changes nothing)."""
+    with grading.checking("01.requires_grad_", fn):
+        t = ag.tensor([1.0, 2.0])
+        returned = fn(t)
+        grading.expect_true(returned is t, what="requires_grad_(t)'s return value",
+                            seen=f"{type(returned).__name__} {returned!r}",
+                            rule="requires_grad_ returns the tensor itself, so calls can be chained")
+        grading.expect_equal(t.requires_grad, True, what="t.requires_grad after requires_grad_(t)",
+                             rule="on a leaf, requires_grad_ sets the tensor's own flag (True by default)")
+        fn(t, False)
+        grading.expect_equal(t.requires_grad, False, what="t.requires_grad after requires_grad_(t, False)",
+                             rule="on a leaf, requires_grad_ sets the tensor's own flag")
+        grading.expect_raises(lambda: fn(ag.tensor([1, 2])), RuntimeError, NOT_FLOAT,
+                              what="requires_grad_ on an int64 leaf",
+                              rule="only floating-point tensors can require gradients")
+        grading.expect_raises(lambda: fn(ag.tensor([True, False]), True), RuntimeError, NOT_FLOAT,
+                              what="requires_grad_(t, True) on a bool leaf",
+                              rule="only floating-point tensors can require gradients")
+        grading.expect_equal(_returned(fn, ag.tensor([1, 2]), False), "returned the tensor",
+                             what="requires_grad_(t, False) on an int64 leaf",
+                             rule="turning requires_grad off is always allowed on a leaf, whatever its dtype")
+
+        x = ag.tensor(1.0, requires_grad=True)
+        z = x * 2
+        grading.expect_raises(lambda: fn(z, False), RuntimeError, NON_LEAF,
+                              what="requires_grad_(z, False) on z = x * 2",
+                              rule="a non-leaf's requires_grad comes from its grad_fn: it cannot be turned off")
+        grading.expect_equal(_returned(fn, z, True), "returned the tensor", what="requires_grad_(z, True) on z = x * 2",
+                             rule="requires_grad_(True) on a non-leaf changes nothing and raises nothing")
+        grading.expect_equal(None if z.grad_fn is None else z.grad_fn.name(), "MulBackward0",
+                             what="z.grad_fn after requires_grad_ on z",
+                             rule="requires_grad_(True) on a non-leaf changes nothing and raises nothing")
+
+
+def requires_grad_in_the_library(fn):
+    """Your method inside the library: the ``Tensor`` constructor calls it
+    (``requires_grad=True``), a chained ``tensor(3.0).requires_grad_()`` gets a gradient
+    from ``backward()``, and after ``requires_grad_(False)`` the next op records no edge
+    to that tensor."""
+    with grading.checking("01.requires_grad_", fn):
+        w = ag.Tensor([1.0, 2.0], requires_grad=True)        # the constructor calls Tensor.requires_grad_
+        grading.expect_equal(w.requires_grad, True, what="ag.Tensor([1., 2.], requires_grad=True).requires_grad",
+                             rule="on a leaf, requires_grad_ sets the tensor's own flag (True by default)")
+        s = ag.tensor(3.0).requires_grad_()
+        grading.expect_true(isinstance(s, ag.Tensor), what="ag.tensor(3.0).requires_grad_() is a tensor",
+                            seen=type(s).__name__,
+                            rule="requires_grad_ returns the tensor itself, so calls can be chained")
+        (w * s).sum().backward()
+        grading.expect_close(s.grad, 3.0, what="s.grad after (w * s).sum().backward()",
+                             rule="on a leaf, requires_grad_ sets the tensor's own flag (True by default)")
+        s.requires_grad_(False)
+        frozen = w * s
+        grading.expect_equal((s.requires_grad, frozen.grad_fn.next_functions[1][0] is None), (False, True),
+                             what="(s.requires_grad, the edge of s in w * s is None) after s.requires_grad_(False)",
+                             rule="on a leaf, requires_grad_ sets the tensor's own flag")
+
+
+def detach(fn):
+    """Your ``detach`` on ``y = x * 2``: a new tensor, a leaf that does not require grad,
+    ``y``'s graph untouched, the same NumPy storage and the same version counter (an
+    ``add_`` through the detached tensor shows in ``y`` and bumps its version); and an
+    in-place change through ``detach()`` of a saved result that backward must catch."""
+    with grading.checking("01.detach", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        d = fn(y)
+        grading.expect_true(isinstance(d, ag.Tensor) and d is not y, what="detach(y) is a new tensor",
+                            seen=f"{type(d).__name__}{' (y itself)' if d is y else ''}",
+                            rule="detach returns a new tensor and leaves the original's graph alone")
+        grading.expect_equal((y.requires_grad, None if y.grad_fn is None else y.grad_fn.name()), (True, "MulBackward0"),
+                             what="(y.requires_grad, y.grad_fn) after detach(y)",
+                             rule="detach returns a new tensor and leaves the original's graph alone")
+        grading.expect_equal((d.grad_fn is None, d.requires_grad, d.is_leaf), (True, False, True),
+                             what="(d.grad_fn is None, d.requires_grad, d.is_leaf) for d = detach(y)",
+                             rule="a detached tensor is a leaf that does not require grad")
+        grading.expect_close(d, [2.0, 4.0, 6.0], what="the values of detach(y)",
+                             rule="detach shares storage with the original (no copy)")
+        grading.expect_true(np.shares_memory(d._data, y._data), what="detach(y) shares y's NumPy array",
+                            seen="a copy of the values",
+                            rule="detach shares storage with the original (no copy)")
+        grading.expect_true(d._version_counter is y._version_counter, what="detach(y) shares y's version counter",
+                            seen="a different counter object",
+                            rule="detach shares the original's version counter (unlike .data)")
+        d.add_(1.0)
+        grading.expect_close(y, [3.0, 5.0, 7.0], what="y after detach(y).add_(1)",
+                             rule="detach shares storage with the original (no copy)")
+        grading.expect_equal(y._version, 1, what="y._version after detach(y).add_(1)",
+                             rule="detach shares the original's version counter (unlike .data)")
+
+        a = ag.tensor([0.0, 1.0, 2.0], requires_grad=True)
+        e = a.exp()
+        fn(e).zero_()
+        grading.expect_raises(lambda: e.sum().backward(), RuntimeError, "modified by an inplace operation",
+                              what="backward after an in-place change through detach()",
+                              rule="an in-place change through detach() must be caught by backward")
+
+
+def detach_in_the_engine(fn):
+    """Your ``detach`` on a leaf ``x`` that requires grad (a new leaf without
+    ``requires_grad``; ``x`` unchanged), then inside the engine: the first time backward
+    stores a gradient in ``x.grad`` it stores a detached copy, so the values must be right."""
+    with grading.checking("01.detach", fn):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        d = fn(x)
+        grading.expect_equal((d is not x, d.requires_grad, d.grad_fn is None), (True, False, True),
+                             what="(a new tensor, requires_grad, grad_fn is None) for d = detach(x), x a leaf that "
+                                  "requires grad",
+                             rule="a detached tensor is a leaf that does not require grad")
+        grading.expect_equal((x.requires_grad, x.is_leaf), (True, True), what="(x.requires_grad, x.is_leaf) after detach(x)",
+                             rule="detach returns a new tensor and leaves the original's graph alone")
+        (x * 3.0).sum().backward()
+        grading.expect_close(x.grad, [3.0, 3.0], what="x.grad after (x * 3).sum().backward()",
+                             rule="backward stores grad.detach().clone(): detach must keep the values")

@@ -1,0 +1,673 @@
+"""Visible checks of assignment 07: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and detaching.
+
+Each function is the visible part of one test cell, run on the function you
+wrote; its docstring says what it tries.  The hidden tests in the cell check
+the same rules on random inputs: random *programs* (nestings of grad-mode
+blocks, decorated calls and errors, built by ``random_program``), contexts
+entered again and again, and random tensors.  When one of them fails, its
+feedback prints the program or the case.  The helpers below, and the rules'
+texts, are shared by the checks and the hidden tests.
+
+Why one module of this length: it is the visible half of the notebook's 10 test cells,
+one function per cell, kept together so that a student reads one file per notebook.
+"""
+
+import threading
+import warnings
+
+import numpy as np
+
+import autograd_lib as ag
+from autograd_course import grading
+from autograd_course.notebook import library_version, outcome, shown
+
+__all__ = [
+    "grad_mode_enter", "grad_mode_enter_in_the_library",
+    "grad_mode_exit", "grad_mode_exit_in_the_library",
+    "grad_mode_decorator", "grad_mode_decorator_in_the_library",
+    "data", "data_on_views_and_saved_tensors",
+    "detach_inplace", "detach_inplace_in_recurrence_and_zero_grad",
+    "grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated",
+    "random_program", "program_text", "run_program", "random_programs", "check_programs",
+    "reused_contexts", "check_reused", "recorder_class", "Split",
+    "REMEMBER", "SWITCH", "RETURNS_NONE",
+    "RESTORE", "NO_SWALLOW", "RESTORE_RAISED",
+    "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES",
+    "NEW_TENSOR", "NO_HISTORY", "SHARES", "OWN_COUNTER", "UNCHANGED",
+    "VIEW", "CUTS", "RETURNS_SELF", "KEEPS", "VIEWS_REFUSE", "LEAF_OFF", "VIEW_UNCHANGED", "OUTPUT_NR",
+]
+
+
+from .grad_mode_programs import (Boom, CONTEXTS, DECORATORS, check_programs, check_reused,  # noqa: F401
+                                 decorated, grad_mode_on, make_context, program_text, random_program,
+                                 random_programs, reused_contexts, run_program)
+
+
+
+
+# ---------------------------------------------------------- 07.grad_mode_enter
+
+REMEMBER = "__enter__ remembers the mode it replaces (read before switching) in self._previous"
+SWITCH = "__enter__ switches grad mode to self.mode (no_grad: off, enable_grad: on)"
+RETURNS_NONE = "__enter__ returns None, like PyTorch's (`with torch.no_grad() as value:` gives None)"
+
+
+def grad_mode_enter(fn):
+    """Your ``__enter__`` called directly on a ``no_grad()`` context (grad mode on) and an
+    ``enable_grad()`` one (grad mode off), then on contexts whose mode is already the current
+    one, then inside a real ``with ag.no_grad() as value:`` block.  It must remember the mode
+    in ``self._previous`` before switching (REMEMBER), switch to ``self.mode`` (SWITCH) and
+    return None (RETURNS_NONE)."""
+    grad_mode_on()
+    with grading.checking("07.grad_mode_enter", fn):
+        ctx = ag.no_grad()
+        returned = outcome(fn, ctx)
+        state = (getattr(ctx, "_previous", "missing"), ag.is_grad_enabled())
+        grad_mode_on()
+    grading.expect_equal(shown(state[0]), True,
+                         what="ctx._previous after grad_mode_enter(ctx), ctx = no_grad(), grad mode on",
+                         rule=REMEMBER)
+    grading.expect_equal(state[1], False, what="is_grad_enabled() after grad_mode_enter(ctx), ctx = no_grad()",
+                         rule=SWITCH)
+
+    with grading.checking("07.grad_mode_enter", fn):
+        ag.grad_mode._set_grad_enabled(False)
+        ctx = ag.enable_grad()
+        outcome(fn, ctx)
+        state = (getattr(ctx, "_previous", "missing"), ag.is_grad_enabled())
+        grad_mode_on()
+    grading.expect_equal(shown(state[0]), False,
+                         what="ctx._previous after grad_mode_enter(ctx), ctx = enable_grad(), grad mode off",
+                         rule=REMEMBER)
+    grading.expect_equal(state[1], True, what="is_grad_enabled() after grad_mode_enter(ctx), ctx = enable_grad()",
+                         rule=SWITCH)
+
+    with grading.checking("07.grad_mode_enter", fn):
+        states = []
+        for make, mode in ((ag.no_grad, False), (ag.enable_grad, True)):
+            ag.grad_mode._set_grad_enabled(mode)
+            ctx = make()
+            outcome(fn, ctx)
+            states.append((type(ctx).__name__, mode, getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()))
+        grad_mode_on()
+    for name, mode, previous, now in states:
+        grading.expect_equal(now, mode, what=f"is_grad_enabled() after grad_mode_enter(ctx), ctx = {name}(), "
+                                             f"when grad mode is already {'on' if mode else 'off'}",
+                             rule=SWITCH)
+        grading.expect_equal(shown(previous), mode, what=f"ctx._previous after grad_mode_enter(ctx), ctx = {name}(), "
+                                                  f"when grad mode is already {'on' if mode else 'off'}",
+                             rule=REMEMBER)
+
+    with grading.checking("07.grad_mode_enter", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+        def no_grad_block():
+            with ag.no_grad() as value:
+                y = x * 2
+                inside = ag.is_grad_enabled()
+            return value, y, inside, ag.is_grad_enabled()
+
+        seen = outcome(no_grad_block)
+        grad_mode_on()
+    grading.expect_true(isinstance(seen, tuple), what="with ag.no_grad(): y = x * 2", seen=repr(seen),
+                        rule=REMEMBER)
+    value, y, inside, after = seen
+    grading.expect_equal((inside, y.requires_grad, y.grad_fn is None, y.is_leaf), (False, False, True, True),
+                         what="(is_grad_enabled(), y.requires_grad, y.grad_fn is None, y.is_leaf) inside no_grad()",
+                         rule=SWITCH)
+    grading.expect_equal(after, True, what="is_grad_enabled() after the no_grad() block",
+                         rule=REMEMBER)
+    grading.expect_equal(shown(value), None, what="value in `with ag.no_grad() as value:`",
+                         rule=RETURNS_NONE)
+
+
+def grad_mode_enter_in_the_library(fn):
+    """Your ``__enter__`` behind ``with`` blocks: ``no_grad() > enable_grad() > no_grad()``
+    nested, PyTorch's nesting example, a worker thread, and ``ag.nn.Linear(3, 2)`` (whose init
+    uses ``no_grad``).  Each context object must remember its own previous mode, and grad mode
+    is per thread."""
+    grad_mode_on()
+    with grading.checking("07.grad_mode_enter", fn):
+        def same_class_nesting():
+            ag.set_grad_enabled(False)           # a plain call: grad mode off
+            outer, middle, inner = ag.no_grad(), ag.enable_grad(), ag.no_grad()
+            modes = []
+            with outer:
+                with middle:
+                    with inner:
+                        modes.append(ag.is_grad_enabled())
+                    modes.append(ag.is_grad_enabled())
+                modes.append(ag.is_grad_enabled())
+            modes.append(ag.is_grad_enabled())
+            return modes
+
+        seen = outcome(same_class_nesting)
+        grad_mode_on()
+    grading.expect_equal(seen, [False, True, False, False],
+                         what="the modes when leaving no_grad() > enable_grad() > no_grad(), entered with grad mode off",
+                         rule="each context object remembers its own previous mode (on self, not shared)")
+
+    with grading.checking("07.grad_mode_enter", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+        def nested():
+            modes = []
+            with ag.no_grad():
+                with ag.enable_grad():
+                    a = x * 2
+                    modes.append(ag.is_grad_enabled())
+                b = x * 2
+                with ag.no_grad():
+                    modes.append(ag.is_grad_enabled())
+                modes.append(ag.is_grad_enabled())
+            c = x * 2
+            return modes, (a.requires_grad, b.requires_grad, c.requires_grad), ag.is_grad_enabled()
+
+        seen = outcome(nested)
+        grad_mode_on()
+    grading.expect_equal(seen, ([True, False, False], (True, False, True), True),
+                         what="(modes inside, (a, b, c).requires_grad, mode after) for PyTorch's nesting example",
+                         rule="__enter__ remembers the mode it replaces (read before switching) in self._previous "
+                              "and switches grad mode to self.mode")
+
+    with grading.checking("07.grad_mode_enter", fn):
+        seen = {}
+
+        def worker():
+            seen["worker at start"] = ag.is_grad_enabled()
+            with ag.no_grad():
+                seen["worker in no_grad"] = ag.is_grad_enabled()
+            seen["worker after"] = ag.is_grad_enabled()
+
+        def main():
+            with ag.no_grad():
+                thread = threading.Thread(target=worker)
+                thread.start()
+                thread.join()
+                seen["main in no_grad"] = ag.is_grad_enabled()
+            seen["main after"] = ag.is_grad_enabled()
+
+        outcome(main)
+        layer = outcome(ag.nn.Linear, 3, 2)      # initializing the weights runs `with no_grad():`
+        grad_mode_on()
+    grading.expect_equal(seen, {"worker at start": True, "worker in no_grad": False, "worker after": True,
+                                "main in no_grad": False, "main after": True},
+                         what="grad modes seen in a worker thread and in the main thread",
+                         rule="grad mode is per thread: __enter__ switches it with ag.grad_mode._set_grad_enabled")
+    grading.expect_true(isinstance(layer, ag.nn.Linear), what="ag.nn.Linear(3, 2) (its init uses no_grad)",
+                        seen=repr(layer), rule="__enter__ remembers the mode it replaces (read before switching) "
+                                               "in self._previous")
+    grading.expect_equal((layer.weight.requires_grad, layer.weight.is_leaf), (True, True),
+                         what="(weight.requires_grad, weight.is_leaf) of a new Linear layer",
+                         rule="__enter__ switches grad mode to self.mode (no_grad: off, enable_grad: on)")
+
+
+# ----------------------------------------------------------- 07.grad_mode_exit
+
+RESTORE = "__exit__ restores the mode remembered in self._previous"
+NO_SWALLOW = "__exit__ must not swallow the block's exception: return False or None"
+RESTORE_RAISED = "__exit__ restores the previous mode even when the block raised"
+
+
+def grad_mode_exit(fn):
+    """Your ``__exit__`` called directly: for ``no_grad()`` and ``enable_grad()`` with
+    ``ctx._previous`` True or False, with an error passed in, and at the end of a real
+    ``with ag.no_grad():`` block that raises.  It must restore ``self._previous`` (RESTORE),
+    also when the block raised (RESTORE_RAISED), and return False or None (NO_SWALLOW)."""
+    grad_mode_on()
+    with grading.checking("07.grad_mode_exit", fn):
+        results = []
+        for make, previous in ((ag.no_grad, True), (ag.no_grad, False),
+                               (ag.enable_grad, False), (ag.enable_grad, True)):
+            ctx = make()
+            ctx._previous = previous
+            ag.grad_mode._set_grad_enabled(ctx.mode)            # as inside the block
+            returned = outcome(fn, ctx, None, None, None)
+            results.append((type(ctx).__name__, previous, returned, ag.is_grad_enabled()))
+        grad_mode_on()
+    for name, previous, returned, mode in results:
+        grading.expect_equal(mode, previous, what=f"is_grad_enabled() after grad_mode_exit(ctx, None, None, None), "
+                                                  f"ctx = {name}() with ctx._previous = {previous}",
+                             rule=RESTORE)
+    for name, previous, returned, mode in results:
+        grading.expect_true(returned is None or returned is False,
+                            what=f"grad_mode_exit(ctx, None, None, None) returns False or None, ctx = {name}()",
+                            seen=repr(returned), rule=NO_SWALLOW)
+
+    with grading.checking("07.grad_mode_exit", fn):
+        ctx = ag.no_grad()
+        ctx._previous = True
+        ag.grad_mode._set_grad_enabled(False)
+        error = ValueError("inside the block")
+        returned = outcome(fn, ctx, ValueError, error, None)
+        mode = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_true(returned is None or returned is False,
+                        what="grad_mode_exit(ctx, ValueError, error, None) (the block raised) returns False or None",
+                        seen=repr(returned), rule=NO_SWALLOW)
+    grading.expect_equal(mode, True, what="is_grad_enabled() after grad_mode_exit(ctx, ValueError, error, None), "
+                                          "ctx._previous = True",
+                         rule=RESTORE_RAISED)
+
+    with grading.checking("07.grad_mode_exit", fn):
+        def raising_block():
+            with ag.no_grad():
+                raise ValueError("inside the block")
+
+        seen = outcome(raising_block)
+        mode = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_equal(seen, "ValueError: inside the block",
+                         what="the error of `with ag.no_grad(): raise ValueError('inside the block')`",
+                         rule=NO_SWALLOW)
+    grading.expect_equal(mode, True, what="is_grad_enabled() after a no_grad() block that raised",
+                         rule=RESTORE_RAISED)
+
+
+def grad_mode_exit_in_the_library(fn):
+    """Your ``__exit__`` behind ``with`` blocks: nested ``no_grad()``, a failed
+    ``enable_grad()`` block and ``set_grad_enabled(True)``, all inside ``no_grad()``; then
+    ``backward()`` and ``autograd.grad(..., create_graph=True)`` inside ``no_grad()``, whose
+    own ``set_grad_enabled`` blocks run it.  Grad mode must come back each time."""
+    grad_mode_on()
+    with grading.checking("07.grad_mode_exit", fn):
+        def nested():
+            modes = []
+            with ag.no_grad():
+                with ag.no_grad():
+                    pass
+                modes.append(ag.is_grad_enabled())
+                try:
+                    with ag.enable_grad():
+                        raise ValueError("inside enable_grad")
+                except ValueError:
+                    modes.append(ag.is_grad_enabled())
+                with ag.set_grad_enabled(True):
+                    modes.append(ag.is_grad_enabled())
+                modes.append(ag.is_grad_enabled())
+            modes.append(ag.is_grad_enabled())
+            return modes
+
+        seen = outcome(nested)
+        grad_mode_on()
+    grading.expect_equal(seen, [False, False, True, False, True],
+                         what="the modes after an inner no_grad(), a failed enable_grad() block and a "
+                              "set_grad_enabled(True) block, all inside no_grad(); then after it",
+                         rule="__exit__ restores the mode remembered in self._previous")
+
+    with grading.checking("07.grad_mode_exit", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+        def backward_inside_no_grad():
+            loss = (x * x).sum()
+            cubes = (x ** 3).sum()
+            with ag.no_grad():
+                loss.backward()
+                inside = ag.is_grad_enabled()
+                (g,) = ag.autograd.grad(cubes, x, create_graph=True)
+                inside_after_grad = ag.is_grad_enabled()
+            return inside, inside_after_grad, g.requires_grad, ag.is_grad_enabled()
+
+        seen = outcome(backward_inside_no_grad)
+        grad_mode_on()
+        loss = (x * 2).sum()
+        loss.backward()
+        after_plain_backward = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_true(isinstance(seen, tuple), what="backward() and autograd.grad(..., create_graph=True) "
+                                                      "inside no_grad()", seen=repr(seen),
+                        rule="__exit__ restores the mode remembered in self._previous")
+    grading.expect_equal(seen, (False, False, True, True),
+                         what="(mode after backward() inside no_grad(), mode after autograd.grad(create_graph=True) "
+                              "inside no_grad(), g.requires_grad, mode after the block)",
+                         rule="__exit__ restores the mode remembered in self._previous (backward's own "
+                              "set_grad_enabled block relies on it)")
+    grading.expect_equal(after_plain_backward, True, what="is_grad_enabled() after a plain loss.backward()",
+                         rule="__exit__ restores the mode remembered in self._previous (backward's own "
+                              "set_grad_enabled block relies on it)")
+
+
+# ------------------------------------------------------ 07.grad_mode_decorator
+
+MAKES_NONE = "each call runs in a fresh make_context(): decorate makes none itself"
+RETURNS = "the wrapper returns what fn returns"
+INSIDE = "each call runs fn(*args, **kwargs) inside `with make_context():`"
+ARGUMENTS = "the wrapper passes on positional and keyword arguments (*args, **kwargs)"
+EVENTS = "each call runs in a fresh make_context(), and fn runs inside it (enter, call, exit)"
+WRAPS = "the wrapper keeps fn's name and docstring (functools.wraps)"
+PROPAGATES = "an exception from fn propagates through the wrapper"
+
+
+def recorder_class(events):
+    """A context-manager class whose objects record, in the list ``events``, when they are
+    made, entered and left: ``("made", n)``, ``("enter", n)``, ``("exit", n)``, where ``n``
+    numbers the objects made since ``events`` was last cleared.  It passes for
+    ``make_context`` in the tests of ``decorate``."""
+
+    class Recorder:
+        """A context manager that records when it is made, entered and left."""
+
+        def __init__(self):
+            self.number = sum(1 for event in events if event[0] == "made")
+            events.append(("made", self.number))
+
+        def __enter__(self):
+            events.append(("enter", self.number))
+
+        def __exit__(self, exc_type, exc_value, traceback):
+            events.append(("exit", self.number))
+            return False
+
+    return Recorder
+
+
+def grad_mode_decorator(decorate):
+    """Your ``decorate`` with a context that records its events (``recorder_class``):
+    ``decorate(Recorder, add)`` must make no context itself (MAKES_NONE); ``wrapped(4)`` and
+    ``wrapped(2, b=3)`` must each run in a fresh context and return ``add``'s result (RETURNS,
+    INSIDE, ARGUMENTS, EVENTS); the wrapper keeps ``add``'s name and docstring (WRAPS), and an
+    error of the function goes through (PROPAGATES)."""
+    grad_mode_on()
+    events = []
+    Recorder = recorder_class(events)
+
+    def add(a, b=0):
+        """a + b."""
+        events.append(("call", a, b))
+        return a + b
+
+    with grading.checking("07.grad_mode_decorator", decorate):
+        wrapped = outcome(decorate, Recorder, add)
+        made_by_decorate = list(events)
+        first = outcome(wrapped, 4) if callable(wrapped) else wrapped
+        second = outcome(wrapped, 2, b=3) if callable(wrapped) else wrapped
+    grading.expect_equal(made_by_decorate, [], what="the contexts made by decorate(Recorder, add) itself",
+                         rule=MAKES_NONE)
+    rule = RETURNS
+    if isinstance(first, str):
+        rule = INSIDE
+    grading.expect_equal(first, 4, what="wrapped(4) for wrapped = decorate(Recorder, add)", rule=rule)
+    grading.expect_equal(second, 5, what="wrapped(2, b=3)", rule=ARGUMENTS)
+    grading.expect_equal(events, [("made", 0), ("enter", 0), ("call", 4, 0), ("exit", 0),
+                                  ("made", 1), ("enter", 1), ("call", 2, 3), ("exit", 1)],
+                         what="the events of wrapped(4), then wrapped(2, b=3)", rule=EVENTS)
+    grading.expect_equal((wrapped.__name__, wrapped.__doc__), ("add", "a + b."),
+                         what="(wrapped.__name__, wrapped.__doc__)", rule=WRAPS)
+
+    with grading.checking("07.grad_mode_decorator", decorate):
+        events.clear()
+
+        def fail(message):
+            events.append(("call", message, 0))
+            raise ValueError(message)
+
+        failing = decorate(Recorder, fail)
+        seen = outcome(failing, "inside fn")
+    grading.expect_equal(seen, "ValueError: inside fn", what="the error of a wrapped function that raises",
+                         rule=PROPAGATES)
+    grading.expect_equal(events, [("made", 0), ("enter", 0), ("call", "inside fn", 0), ("exit", 0)],
+                         what="the events of a wrapped function that raises", rule=EVENTS)
+
+
+def grad_mode_decorator_in_the_library(decorate):
+    """Your ``decorate`` behind ``@ag.no_grad`` on a recursive function (a fresh context
+    for each call), and behind ``@ag.no_grad()``, ``@ag.enable_grad()`` and
+    ``@ag.set_grad_enabled(False)``: the values and ``requires_grad`` of the results, the mode
+    after decorating, and the name and docstring of a decorated function."""
+    grad_mode_on()
+    with grading.checking("07.grad_mode_decorator", decorate):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+        @ag.no_grad
+        def count_down(n):
+            """Recurse n times."""
+            if n > 0:
+                count_down(n - 1)
+            return ag.is_grad_enabled()
+
+        inside = outcome(count_down, 3)
+        after = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_equal((inside, after), (False, True),
+                         what="(mode inside, mode after) for count_down(3), decorated with @ag.no_grad, recursive",
+                         rule="each call runs in a fresh make_context(): one shared context restores the wrong mode "
+                              "when calls nest")
+
+    with grading.checking("07.grad_mode_decorator", decorate):
+        @ag.no_grad()
+        def predict(t, *, scale=2.0):
+            """Scale t."""
+            return t * scale
+
+        @ag.enable_grad()
+        def recorded(t):
+            return t * 2
+
+        @ag.set_grad_enabled(False)
+        def triple(t):
+            return t * 3
+
+        mode_after_decorating = ag.is_grad_enabled()
+        p = outcome(predict, x, scale=3.0)
+        t = outcome(triple, x)
+        with ag.no_grad():
+            r = outcome(recorded, x)
+        grad_mode_on()
+    for call, result, expected in (("predict(x, scale=3.0), @ag.no_grad()", p, ([3.0, 6.0, 9.0], False)),
+                                   ("triple(x), @ag.set_grad_enabled(False)", t, ([3.0, 6.0, 9.0], False)),
+                                   ("recorded(x) inside no_grad(), @ag.enable_grad()", r, ([2.0, 4.0, 6.0], True))):
+        grading.expect_true(isinstance(result, ag.Tensor), what=call, seen=repr(result),
+                            rule="the wrapper returns what fn returns")
+        grading.expect_equal((grading.to_list(result), result.requires_grad), expected,
+                             what=f"(values, requires_grad) of {call}",
+                             rule="each call runs fn(*args, **kwargs) inside `with make_context():`")
+    grading.expect_equal(mode_after_decorating, True,
+                         what="is_grad_enabled() after decorating with @ag.set_grad_enabled(False)",
+                         rule="each call runs in a fresh make_context(): decorate makes none itself")
+    grading.expect_equal((predict.__name__, predict.__doc__), ("predict", "Scale t."),
+                         what="(predict.__name__, predict.__doc__) of a decorated predict",
+                         rule="the wrapper keeps fn's name and docstring (functools.wraps)")
+
+
+# --------------------------------------------------------------------- 07.data
+
+NEW_TENSOR = "tensor.data is a new Tensor (not the tensor itself, not its NumPy array)"
+NO_HISTORY = "tensor.data has no history: a leaf that does not require grad"
+SHARES = "tensor.data shares storage with the tensor (the same NumPy array, no copy)"
+OWN_COUNTER = "tensor.data has a version counter of its own (detach() shares it, .data does not)"
+UNCHANGED = "tensor.data leaves the tensor itself unchanged"
+
+
+def data(fn):
+    """Your ``data`` on ``y = x * 2``, then through the property ``y.data`` and ``x.data``
+    (float64): the result must be a new tensor (NEW_TENSOR), without history (NO_HISTORY), on
+    the same NumPy array (SHARES), with a version counter of its own (OWN_COUNTER), and the
+    tensor itself must stay as it was (UNCHANGED)."""
+    grad_mode_on()
+    with grading.checking("07.data", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        d = outcome(fn, y)
+    grading.expect_true(isinstance(d, ag.Tensor) and d is not y, what="data(y) for y = x * 2",
+                        seen=repr(d) if not isinstance(d, ag.Tensor) else "y itself", rule=NEW_TENSOR)
+    grading.expect_equal((d.grad_fn is None, d.requires_grad, d.is_leaf), (True, False, True),
+                         what="(d.grad_fn is None, d.requires_grad, d.is_leaf) for d = data(y)",
+                         rule=NO_HISTORY)
+    grading.expect_true(d._data is y._data, what="data(y)._data is y._data",
+                        seen="a different array" + (" (a copy)" if not np.shares_memory(d._data, y._data) else ""),
+                        rule=SHARES)
+    grading.expect_true(d._version_counter is not y._version_counter and d._version == 0,
+                        what="data(y) has a new version counter, at 0",
+                        seen=("y's own version counter" if d._version_counter is y._version_counter
+                              else f"version {d._version}"),
+                        rule=OWN_COUNTER)
+    grading.expect_equal((y.requires_grad, type(y.grad_fn).__name__), (True, "MulBackward0"),
+                         what="(y.requires_grad, type(y.grad_fn).__name__) after data(y)",
+                         rule=UNCHANGED)
+
+    with grading.checking("07.data", fn):
+        x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64, requires_grad=True)
+        y = x * 2
+        dd = y.data                       # the property, now your function
+        dd[0] = 100.0
+        seen = (grading.to_list(y), y._version, dd._version, dd.dtype)
+        x.data.add_(1.0)
+        leaf = (grading.to_list(x), x._version, x.requires_grad, x.is_leaf)
+    grading.expect_equal(seen[0], [100.0, 4.0, 6.0], what="y after y.data[0] = 100", rule=SHARES)
+    grading.expect_equal(seen[1:], (0, 1, ag.float64),
+                         what="(y._version, dd._version, dd.dtype) after dd = y.data; dd[0] = 100",
+                         rule=OWN_COUNTER)
+    grading.expect_equal(leaf, ([2.0, 3.0, 4.0], 0, True, True),
+                         what="(x, x._version, x.requires_grad, x.is_leaf) after x.data.add_(1) "
+                              "on a leaf that requires grad",
+                         rule=OWN_COUNTER)
+
+
+def data_on_views_and_saved_tensors(fn):
+    """Your ``data`` on a view (the result has no base and no history, on the same storage),
+    and on a tensor saved by a node: a write through ``y.data`` changes ``y`` but neither
+    ``y._version`` nor the version the node saved (a counter of its own)."""
+    grad_mode_on()
+    with grading.checking("07.data", fn):
+        base = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        v = (base * 1)[1]                 # a view of a non-leaf
+        dv = v.data
+        view_state = (dv._base is None, dv.requires_grad, dv._data is v._data, grading.to_list(dv))
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        z = y * y
+        saved = z.grad_fn._saved["self"]
+        y.data.mul_(10.0)
+        versions = (saved.version, y._version, grading.to_list(y))
+    grading.expect_equal(view_state, (True, False, True, [3.0, 4.0]),
+                         what="(dv._base is None, dv.requires_grad, dv._data is v._data, dv) for dv = v.data of a view v",
+                         rule="tensor.data is a new tensor of its own (no base, no history) on the same storage")
+    grading.expect_equal(versions, (0, 0, [20.0, 40.0, 60.0]),
+                         what="(saved version, y._version, y) after y.data.mul_(10), y saved by z = y * y",
+                         rule="tensor.data has a version counter of its own (detach() shares it, .data does not)")
+
+
+# ------------------------------------------------------------------ 07.detach_
+
+class Split(ag.autograd.Function):
+    """Two outputs, 2x and 3x: one node, outputs 0 and 1 (the notebook's ``Split``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, grad_first, grad_second):
+        return 2 * grad_first + 3 * grad_second
+
+
+VIEW = "Can't detach views in-place. Use detach() instead."
+CUTS = "detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False"
+RETURNS_SELF = "detach_() returns the tensor itself, like every in-place method"
+KEEPS = "detach_() keeps the storage and the version counter"
+VIEWS_REFUSE = ('a view cannot be detached in place: '
+                'RuntimeError("Can\'t detach views in-place. Use detach() instead.")')
+LEAF_OFF = "detach_() also turns requires_grad off on a leaf (_requires_grad = False)"
+VIEW_UNCHANGED = "a refused detach_() leaves the view unchanged: check for a view first"
+OUTPUT_NR = "detach_() resets _output_nr to 0: the tensor is no output of any node now"
+
+
+def detach_inplace(fn):
+    """Your ``detach_`` on a non-leaf ``b = a * 3`` (it becomes a leaf without grad, is
+    returned, keeps its array, counter and values), on a leaf that requires grad (LEAF_OFF),
+    on two views (a RuntimeError with VIEW's message, and the view unchanged), and on output 1
+    of ``Split`` (``_output_nr`` back to 0)."""
+    grad_mode_on()
+    with grading.checking("07.detach_", fn):
+        a = ag.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 3
+        array, counter = b._data, b._version_counter
+        returned = outcome(fn, b)
+    grading.expect_equal((b.grad_fn is None, b.requires_grad, b.is_leaf), (True, False, True),
+                         what="(b.grad_fn is None, b.requires_grad, b.is_leaf) after detach_(b), b = a * 3", rule=CUTS)
+    grading.expect_true(returned is b, what="detach_(b) returns b itself",
+                        seen=repr(returned) if not isinstance(returned, ag.Tensor) else "another tensor",
+                        rule=RETURNS_SELF)
+    grading.expect_true(b._data is array and b._version_counter is counter and b._version == 0,
+                        what="b keeps its NumPy array, its version counter and its version after detach_(b)",
+                        seen="something changed", rule=KEEPS)
+    grading.expect_close(b, [3.0, 6.0], what="the values of b after detach_(b)", rule=KEEPS)
+
+    with grading.checking("07.detach_", fn):
+        leaf = ag.tensor([1.0, 2.0], requires_grad=True)
+        outcome(fn, leaf)
+        leaf_state = (leaf.requires_grad, leaf.is_leaf)
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = (x * 1)[1:]
+        view_node = v.grad_fn
+        grading.expect_raises(lambda: fn(v), RuntimeError, VIEW, what="detach_(v) for a view v = (x * 1)[1:]",
+                              rule=VIEWS_REFUSE)
+        plain_view = ag.tensor([1.0, 2.0, 3.0])[1:]
+        grading.expect_raises(lambda: fn(plain_view), RuntimeError, VIEW,
+                              what="detach_(v) for a view v of a tensor without grad", rule=VIEWS_REFUSE)
+        view_state = (v.grad_fn is view_node, v.requires_grad)
+    grading.expect_equal(leaf_state, (False, True), what="(leaf.requires_grad, leaf.is_leaf) after detach_(leaf), "
+                                                         "a leaf that required grad", rule=LEAF_OFF)
+    grading.expect_equal(view_state, (True, True),
+                         what="(v.grad_fn unchanged, v.requires_grad) after the refused detach_(v)",
+                         rule=VIEW_UNCHANGED)
+
+    with grading.checking("07.detach_", fn):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        first, second = Split.apply(x)
+        outcome(fn, second)
+        second_state = (second._output_nr, second.grad_fn is None, second.requires_grad)
+    grading.expect_equal(second_state, (0, True, False),
+                         what="(second._output_nr, second.grad_fn is None, second.requires_grad) after detach_(second), "
+                              "the output 1 of Split", rule=OUTPUT_NR)
+
+
+def detach_inplace_in_recurrence_and_zero_grad(fn):
+    """Your ``detach_`` cutting a recurrence ``h = tanh(w h + 1)`` every 3 steps (the
+    gradient and graph must be those of ``h.detach()``), and inside
+    ``optimizer.zero_grad(set_to_none=False)`` on a ``.grad`` that has a graph: the same
+    tensor, detached and zeroed."""
+    grad_mode_on()
+
+    def recurrence(cut, steps=7, every=3):
+        """h = tanh(w h + 1), cut every `every` steps by cut(h); returns (dh/dw, nodes behind h)."""
+        w = ag.tensor(0.5, dtype=ag.float64, requires_grad=True)
+        h = ag.tensor(1.0, dtype=ag.float64)
+        for step in range(1, steps + 1):
+            h = (w * h + 1).tanh()
+            if step % every == 0:
+                h = cut(h)
+        nodes = len(ag.viz.graph_nodes(h))
+        h.backward()
+        return w.grad.item(), nodes
+
+    with library_version("07"):
+        expected = recurrence(lambda h: h.detach())
+    with grading.checking("07.detach_", fn):
+        seen = outcome(recurrence, lambda h: fn(h))
+    grading.expect_true(isinstance(seen, tuple), what="the recurrence cut with detach_", seen=repr(seen),
+                        rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+    grading.expect_close(seen[0], expected[0], rtol=1e-12,
+                         what="dh/dw of the recurrence cut with detach_() every 3 steps (as with h = h.detach())",
+                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+    grading.expect_equal(seen[1], expected[1], what="the number of nodes behind h at the end",
+                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+
+    with grading.checking("07.detach_", fn):
+        model = ag.nn.Linear(2, 1)
+        optimizer = ag.optim.SGD(model.parameters(), lr=0.1)
+        loss = model(ag.ones(2)).pow(2).sum()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loss.backward(create_graph=True)
+        grad = model.weight.grad
+        had_graph = grad.grad_fn is not None
+        cleared = outcome(optimizer.zero_grad, set_to_none=False)
+        state = (cleared, model.weight.grad is grad, grad.grad_fn is None, grad.requires_grad,
+                 grading.to_list(grad))
+    grading.expect_equal(had_graph, True, what="weight.grad has a grad_fn after backward(create_graph=True)",
+                         rule="backward(create_graph=True) gives .grad a graph of its own")
+    grading.expect_equal(state, (None, True, True, False, [[0.0, 0.0]]),
+                         what="(zero_grad result, same .grad object, grad_fn is None, requires_grad, values) "
+                              "after optimizer.zero_grad(set_to_none=False)",
+                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")

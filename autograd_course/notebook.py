@@ -29,7 +29,8 @@ from autograd_lib.tensor import Tensor
 
 from .checking import DelegationError
 
-__all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown", "array_of", "load_digits"]
+__all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown", "array_of", "load_digits",
+           "reveal"]
 
 
 def outcome(fn, *args, **kwargs):
@@ -118,3 +119,28 @@ def load_digits():
         return digits.images, digits.target
     data = np.loadtxt(path, delimiter=",")
     return data[:, :-1].reshape(-1, 8, 8), data[:, -1].astype(np.int64)
+
+
+def reveal(prediction, actual, why):
+    """A "predict, then run" question: compare ``prediction`` (what you wrote before running
+    the code; ``...`` if you wrote nothing) with ``actual`` (what the code gave), print the
+    verdict and ``why``, and return whether the prediction was right.  Numbers, lists and
+    tensors compare by value (to 1e-6); anything else, such as the name of an error,
+    compares with ``==``.  No points depend on it: the answer is on the screen once the
+    cell has run, so it is there to make you think first."""
+    import numpy as np
+    actual_shown = actual.tolist() if isinstance(actual, Tensor) else actual
+    if prediction is Ellipsis:
+        print(f"No prediction yet (the ... above). The code gives: {actual_shown!r}.")
+        print(f"Why: {why}")
+        return False
+    guess = prediction.tolist() if isinstance(prediction, Tensor) else prediction
+    try:
+        right = bool(np.allclose(np.asarray(guess, dtype=float), np.asarray(actual_shown, dtype=float),
+                                 rtol=1e-6, atol=1e-6)
+                     and np.shape(guess) == np.shape(actual_shown))
+    except (TypeError, ValueError):
+        right = guess == actual_shown
+    print(f"{'Right' if right else 'Not quite'}: you predicted {guess!r}; the code gives {actual_shown!r}.")
+    print(f"Why: {why}")
+    return right

@@ -24,7 +24,7 @@ gradients and ``.grad`` of everything else are left alone (:func:`_nodes_to_run`
 
 The extras live in named helpers below the loop: that pruning, the capture for
 ``autograd.grad`` (:func:`_capture`), tensor hooks and ``retain_grad``
-(:func:`_call_tensor_pre_hooks`), node hooks (:func:`_run_node`).
+(:func:`call_tensor_hooks`), node hooks (:func:`_run_node`).
 """
 
 import heapq
@@ -33,7 +33,8 @@ from . import broadcasting
 from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
-__all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "store_retained_grad"]
+__all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "call_tensor_hooks",
+           "store_retained_grad"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -61,7 +62,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
         """Run one node on the gradients that reached it (None: nothing did); return its
         input gradients, one per edge of ``next_functions``."""
         if needed is not None and node not in needed:   # reached only to capture a gradient
-            _capture(targets, captured, node, _call_tensor_pre_hooks(node, grads))
+            _capture(targets, captured, node, call_tensor_hooks(node, grads))
             return [None] * len(node.next_functions)
         if targets:
             _capture(targets, captured, node, grads)    # as PyTorch: before the node's hooks
@@ -160,7 +161,7 @@ def _run_node(node, grads):
     """Run one node: its tensor hooks and ``retain_grad``, its pre-hooks, its rule (or, for
     ``AccumulateGrad``, the addition into ``.grad``), its post-hooks; check its input gradients."""
     if node._pre_hooks or node._retains_grad:
-        grads = _call_tensor_pre_hooks(node, grads)
+        grads = call_tensor_hooks(node, grads)
     if node._node_prehooks:
         for hook in list(node._node_prehooks.values()):
             result = hook(tuple(grads))
@@ -216,10 +217,13 @@ def _capture(targets, captured, node, grads):
             captured[i] = grad if captured[i] is None else captured[i] + grad
 
 
-def _call_tensor_pre_hooks(node, grads):
-    """Tensor hooks (``t.register_hook``) may replace a gradient; then ``retain_grad``
-    stores it (it always runs last, so it sees the hooks' result).  ``grads`` may be
-    None (nothing arrived): then there is nothing to do."""
+def call_tensor_hooks(node, grads):
+    """Just before ``node`` runs: the tensor hooks (``t.register_hook``) of each of its
+    outputs that received a gradient, in the order they were registered, each given what
+    the previous one left and free to return a replacement (None keeps it); then
+    ``retain_grad`` stores the result (it always comes last, so it sees the hooks' work).
+    ``grads`` may be None (nothing arrived): then there is nothing to do.  Returns the
+    gradients that flow on.  (Exercise 04.call_tensor_hooks.)"""
     if grads is None:
         return None
     if node._pre_hooks:

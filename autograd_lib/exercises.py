@@ -169,6 +169,8 @@ _register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_g
 _register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",
           "add a gradient into a leaf's .grad: a copy the first time, then summed")
 _register("04.retain_grad", _T, "retain_grad", "mark a non-leaf so backward stores its gradient")
+_register("04.call_tensor_hooks", "autograd_lib.engine", "call_tensor_hooks",
+          "before a node runs: its outputs' tensor hooks, chained, then the retained gradients")
 _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad",
           "store a retained non-leaf gradient: a copy first, then summed out of place")
 _register("05.sum_to", "autograd_lib.broadcasting", "sum_to",

@@ -4,9 +4,10 @@ Each function is the visible part of one test cell, run on the function you
 wrote; its docstring says what it tries.  The hidden tests in the cell check
 the same rules on random inputs.  The constants are the rules that the checks
 name when one fails (the hidden tests name them too): ``ACCUMULATE_...`` for
-exercise 1, ``RETAIN_...`` for exercise 2, ``STORE_...`` for exercise 3.
+exercise 1, ``RETAIN_...`` for exercise 2, ``STORE_...`` for exercise 3, ``HOOKS_...``
+for exercise 4.
 
-Why one module of this length: it is the visible half of the notebook's 6 test cells,
+Why one module of this length: it is the visible half of the notebook's 7 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
 """
 
@@ -25,7 +26,8 @@ __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "ACCUMULATE_FIRST
            "ACCUMULATE_RECORDED", "retain_grad", "retain_grad_in_the_engine", "registry_summary",
            "RETAIN_NO_GRAD", "RETAIN_LEAF", "RETAIN_REGISTER", "RETAIN_WEAK", "store_retained_grad",
            "store_retained_grad_in_the_engine", "STORE_FIRST_COPY", "STORE_ADDS", "STORE_OUT_OF_PLACE",
-           "STORE_UNTOUCHED"]
+           "STORE_UNTOUCHED", "call_tensor_hooks", "HOOKS_REPLACE", "HOOKS_NONE_KEEPS", "HOOKS_CHAIN",
+           "HOOKS_SKIP", "HOOKS_RETAIN_LAST", "HOOKS_NOTHING", "HOOKS_GONE"]
 
 
 # Exercise 1, accumulate_grad: the rules its checks name.
@@ -379,3 +381,80 @@ def store_retained_grad_in_the_engine(fn):
                              rule=STORE_FIRST_COPY)
         grading.expect_equal(y.grad.requires_grad, True, what="y.grad.requires_grad after backward(create_graph=True)",
                              rule="with create_graph=True the copy is recorded: grad.clone(), not grad.detach().clone()")
+
+
+# Exercise 4, call_tensor_hooks: the rules its checks name.
+HOOKS_REPLACE = "a hook may return a replacement: the next hook, retain_grad and the node get it"
+HOOKS_NONE_KEEPS = "a hook that returns None keeps the gradient as it was"
+HOOKS_CHAIN = "each hook receives the gradient the previous hook left, in the order they were registered"
+HOOKS_SKIP = "the hooks of an output that received no gradient (None) do not run"
+HOOKS_RETAIN_LAST = "retain_grad stores the gradient after the hooks: the one that flows on"
+HOOKS_NOTHING = "when no gradient arrived at all (grads is None), return None"
+HOOKS_GONE = "a retained tensor that no longer exists (its weak reference gives None) is skipped"
+
+
+def call_tensor_hooks(fn):
+    """Your ``call_tensor_hooks`` on the node of ``y = x * 3`` with three hooks on ``y`` (one
+    doubles, one returns None, one adds 1: what each receives and what flows on), with
+    ``retain_grad`` (the stored gradient is the one after the hooks), with nothing arrived
+    (``None``), on a node of two outputs where one received nothing, and for a retained tensor
+    that was deleted; then ``backward()`` through PyTorch's example of section 5 and a hook on a
+    leaf."""
+    with grading.checking("04.call_tensor_hooks", fn):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        seen = []
+        y.register_hook(lambda g: (seen.append(("double", g.tolist())), g * 2)[1])
+        y.register_hook(lambda g: seen.append(("look", g.tolist())))
+        y.register_hook(lambda g: (seen.append(("add one", g.tolist())), g + 1)[1])
+        y.retain_grad()
+        out = fn(y.grad_fn, [ag.tensor([1.0, -1.0])])
+        nothing = fn(y.grad_fn, None)
+    grading.expect_equal(seen, [("double", [1.0, -1.0]), ("look", [2.0, -2.0]), ("add one", [2.0, -2.0])],
+                         what="(hook, the gradient it received) for three hooks on y, given [1, -1]",
+                         rule=f"{HOOKS_CHAIN}; {HOOKS_NONE_KEEPS}")
+    grading.expect_true(isinstance(out, (list, tuple)) and len(out) == 1, what="what call_tensor_hooks returned",
+                        seen=repr(out), rule="return the list of gradients, one per output of the node")
+    grading.expect_close(out[0], [3.0, -1.0], what="the gradient that flows on: ([1, -1] * 2) + 1",
+                         rule=HOOKS_REPLACE)
+    grading.expect_close(y.grad, [3.0, -1.0], what="y.grad (y retains its gradient)", rule=HOOKS_RETAIN_LAST)
+    grading.expect_equal(nothing, None, what="call_tensor_hooks(node, None)", rule=HOOKS_NOTHING)
+
+    with grading.checking("04.call_tensor_hooks", fn):
+        w = ag.tensor([1.0, 2.0], requires_grad=True)
+        u, v = w.unbind()
+        calls = []
+        u.register_hook(lambda g: (calls.append("u"), g * 10)[1])
+        v.register_hook(lambda g: calls.append("v"))
+        out = fn(u.grad_fn, [ag.tensor(1.5), None])
+    grading.expect_equal(calls, ["u"], what="the hooks that ran when only u (output 0) received a gradient",
+                         rule=HOOKS_SKIP)
+    grading.expect_close(out[0], 15.0, what="the gradient of u after its hook (x 10)", rule=HOOKS_REPLACE)
+    grading.expect_equal(out[1], None, what="the gradient of v, which received none", rule=HOOKS_SKIP)
+
+    with grading.checking("04.call_tensor_hooks", fn):
+        a = ag.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 2
+        b.retain_grad()
+        node = b.grad_fn
+        del b
+        gc.collect()
+        out = fn(node, [ag.tensor([1.0, 1.0])])
+    grading.expect_close(out[0], [1.0, 1.0], what="the gradient of a node whose retained tensor was deleted",
+                         rule=HOOKS_GONE)
+
+    with grading.checking("04.call_tensor_hooks", fn):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        y.register_hook(lambda g: g * 2)
+        (y * y).sum().backward()
+        leaf = ag.tensor([1.0, 1.0], requires_grad=True)
+        leaf.register_hook(lambda g: g * 10)
+        (leaf * 2).sum().backward()
+    grading.expect_close(y.grad, [12.0, 24.0], what="y.grad in PyTorch's example (tensor([12., 24.]))",
+                         rule=HOOKS_RETAIN_LAST)
+    grading.expect_close(x.grad, [36.0, 72.0], what="x.grad in PyTorch's example (tensor([36., 72.]))",
+                         rule=HOOKS_REPLACE)
+    grading.expect_close(leaf.grad, [20.0, 20.0], what="leaf.grad with a hook x 10 on the leaf",
+                         rule=HOOKS_REPLACE)

@@ -11,6 +11,7 @@ from autograd_course.mistakes import Mistake
 _ACC = "04_accumulate_grad_answer"
 _RETAIN = "04_retain_grad_answer"
 _STORE = "04_store_retained_grad_answer"
+_HOOKS = "04_call_tensor_hooks_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 04.accumulate_grad
@@ -172,4 +173,63 @@ MISTAKES = [
                  '    tensor._grad = tensor._grad + grad\n'),
             ],
             rule="the first gradient (when .grad is None) is stored as a copy"),
+    # ============================================================ 04.call_tensor_hooks
+    Mistake(_HOOKS, "stores the retained gradient before the hooks run",
+            edits=[('''    grads = list(grads)
+    for nr, hooks in (node._pre_hooks or {}).items():
+        for hook in list(hooks.values()):
+            if grads[nr] is not None:
+                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+    for nr, ref in (node._retains_grad or {}).items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
+            engine.store_retained_grad(tensor, grads[nr])
+''', '''    grads = list(grads)
+    for nr, ref in (node._retains_grad or {}).items():
+        tensor = ref()
+        if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
+            engine.store_retained_grad(tensor, grads[nr])
+    for nr, hooks in (node._pre_hooks or {}).items():
+        for hook in list(hooks.values()):
+            if grads[nr] is not None:
+                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+''')],
+            rule="retain_grad stores the gradient after the hooks"),
+    Mistake(_HOOKS, "ignores what a hook returns",
+            edits=[('''                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+''', '''                hook(grads[nr])
+''')],
+            rule="each hook receives the gradient the previous hook left"),
+    Mistake(_HOOKS, "takes a hook's None as the new gradient",
+            edits=[('''                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+''', '''                grads[nr] = hook(grads[nr])
+''')],
+            rule="each hook receives the gradient the previous hook left"),
+    Mistake(_HOOKS, "gives every hook the gradient that arrived",
+            edits=[('''        for hook in list(hooks.values()):
+            if grads[nr] is not None:
+                replaced = hook(grads[nr])
+                if replaced is not None:
+                    grads[nr] = replaced
+''', '''        arrived = grads[nr]
+        for hook in list(hooks.values()):
+            if arrived is not None:
+                replaced = hook(arrived)
+                if replaced is not None:
+                    grads[nr] = replaced
+''')],
+            rule="each hook receives the gradient the previous hook left"),
+    Mistake(_HOOKS, "runs the hooks of an output that received nothing",
+            edits=[('''            if grads[nr] is not None:
+                replaced = hook(grads[nr])''', '''            if True:
+                replaced = hook(grads[nr])''')],
+            rule="the hooks of an output that received no gradient (None) do not run"),
 ]

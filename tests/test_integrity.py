@@ -81,6 +81,21 @@ def test_a_notebook_whose_check_is_not_a_checks_module_is_tampering():
         snapshot.verify({"check": fake})
 
 
+def test_a_visible_check_sees_the_notebooks_names():
+    """A visible check runs the real grading.checking; a notebook that rebound ``grading`` to a
+    fake (to neutralize the hidden part of the cell) is still caught, by the check."""
+    import types
+    integrity.seal()
+    fake = types.ModuleType("autograd_course.grading")
+    cell = ("from autograd_course.checks import tensors as check\n"
+            "check.is_leaf(lambda tensor: tensor.grad_fn is None)\n")
+    honest = {"__name__": "__main__", "grading": grading, "exercises": exercises, "ag": ag}
+    exec(cell, honest)                       # the real modules: the check runs and passes
+    faked = {"__name__": "__main__", "grading": fake, "exercises": exercises, "ag": ag}
+    with pytest.raises(integrity.TamperingError, match="the name 'grading' of the notebook"):
+        exec(cell, faked)
+
+
 def test_changing_the_code_a_helper_decorator_wraps_is_tampering():
     integrity.seal()
     inner = notebook.library_version.__wrapped__

@@ -154,13 +154,14 @@ CATALOG = [
               "import autograd_lib.exercises\nautograd_lib.exercises.plug('01.detach', detach)\n")}),
     Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
           "notebook's grading and exercises to fakes right before every later cell runs",
-          "0 for detach (grading.checking never ran: GradingIntegrityError); full points elsewhere",
+          "0 for detach (the visible check, which runs the real grading.checking, sees the notebook's "
+          "fake grading: TamperingError); full points elsewhere",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + "\n" + FAKE + (
               "def _rebind(*args):\n"
               "    get_ipython().user_ns.update(grading=_Fake(), exercises=_Fake())\n\n"
               "get_ipython().events.register('pre_run_cell', _rebind)\n")},
-          says={"01_detach_test": "GradingIntegrityError"}),
+          says={"01_detach_test": "TamperingError"}),
     Cheat("swallow_errors", "a wrong detach, and an IPython input transformer that wraps every later "
           "cell in try/except, so no test can fail",
           "0 for detach (GradingIntegrityError: no checking block completed, and the canary re-run "

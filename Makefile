@@ -29,12 +29,19 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[course,test]"
+	@# bytecode for the editable packages, which pip does not compile: a sandboxed kernel
+	@# cannot write it (read-only), so without it every kernel compiles them again
+	$(BIN)/python -m compileall -q -j 0 autograd_lib autograd_course
 
 demo: venv
 	$(BIN)/python -m autograd_lib.demo
 
+# The suite runs in TEST_WORKERS parallel workers, slow groups first (tests/conftest.py);
+# TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 4
+
 test: venv
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q --durations=25 -n $(TEST_WORKERS)
 
 bench: venv
 	$(BIN)/python -m benchmarks.run
@@ -74,7 +81,7 @@ test-hub: venv
 	$(BIN)/python -m pytest -q -m hub tests/hub
 
 test-quick: venv
-	COURSE_MISTAKES=1 $(BIN)/python -m pytest -q
+	COURSE_MISTAKES=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 clean:
 	rm -rf $(VENV) artifacts benchmarks/results

@@ -102,3 +102,56 @@ def capture(fn, *args):
             result, error = None, e
     messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
     return result, error, messages
+
+
+# ----------------------------------------------------------------- parallel runs
+
+# `make test` runs the suite in parallel workers (pytest-xdist, -n): most of its time is
+# kernels, pip and browsers waiting, not CPU.  A group runs whole in one worker, so a
+# session fixture it shares (a generated course and its grading pool, an edition's
+# virtual environment, a hub, the Binder environment) is built once.  The slow groups go
+# first, longest first; every other module is a group of its own (its module fixtures
+# too are built once), handed to whichever worker is free.
+SLOW_GROUPS = [
+    # grading the mistake catalog (the pipeline submits it to the pool, nbval overlaps it)
+    ("course-grading", ("tests/course/test_pipeline.py", "tests/course/test_mistakes.py",
+                        "tests/course/test_solutions_nbval.py")),
+    ("course", ("tests/course/",)),
+    ("editions", ("tests/test_editions_stages.py",)),
+    ("hub", ("tests/hub/",)),
+    ("binder", ("tests/binder/",)),
+]
+
+
+def group_of(path):
+    """(rank, name) of the group of the test file at ``path`` (relative to the repository,
+    with forward slashes): a slow group's, or the file's own after them."""
+    for rank, (name, prefixes) in enumerate(SLOW_GROUPS):
+        if path.startswith(prefixes):
+            return rank, name
+    return len(SLOW_GROUPS), path
+
+
+@pytest.hookimpl(trylast=True)          # after tests/course's own ordering, which it keeps
+def pytest_collection_modifyitems(config, items):
+    rank = {item.nodeid: group_of(item.nodeid.split("::", 1)[0])[0] for item in items}
+    items.sort(key=lambda item: rank[item.nodeid])      # stable: the order within a group kept
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:                     # pragma: no cover - xdist is in the test extra
+    LoadScopeScheduling = None
+
+if LoadScopeScheduling is not None:
+    class GroupScheduling(LoadScopeScheduling):
+        """xdist's scheduling by scope, with group_of() as the scope: each group goes
+        whole to one worker, in the order collected (slow groups first)."""
+
+        def _split_scope(self, nodeid):
+            return group_of(nodeid.split("::", 1)[0])[1]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(config, log):
+        config.option.loadscopereorder = False      # keep the collected order
+        return GroupScheduling(config, log)

@@ -194,6 +194,30 @@ def error_output(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
 
+# A Unix socket's path holds at most 107 bytes (sockaddr_un.sun_path); past that zmq
+# fails with "File name too long".  Jupyter's runtime directory under a deep home
+# directory can be that long, so the kernel's sockets then go to the temporary directory.
+SOCKET_PATH_MAX = 107
+_SOCKET = os.path.join("autograde-12345678", "kernel-ipc-99")    # what mkdtemp and zmq add
+
+
+def socket_parent():
+    """The directory in which a sandboxed kernel's private directory is made: Jupyter's
+    runtime directory, or the temporary directory when a socket path there would be too
+    long for a Unix socket."""
+    from jupyter_core.paths import jupyter_runtime_dir
+    tried = []
+    for parent in (jupyter_runtime_dir(), tempfile.gettempdir(), "/tmp"):
+        path = os.path.join(os.path.abspath(parent), _SOCKET)
+        if len(os.fsencode(path)) <= SOCKET_PATH_MAX:
+            os.makedirs(parent, exist_ok=True)
+            return parent
+        tried.append(f"{path} ({len(os.fsencode(path))} bytes)")
+    raise RuntimeError(f"no directory gives the kernel's sockets a path of at most {SOCKET_PATH_MAX} "
+                       f"bytes (a Unix socket's limit); tried: {'; '.join(tried)}. Set JUPYTER_RUNTIME_DIR "
+                       f"or TMPDIR to a short path")
+
+
 class GuardedExecute(Execute):
     """nbgrader's Execute, sandboxed, with named limits, recovery, and the canary."""
 
@@ -234,9 +258,7 @@ class GuardedExecute(Execute):
                 GuardedExecute._installed = True
         km = super().create_kernel_manager()
         if self.sandbox:                         # sockets in a directory of its own
-            from jupyter_core.paths import jupyter_runtime_dir
-            os.makedirs(jupyter_runtime_dir(), exist_ok=True)
-            runtime = tempfile.mkdtemp(prefix="autograde-", dir=jupyter_runtime_dir())
+            runtime = tempfile.mkdtemp(prefix="autograde-", dir=socket_parent())
             self._runtimes.append(runtime)
             km.transport = "ipc"
             km.connection_file = os.path.join(runtime, "kernel.json")

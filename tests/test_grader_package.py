@@ -258,3 +258,17 @@ def test_reading_the_digits_does_not_import_scikit_learn():
     seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert seen.returncode == 0 and seen.stdout.strip() == "False", (
         f"expected load_digits() to leave scikit-learn unimported; saw {seen.stdout.strip()!r} {seen.stderr[-500:]}")
+
+
+def test_kernel_sockets_leave_a_runtime_directory_too_deep_for_a_unix_socket(tmp_path, monkeypatch):
+    from autograd_course.autograde import SOCKET_PATH_MAX, socket_parent
+    deep = tmp_path / ("d" * 120) / "runtime"
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(deep))
+    parent = socket_parent()
+    socket = os.path.join(parent, "autograde-12345678", "kernel-ipc-99")
+    assert parent != str(deep) and len(os.fsencode(socket)) <= SOCKET_PATH_MAX, \
+        f"expected a parent shorter than {deep} (its sockets would pass {SOCKET_PATH_MAX} bytes), got {parent}"
+    short = tmp_path / "rt"
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(short))
+    if len(os.fsencode(os.path.join(short, "autograde-12345678", "kernel-ipc-99"))) <= SOCKET_PATH_MAX:
+        assert socket_parent() == str(short), f"expected Jupyter's runtime directory {short}, got {socket_parent()}"

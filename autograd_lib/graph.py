@@ -36,6 +36,7 @@ FREED_MESSAGE = (
     "calling backward.")
 
 _sequence = itertools.count()          # creation order; the engine runs newer nodes first
+_NOTHING_KEPT = {}     # Node._saved and _params of a node that keeps nothing: shared, never written to
 
 
 class RemovableHandle:
@@ -246,11 +247,15 @@ class Node:
     _hooks = None                     # post hooks: fn(grad_inputs, grad_outputs)
     num_outputs = 1
     _output_meta = None               # [(shape, dtype)] per output, for zero-filling
+    # name -> SavedTensor, and name -> plain value (shapes, dims, ...: never freed).  Most
+    # nodes keep few of either: a node gets its own dict only when it keeps something
+    # (recording.record), saving two dicts per node.  The shared empty default is only
+    # read: code that adds a name to a node's dict gives the node its own dict first.
+    _saved = _NOTHING_KEPT
+    _params = _NOTHING_KEPT
 
     def __init__(self):
         self._sequence_nr = next(_sequence)
-        self._saved = {}              # name -> SavedTensor
-        self._params = {}             # name -> plain value (shapes, dims, ...): never freed
 
     # --- what PyTorch shows ------------------------------------------------
     def name(self):

@@ -108,8 +108,13 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     out = Tensor._make(array) if view_of is None else make_view(array, view_of, replay)
     if array.dtype.kind != "f":
         return out              # integer and bool results never require grad, as in PyTorch
-    # A type-promoted copy stands for its original (ops.operands.cast_operand).
-    tensors = [t if t is None or t._promoted_from is None else t._promoted_from for t in inputs]
+    # A type-promoted copy stands for its original (ops.operands.cast_operand).  Most ops
+    # have none: then the inputs are used as they are, without building a new list.
+    tensors = inputs
+    for t in inputs:
+        if t is not None and t._promoted_from is not None:
+            tensors = [t if t is None or t._promoted_from is None else t._promoted_from for t in inputs]
+            break
     if not result_requires_grad(*tensors):
         return out                                    # nothing to differentiate
     edges = collect_next_functions(*tensors)
@@ -119,22 +124,29 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
         node_cls = node_cls.for_inputs(len(tensors))
     node = node_cls()
     node.next_functions = edges
-    node._input_meta = [None if t is None else (t._data.shape, t._data.dtype) for t in tensors]
+    # A tuple of atomic values: the garbage collector stops tracking it (one object fewer
+    # to scan per node, see benchmarks/README.md).
+    node._input_meta = tuple([None if t is None else (t._data.shape, t._data.dtype) for t in tensors])
     # Save what the formulas of the inputs that need a gradient say they need.
+    saved, kept = {}, {}
     for value_name, source in _save_plan(node_cls, edges):
         if source == _RESULT:
-            node._saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
+            saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
         elif source == _PARAM:
-            node._params[value_name] = params[value_name]
+            kept[value_name] = params[value_name]
         elif source == _GIVEN_PARAM:                  # kept for grad_fn._saved_*, when given
             if params is not None and value_name in params:
-                node._params[value_name] = params[value_name]
+                kept[value_name] = params[value_name]
         elif source == _SAVED_PARAM:                  # freed with the saved tensors (indices)
-            node._saved[value_name] = SavedValue(params[value_name])
+            saved[value_name] = SavedValue(params[value_name])
         elif tensors[source] is None:                 # an optional input left out (clamp's max)
-            node._params[value_name] = None
+            kept[value_name] = None
         else:
-            node._saved[value_name] = SavedTensor(tensors[source])
+            saved[value_name] = SavedTensor(tensors[source])
+    if saved:                                         # else the node shares Node's empty default
+        node._saved = saved
+    if kept:
+        node._params = kept
     out._grad_fn = node
     return out
 
@@ -148,7 +160,11 @@ def _save_plan(node_cls, edges):
     position, the result, or a plain parameter; a parameter the rule ``saves`` is
     kept with the saved tensors, to be freed with them).  Computed once per node type and
     pattern of inputs that need a gradient."""
-    mask = tuple(next_node is not None for next_node, _ in edges)
+    mask = tuple([next_node is not None for next_node, _ in edges])
+    try:                                   # the common case: planned before
+        return node_cls.__dict__["_save_plans"][mask]
+    except KeyError:
+        pass
     plans = node_cls.__dict__.get("_save_plans")
     if plans is None:
         plans = node_cls._save_plans = {}

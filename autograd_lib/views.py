@@ -112,7 +112,7 @@ def regenerate_grad_fn(view, key=None):
     base = view._base
     node = AsStridedBackward0()
     node.next_functions = (base._gradient_edge(),)
-    node._input_meta = [(base._data.shape, base._data.dtype)]
+    node._input_meta = ((base._data.shape, base._data.dtype),)
     overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
     node._params = {"self_shape": base.shape, "accumulate": overlapping,
                     "key": positions_in_base(view) if key is None else key}

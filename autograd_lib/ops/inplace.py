@@ -177,7 +177,7 @@ class CopySlices(Node):
         node = cls()
         node.fn, node.key = fn, key
         node.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
-        node._input_meta = [base_meta] + list(fn._input_meta[1:])
+        node._input_meta = (base_meta,) + tuple(fn._input_meta[1:])
         return node
 
     def apply(self, grad_outputs):

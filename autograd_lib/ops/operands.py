@@ -97,6 +97,8 @@ def float_dtype(t):
 
 def floating(t):
     """``t`` in its float dtype (see :func:`float_dtype`)."""
+    if t._data.dtype.kind == "f":          # already floating (the common case): no dtype lookup
+        return t
     dtype = float_dtype(t)
     return t if t.dtype is dtype else t.to(dtype)
 

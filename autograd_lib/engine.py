@@ -193,7 +193,7 @@ def validate_outputs(node, grad_inputs):
                         f"Function {node.name()} returned an invalid gradient at index {i} - got "
                         f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
                 grad = broadcasting.sum_to(grad, shape)
-            if grad._data.dtype != dtype:
+            if grad._data.dtype is not dtype and grad._data.dtype != dtype:   # `is`: cheap, usual
                 grad = grad.to(dtype)
         out.append(grad)
     return out

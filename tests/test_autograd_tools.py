@@ -49,6 +49,20 @@ def gradcheck_several_outputs(lib):
 
 
 @scenario
+def save_for_backward_refuses_a_number_after_a_tensor(lib):
+    class SavesANumber(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, 2.0)       # argument 1 is named: a tensor before it
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    SavesANumber.apply(lib.ones(2, requires_grad=True))
+
+
+@scenario
 def gradcheck_mismatch_slow(lib):
     lib.autograd.gradcheck(_wrong(lib).apply, (_double(lib, (3,), 6),))
 

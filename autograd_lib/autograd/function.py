@@ -35,10 +35,10 @@ class FunctionCtx:
     """What ``forward`` and ``backward`` share."""
 
     def save_for_backward(self, *tensors):
-        for t in tensors:
+        for i, t in enumerate(tensors):     # (not tensors.index(t): == on tensors is elementwise)
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                                f"{i} is of type {type(t).__name__}")
         self._to_save = tensors
 
     @property

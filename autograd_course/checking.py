@@ -99,12 +99,9 @@ def _caller_globals():
     is caught by the visible check too, though the check itself uses the real module."""
     frame = sys._getframe(1)
     while frame is not None and (frame.f_globals.get("__name__") in (__name__, "contextlib")
-                                 or str(frame.f_globals.get("__name__")).startswith(_CHECKS)):
+                                 or str(frame.f_globals.get("__name__")).startswith(integrity.CHECKS + ".")):
         frame = frame.f_back
     return frame.f_globals if frame is not None else {}
-
-
-_CHECKS = "autograd_course.checks."
 
 
 def _restore(saved):

@@ -58,29 +58,17 @@ def grad_mode_enter(fn):
     one, then inside a real ``with ag.no_grad() as value:`` block.  It must remember the mode
     in ``self._previous`` before switching (REMEMBER), switch to ``self.mode`` (SWITCH) and
     return None (RETURNS_NONE)."""
-    grad_mode_on()
-    with grading.checking("07.grad_mode_enter", fn):
-        ctx = ag.no_grad()
-        returned = outcome(fn, ctx)
-        state = (getattr(ctx, "_previous", "missing"), ag.is_grad_enabled())
-        grad_mode_on()
-    grading.expect_equal(shown(state[0]), True,
-                         what="ctx._previous after grad_mode_enter(ctx), ctx = no_grad(), grad mode on",
-                         rule=REMEMBER)
-    grading.expect_equal(state[1], False, what="is_grad_enabled() after grad_mode_enter(ctx), ctx = no_grad()",
-                         rule=SWITCH)
-
-    with grading.checking("07.grad_mode_enter", fn):
-        ag.grad_mode._set_grad_enabled(False)
-        ctx = ag.enable_grad()
-        outcome(fn, ctx)
-        state = (getattr(ctx, "_previous", "missing"), ag.is_grad_enabled())
-        grad_mode_on()
-    grading.expect_equal(shown(state[0]), False,
-                         what="ctx._previous after grad_mode_enter(ctx), ctx = enable_grad(), grad mode off",
-                         rule=REMEMBER)
-    grading.expect_equal(state[1], True, what="is_grad_enabled() after grad_mode_enter(ctx), ctx = enable_grad()",
-                         rule=SWITCH)
+    for make, start in ((ag.no_grad, True), (ag.enable_grad, False)):
+        with grading.checking("07.grad_mode_enter", fn):
+            ag.grad_mode._set_grad_enabled(start)
+            ctx = make()
+            outcome(fn, ctx)
+            previous, now = getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()
+            grad_mode_on()
+        called = f"grad_mode_enter(ctx), ctx = {type(ctx).__name__}()"
+        grading.expect_equal(shown(previous), start, rule=REMEMBER,
+                             what=f"ctx._previous after {called}, grad mode {'on' if start else 'off'}")
+        grading.expect_equal(now, not start, what=f"is_grad_enabled() after {called}", rule=SWITCH)
 
     with grading.checking("07.grad_mode_enter", fn):
         states = []

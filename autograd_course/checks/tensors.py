@@ -93,18 +93,15 @@ def is_leaf(fn):
         seen = {name: fn(t) for name, t in [("x", x), ("y", y), ("z", z), ("w", w), ("d", d), ("n", n)]}
         seen_property = z.is_leaf
 
-    grading.expect_equal(seen["x"], True, what="is_leaf(x) for x = tensor(1.0, requires_grad=True)",
-                         rule="a tensor created by the user is a leaf, even when it requires grad")
-    grading.expect_equal(seen["y"], True, what="is_leaf(y) for y = tensor(2.0)",
-                         rule="a tensor with requires_grad=False is always a leaf")
-    grading.expect_equal(seen["z"], False, what="is_leaf(z) for z = x * y",
-                         rule="a tensor made by a recorded operation (it has a grad_fn) is not a leaf")
-    grading.expect_equal(seen["w"], True, what="is_leaf(w) for w = y * 3",
-                         rule="results of operations on tensors that don't require grad are leaves")
-    grading.expect_equal(seen["d"], True, what="is_leaf(d) for d = z.detach()",
-                         rule="detach() makes a new leaf")
-    grading.expect_equal(seen["n"], True, what="is_leaf(n) for n = x * y computed in no_grad()",
-                         rule="results computed in no_grad mode are leaves")
+    for name, made, expected, rule in [
+            ("x", "x = tensor(1.0, requires_grad=True)", True,
+             "a tensor created by the user is a leaf, even when it requires grad"),
+            ("y", "y = tensor(2.0)", True, "a tensor with requires_grad=False is always a leaf"),
+            ("z", "z = x * y", False, "a tensor made by a recorded operation (it has a grad_fn) is not a leaf"),
+            ("w", "w = y * 3", True, "results of operations on tensors that don't require grad are leaves"),
+            ("d", "d = z.detach()", True, "detach() makes a new leaf"),
+            ("n", "n = x * y computed in no_grad()", True, "results computed in no_grad mode are leaves")]:
+        grading.expect_equal(seen[name], expected, what=f"is_leaf({name}) for {made}", rule=rule)
     grading.expect_equal(seen_property, False, what="z.is_leaf (the property now calls your function)",
                          rule="a tensor made by a recorded operation (it has a grad_fn) is not a leaf")
 

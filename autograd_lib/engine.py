@@ -28,6 +28,7 @@ The extras live in named helpers below the loop: that pruning, the capture for
 """
 
 import heapq
+import threading
 
 from . import broadcasting
 from .grad_mode import set_grad_enabled
@@ -74,13 +75,28 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
         return grad_inputs
 
     # 2. Execute, in topological order.
-    with set_grad_enabled(create_graph):
-        execute(root_edges, root_grads, dependencies, run_node)
+    _passes.__dict__.setdefault("stack", []).append(bool(inputs))
+    try:
+        with set_grad_enabled(create_graph):
+            execute(root_edges, root_grads, dependencies, run_node)
+    finally:
+        _passes.stack.pop()
 
     # 3. Deliver: AccumulateGrad nodes have filled the leaves' .grad (the non-leaf
     # inputs of backward(inputs=...) retain their grad: see autograd.backward);
     # for autograd.grad the captured gradients are the result.
     return captured
+
+
+_passes = threading.local()            # .stack: per running backward pass, whether it has inputs=
+
+
+def running_with_inputs():
+    """Whether the innermost backward pass running in this thread was given ``inputs=``
+    (``autograd.grad``, ``backward(inputs=...)``); a node that starts a backward pass of its
+    own (a reentrant checkpoint) asks, as PyTorch's node asks its graph task."""
+    stack = getattr(_passes, "stack", None)
+    return bool(stack and stack[-1])
 
 
 def execute(root_edges, root_grads, dependencies, run_node):

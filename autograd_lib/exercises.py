@@ -193,6 +193,12 @@ _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",
           "unpack the values a formula needs; refuse once they were freed")
 _register("06.hvp", "autograd_lib.autograd.functional", "hvp",
           "a Hessian-vector product by differentiating a gradient again")
+_CK = "autograd_lib.utils.checkpoint:CheckpointFunction"
+_register("06.checkpoint_forward", _CK, "forward",
+          "checkpoint's forward: run the function without recording, save only its tensor inputs", "method")
+_register("06.checkpoint_backward", _CK, "backward",
+          "checkpoint's backward: recompute on detached inputs while recording, back-propagate, "
+          "return the inputs' gradients", "method")
 _GM = "autograd_lib.grad_mode:_GradModeContext"
 _register("07.grad_mode_enter", _GM, "__enter__",
           "entering no_grad/enable_grad: remember the current grad mode, switch to this one", "method")

@@ -45,6 +45,7 @@ def _exercise_the_library():
     x.is_leaf
     ag.autograd.gradcheck(lambda t: (t * t).sum(), (ag.tensor([1.0], dtype=ag.float64, requires_grad=True),))
     ag.autograd.functional.hvp(lambda t: (t ** 3).sum(), ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
+    ag.utils.checkpoint.checkpoint(lambda t: t.exp(), x, use_reentrant=True).sum().backward()   # a custom Function
     with ag.no_grad():                                    # grad mode: enter, exit
         x.data.add_(1)                                    # .data, an in-place write (version)
     ag.no_grad(lambda t: t * 2)(x)                        # the decorator

@@ -7,7 +7,7 @@ the same rules on random inputs.  The constants are the rules the checks name
 ``grads_of``, ``plain``, ``cubes``, ``exps`` and ``pair_check`` are the helpers
 the tests share.
 
-Why one module of this length: it is the visible half of the notebook's 6 test cells,
+Why one module of this length: it is the visible half of the notebook's 8 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
 """
 
@@ -17,16 +17,21 @@ import weakref
 import numpy as np
 
 import autograd_lib as ag
+from autograd_lib.utils.checkpoint import CheckpointFunction, checkpoint, get_rng_state
 from autograd_course import grading
 from autograd_course.notebook import outcome
 
 __all__ = ["release_saved", "release_saved_in_the_engine",
            "saved_values", "saved_values_in_the_engine",
-           "hvp", "hvp_in_the_library",
+           "hvp", "hvp_in_the_library", "checkpoint_forward", "checkpoint_backward",
            "random_graph", "random_node", "grads_of", "plain", "cubes", "exps", "pair_check",
            "RETURNS_NONE", "KEEPS_NAMES", "DROPS", "MARKED", "RECLAIMED", "NOTHING_SAVED", "PARAMS_STAY",
            "FREED", "RETURNS_LIST", "UNPACKED", "IN_ORDER", "PLAIN", "VERSION_CHECKED", "REFUSES", "PLAIN_KEPT",
-           "SECOND_GRADIENT", "A_PAIR", "VALUE_FIRST", "H_TIMES_V", "UNTOUCHED", "DETACHED"]
+           "SECOND_GRADIENT", "A_PAIR", "VALUE_FIRST", "H_TIMES_V", "UNTOUCHED", "DETACHED",
+           "random_block", "block_loss", "forward_record", "forward_rule", "backward_record", "backward_rule",
+           "FORWARD_RULES",
+           "RUNS_FUNCTION", "SAVES_INPUTS", "KEEPS_OTHERS", "KEEPS_FUNCTION", "RNG_KEPT", "SAME_GRADS",
+           "ONE_PER_ARGUMENT", "DETACHED_COPIES", "WITH_GRAD", "SAME_RANDOM", "REFUSES_GRAD", "NOT_VALID"]
 
 
 # ------------------------------------------------------------ helpers the tests share
@@ -396,3 +401,284 @@ def hvp_in_the_library(fn):
                              rule="hvp returns H @ v: the gradient of (gradient * v).sum()")
         grading.expect_equal(seen[1].requires_grad, True, what="hvp(cubes, x, v, create_graph=True)[1].requires_grad",
                              rule="with create_graph=True, H @ v keeps its graph (it is not detached)")
+
+
+# ------------------------------------------------------------ 06.checkpoint_forward and 06.checkpoint_backward
+
+RUNS_FUNCTION = "forward returns the outputs of the function on its arguments, computed without recording"
+SAVES_INPUTS = ("forward saves the tensor arguments, and only them, with ctx.save_for_backward "
+                "(not the outputs: backward recomputes those)")
+KEEPS_OTHERS = ("ctx.inputs lists every argument, with None in place of each tensor (the tensors go "
+                "through save_for_backward), and ctx.tensor_indices the positions of the tensors")
+KEEPS_FUNCTION = "forward keeps the function as ctx.run_function"
+RNG_KEPT = ("with preserve_rng_state, forward keeps in ctx.rng_state the generator's state from before the "
+            "function runs (None without it)")
+SAME_GRADS = "checkpointing changes no gradient: they equal those of the function run without checkpoint"
+ONE_PER_ARGUMENT = ("backward returns one gradient per argument of forward: None for run_function and "
+                    "preserve_rng_state, then one per input (None where the input is not a tensor)")
+DETACHED_COPIES = ("backward recomputes on detached copies of the inputs: its own backward pass must not "
+                   "reach the graph outside the checkpoint (x.grad is untouched by calling backward itself)")
+WITH_GRAD = ("backward recomputes with grad mode on: the engine runs backward with it off, and a "
+             "recomputation without a graph has nothing to differentiate")
+SAME_RANDOM = ("backward recomputes with the forward pass's random numbers (ctx.rng_state), and leaves the "
+               "caller's generator as it was (fork_rng)")
+REFUSES_GRAD = ("inside autograd.grad or backward(inputs=...), backward refuses with a RuntimeError "
+                "(NOT_VALID_MESSAGE) when checkpoint_valid() says it cannot run")
+NOT_VALID = "incompatible with .grad()"
+
+
+def _block_function(names, steps, noisy, outputs, w):
+    """The function a random block checkpoints: a chain of elementwise steps on x."""
+    def block(*args):
+        env = dict(zip(names, args))
+        a = env["x"]
+        for step in steps:
+            a = {"exp": lambda: (-a).exp(), "sin": lambda: a.sin(), "tanh": lambda: a.tanh(),
+                 "w": lambda: a * w, "k": lambda: a * env["k"], "c": lambda: a + env["c"],
+                 "square": lambda: a ** 2}[step]()
+        if noisy:
+            a = a * (ag.rand(*a.shape) > 0.5)          # a dropout-like random mask
+        return (a, (a * env["c"]).sum()) if outputs == 2 else a
+    return block
+
+
+def random_block(seed):
+    """A random function to checkpoint and its arguments, the same for the same seed.
+    Returns (description, function, args, preserve, leaves): args are x (a leaf, or a
+    non-leaf made from one), a number k, a constant tensor c, sometimes None, in a
+    random order; the function may use a closure parameter w, draw a random mask, and
+    return one or two outputs.  leaves are [the leaf behind x, w]."""
+    rng = np.random.default_rng(seed)
+    name, dtype = [("float32", ag.float32), ("float64", ag.float64)][int(rng.integers(2))]
+    shape = tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(1, 3))))
+    values = lambda: rng.uniform(-1.0, 1.0, size=shape).astype(dtype.numpy)    # noqa: E731
+    leaf, w, c = (ag.tensor(values(), requires_grad=flag) for flag in (True, True, False))
+    non_leaf = bool(rng.integers(2))
+    x = leaf * 1.5 if non_leaf else leaf
+    k = round(float(rng.uniform(0.5, 2.0)), 3)
+    names = ["x", "k", "c"] + (["none"] if rng.integers(2) else [])
+    names = [names[int(i)] for i in rng.permutation(len(names))]
+    args = [{"x": x, "k": k, "c": c, "none": None}[n] for n in names]
+    steps = [["exp", "sin", "tanh", "w", "k", "c", "square"][int(i)] for i in rng.integers(7, size=int(rng.integers(1, 5)))]
+    noisy, outputs, preserve = bool(rng.integers(2)), int(rng.integers(1, 3)), bool(rng.integers(4))
+    description = (f"a block of {' -> '.join(steps)}{' -> random mask' if noisy else ''} with {outputs} output(s), "
+                   f"arguments ({', '.join(names)}), x {'a non-leaf' if non_leaf else 'a leaf'} "
+                   f"of shape {shape} ({name}), preserve_rng_state={preserve}")
+    return description, _block_function(names, steps, noisy, outputs, w), args, preserve, [leaf, w]
+
+
+def _apply(block, preserve, args):
+    return CheckpointFunction.apply(block, preserve, *args)
+
+
+def block_loss(outputs):
+    """A scalar from a block's outputs (a weighted sum), to call backward on."""
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    total = outputs[0].sum() * 0.5
+    for out in outputs[1:]:
+        total = total + out * 2.0
+    return total
+
+
+def forward_record(seed):
+    """What a checkpointed random block shows, part by part: its outputs, what its node
+    saved (ctx), and the gradients after backward.  Only plain values."""
+    description, block, args, preserve, leaves = random_block(seed)
+    ag.manual_seed(seed % 997)
+    before = get_rng_state()
+    outputs = outcome(_apply, block, preserve, args)
+    record = {"outputs": plain(outputs)}
+    if isinstance(outputs, str):
+        return description, record
+    node = (outputs[0] if isinstance(outputs, tuple) else outputs).grad_fn
+    record["saved"] = plain(outcome(lambda: list(node.saved_tensors)))
+    record["inputs"] = [plain(getattr(node, "inputs", "missing")), getattr(node, "tensor_indices", "missing")]
+    record["function"] = getattr(node, "run_function", None) is block
+    state = getattr(node, "rng_state", "missing")
+    record["rng_state"] = (state is None) if not preserve else (state == before)
+    error = outcome(lambda: block_loss(outputs).backward())
+    record["grads"] = [error if isinstance(error, str) else None, grads_of(leaves)]
+    return description, record
+
+
+def forward_rule(part, seen):
+    """The rule a difference in ``part`` of a forward record most likely breaks."""
+    if "save_for_backward" in str(seen):
+        return SAVES_INPUTS
+    return FORWARD_RULES[part]
+
+
+FORWARD_RULES = {"outputs": RUNS_FUNCTION, "saved": SAVES_INPUTS, "inputs": KEEPS_OTHERS,
+                 "function": KEEPS_FUNCTION, "rng_state": RNG_KEPT, "grads": SAME_GRADS}
+
+
+def backward_record(seed, backward):
+    """What a checkpoint's backward does on a random block, part by part: ``backward``
+    called on the node directly (its result, and whether the outer leaves were touched),
+    then backward through the engine (gradients, and the caller's generator afterwards)."""
+    description, block, args, preserve, leaves = random_block(seed)
+    ag.manual_seed(seed % 997)
+    outputs = CheckpointFunction.apply(block, preserve, *args)
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    rng = np.random.default_rng(seed)
+    grad_outputs = [ag.tensor(rng.uniform(-1.0, 1.0, size=o.shape).astype(o.dtype.numpy)) for o in outs]
+    returned = outcome(backward, outs[0].grad_fn, *grad_outputs)
+    record = {"returned": plain(returned), "untouched": grads_of(leaves)}
+    for leaf in leaves:
+        leaf.grad = None
+    ag.manual_seed(seed % 997)
+    outputs = CheckpointFunction.apply(block, preserve, *args)
+    ag.rand(3)                                   # the caller draws between forward and backward
+    error = outcome(lambda: block_loss(outputs).backward())
+    record["grads"] = [error if isinstance(error, str) else None, grads_of(leaves)]
+    record["generator"] = round(float(ag.rand(1).item()), 6)
+    return description, record
+
+
+def backward_rule(part, seen):
+    """The rule a difference in ``part`` of a backward record most likely breaks."""
+    text = str(seen)
+    if "requires_grad" in text or "does not require grad" in text:
+        return WITH_GRAD
+    if "incorrect number of gradients" in text or "different than None" in text:
+        return ONE_PER_ARGUMENT
+    return {"returned": ONE_PER_ARGUMENT, "untouched": DETACHED_COPIES, "grads": SAME_GRADS,
+            "generator": SAME_RANDOM}[part]
+
+
+def _chain(t):
+    for _ in range(3):
+        t = (-t).exp()
+    return t
+
+
+def checkpoint_forward(fn):
+    """Your ``forward`` as ``CheckpointFunction.forward``, through ``checkpoint(f, x, 2.0, c)``
+    with ``f(a, k, c) = sin(exp(a * k) + c)``: the output's values and ``grad_fn``, what the
+    node keeps (``saved_tensors``, ``inputs``, ``tensor_indices``, ``run_function``,
+    ``rng_state``), then ``x.grad`` after backward; then a function with a random mask,
+    with and without ``preserve_rng_state``."""
+    def f(a, k, c):
+        return ((a * k).exp() + c).sin()
+
+    values = np.array([0.1, -0.2, 0.3])
+    with grading.checking("06.checkpoint_forward", fn):
+        x = ag.tensor(values, requires_grad=True)
+        c = ag.tensor([1.0, 2.0, 3.0])
+        before = get_rng_state()
+        y = outcome(checkpoint, f, x, 2.0, c, use_reentrant=True)
+        grading.expect_true(isinstance(y, ag.Tensor), what="checkpoint(f, x, 2.0, c)", seen=repr(y),
+                            rule=forward_rule("outputs", y))
+        grading.expect_close(y, np.sin(np.exp(values * 2.0) + [1.0, 2.0, 3.0]), what="checkpoint(f, x, 2.0, c)",
+                             rule=RUNS_FUNCTION)
+        node = y.grad_fn
+        grading.expect_equal(node.name(), "CheckpointFunctionBackward", what="y.grad_fn.name()",
+                             rule=RUNS_FUNCTION)
+        saved = outcome(lambda: list(node.saved_tensors))
+        grading.expect_equal(plain(saved), plain([x, c]), what="y.grad_fn.saved_tensors", rule=SAVES_INPUTS)
+        grading.expect_equal([plain(getattr(node, "inputs", "missing")), getattr(node, "tensor_indices", "missing")],
+                             [[None, 2.0, None], [0, 2]], what="[ctx.inputs, ctx.tensor_indices]", rule=KEEPS_OTHERS)
+        grading.expect_true(getattr(node, "run_function", None) is f, what="ctx.run_function is f",
+                            rule=KEEPS_FUNCTION)
+        grading.expect_true(getattr(node, "rng_state", None) == before,
+                            what="ctx.rng_state == the generator's state before checkpoint(...)", rule=RNG_KEPT)
+        error = outcome(lambda: y.sum().backward())
+        grading.expect_equal(error, None, what="y.sum().backward()", rule=SAME_GRADS)
+        expected = np.cos(np.exp(values * 2.0) + [1.0, 2.0, 3.0]) * np.exp(values * 2.0) * 2.0
+        grading.expect_close(x.grad, expected, what="x.grad after y.sum().backward()", rule=SAME_GRADS)
+
+        def noisy(a):
+            return a * (ag.rand(50) > 0.5)
+
+        for preserve in (True, False):
+            ones = ag.ones(50, requires_grad=True)
+            ag.manual_seed(4)
+            y = checkpoint(noisy, ones, use_reentrant=True, preserve_rng_state=preserve)
+            grading.expect_true((getattr(y.grad_fn, "rng_state", "missing") is None) is (not preserve),
+                                what=f"ctx.rng_state is None with preserve_rng_state={preserve}", rule=RNG_KEPT)
+            y.sum().backward()
+            if preserve:
+                grading.expect_close(ones.grad, y.detach(), rule=RNG_KEPT,
+                                     what="ones.grad for y = ones * (random mask), checkpointed: the same mask again")
+
+
+def checkpoint_backward(fn):
+    """Your ``backward`` as ``CheckpointFunction.backward``: first called directly on the node
+    of ``checkpoint(f, x, 2.0, c)`` (it returns one gradient per argument of ``forward``, and
+    ``x.grad`` stays None: the recomputation works on detached copies), then through the
+    engine on a chain of three ``exp``, on a non-leaf input, with a closure parameter and
+    two outputs; on a random mask (the same numbers again, the caller's generator left as
+    it was); and inside ``autograd.grad``, which it refuses."""
+
+    def f(a, k, c):
+        return ((a * k).exp() + c).sin()
+
+    values = np.array([0.1, -0.2, 0.3])
+    expected = np.cos(np.exp(values * 2.0) + [1.0, 2.0, 3.0]) * np.exp(values * 2.0) * 2.0
+    with grading.checking("06.checkpoint_backward", fn):
+        x = ag.tensor(values, requires_grad=True)
+        y = checkpoint(f, x, 2.0, ag.tensor([1.0, 2.0, 3.0]), use_reentrant=True)
+        returned = outcome(fn, y.grad_fn, ag.ones(3))
+        grading.expect_true(isinstance(returned, tuple) and len(returned) == 5
+                            and [g is None for g in returned] == [True, True, False, True, True],
+                            what="backward(ctx, ones) for y = checkpoint(f, x, 2.0, c), c not requiring grad",
+                            seen=repr(plain(returned)), rule=ONE_PER_ARGUMENT)
+        grading.expect_close(returned[2], expected, what="the gradient of x in backward's result", rule=SAME_GRADS)
+        grading.expect_equal(x.grad, None, what="x.grad after calling backward(ctx, ones) directly",
+                             rule=DETACHED_COPIES)
+
+        x = ag.tensor(values, requires_grad=True)
+        error = outcome(lambda: checkpoint(_chain, x, use_reentrant=True).sum().backward())
+        grading.expect_equal(error, None, what="checkpoint(chain of 3 exp, x).sum().backward()",
+                             rule=backward_rule("grads", error))
+        grading.expect_close(x.grad, _numeric_chain_grad(values), what="x.grad for the chain of 3 exp",
+                             rule=SAME_GRADS)
+
+        leaf = ag.tensor(values, requires_grad=True)
+        w = ag.tensor([2.0, -1.0, 0.5], requires_grad=True)
+
+        def two(a):
+            h = (a * w).tanh()
+            return h, (h * h).sum()
+
+        out, total = checkpoint(two, leaf * 3.0, use_reentrant=True)
+        error = outcome(lambda: (out.sum() + total).backward())
+        grading.expect_equal(error, None, what="backward through checkpoint(two, leaf * 3.0)",
+                             rule=backward_rule("grads", error))
+        t = np.tanh(values * 3.0 * [2.0, -1.0, 0.5])
+        dh = (1 + 2 * t) * (1 - t ** 2)
+        grading.expect_close(leaf.grad, dh * [2.0, -1.0, 0.5] * 3.0, rtol=1e-6,
+                             what="leaf.grad for a non-leaf input leaf * 3.0 and two outputs", rule=SAME_GRADS)
+        grading.expect_close(w.grad, dh * values * 3.0, rtol=1e-6,
+                             what="w.grad for a parameter w the function uses", rule=SAME_GRADS)
+
+        def noisy(a):
+            return a * (ag.rand(50) > 0.5)
+
+        ones = ag.ones(50, requires_grad=True)
+        ag.manual_seed(4)
+        y = checkpoint(noisy, ones, use_reentrant=True)
+        ag.rand(7)                                   # the caller draws between forward and backward
+        next_draw = ag.rand(1).item()
+        ag.manual_seed(4)
+        y = checkpoint(noisy, ones, use_reentrant=True)
+        ag.rand(7)
+        error = outcome(lambda: y.sum().backward())
+        grading.expect_equal(error, None, what="backward through checkpoint(noisy, ones)",
+                             rule=backward_rule("grads", error))
+        grading.expect_close(ones.grad, y.detach(), what="ones.grad for y = ones * (random mask)", rule=SAME_RANDOM)
+        grading.expect_equal(ag.rand(1).item(), next_draw,
+                             what="the caller's next random number after backward", rule=SAME_RANDOM)
+
+        x = ag.tensor(values, requires_grad=True)
+        y = checkpoint(_chain, x, use_reentrant=True)
+        grading.expect_raises(lambda: ag.autograd.grad(y.sum(), x), RuntimeError, NOT_VALID,
+                              what="ag.autograd.grad(checkpoint(chain, x).sum(), x)", rule=REFUSES_GRAD)
+
+
+def _numeric_chain_grad(values):
+    a, grad = np.array(values, dtype=float), 1.0
+    for _ in range(3):
+        a = np.exp(-a)
+        grad = grad * -a
+    return grad

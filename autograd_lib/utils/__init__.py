@@ -1,5 +1,6 @@
-"""``autograd_lib.utils``: ``utils.data`` (datasets and the DataLoader), as in PyTorch."""
+"""``autograd_lib.utils``: ``utils.data`` (datasets and the DataLoader) and ``utils.checkpoint``
+(activation checkpointing), as in PyTorch."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]

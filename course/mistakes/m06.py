@@ -11,6 +11,8 @@ from autograd_course.mistakes import Mistake
 _RELEASE = "06_release_saved_answer"
 _VALUES = "06_saved_values_answer"
 _HVP = "06_hvp_answer"
+_CK_FORWARD = "06_checkpoint_forward_answer"
+_CK_BACKWARD = "06_checkpoint_backward_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 06.release_saved
@@ -191,4 +193,104 @@ MISTAKES = [
 '''),
             ],
             rule="hvp returns H @ v"),
+    # ------------------------------------------------------------ 06.checkpoint_forward
+    Mistake(_CK_FORWARD, "saves the outputs instead of the inputs",
+            edits=[
+                ('''    ctx.save_for_backward(*[args[i] for i in ctx.tensor_indices])
+    with ag.no_grad():
+        return run_function(*args)
+''',
+                 '''    with ag.no_grad():
+        outputs = run_function(*args)
+    ctx.save_for_backward(*(outputs if isinstance(outputs, tuple) else (outputs,)))
+    return outputs
+'''),
+            ],
+            rule="forward saves the tensor arguments, and only them, with ctx.save_for_backward"),
+    Mistake(_CK_FORWARD, "saves the outputs too, as exp saves its result",
+            edits=[
+                ("""    ctx.save_for_backward(*[args[i] for i in ctx.tensor_indices])
+    with ag.no_grad():
+        return run_function(*args)
+""",
+                 """    with ag.no_grad():
+        outputs = run_function(*args)
+    ctx.save_for_backward(*[args[i] for i in ctx.tensor_indices],
+                          *(outputs if isinstance(outputs, tuple) else (outputs,)))
+    return outputs
+"""),
+            ],
+            rule="forward saves the tensor arguments, and only them"),
+    Mistake(_CK_FORWARD, "keeps the tensors in ctx.inputs as well",
+            edits=[("ctx.inputs = [None if isinstance(arg, ag.Tensor) else arg for arg in args]",
+                    "ctx.inputs = list(args)")],
+            rule="ctx.inputs lists every argument, with None in place of each tensor"),
+    Mistake(_CK_FORWARD, "takes the generator's state after running the function",
+            edits=[
+                ('    ctx.rng_state = get_rng_state() if preserve_rng_state else None\n', ''),
+                ('''    with ag.no_grad():
+        return run_function(*args)
+''',
+                 '''    with ag.no_grad():
+        outputs = run_function(*args)
+    ctx.rng_state = get_rng_state() if preserve_rng_state else None
+    return outputs
+'''),
+            ],
+            rule="forward keeps in ctx.rng_state the generator's state from before the function runs"),
+    Mistake(_CK_FORWARD, "keeps the generator's state even without preserve_rng_state",
+            edits=[("ctx.rng_state = get_rng_state() if preserve_rng_state else None",
+                    "ctx.rng_state = get_rng_state()")],
+            rule="(None without it)"),
+    # ------------------------------------------------------------ 06.checkpoint_backward
+    Mistake(_CK_BACKWARD, "recomputes on the saved tensors themselves, not on detached copies",
+            edits=[("copies = detach_variable(tuple(inputs))", "copies = tuple(inputs)")],
+            rule="backward recomputes on detached copies of the inputs"),
+    Mistake(_CK_BACKWARD, "recomputes without turning grad mode on",
+            edits=[
+                ('''        with ag.enable_grad():
+            outputs = ctx.run_function(*copies)
+''',
+                 '''        outputs = ctx.run_function(*copies)
+'''),
+            ],
+            rule="backward recomputes with grad mode on"),
+    Mistake(_CK_BACKWARD, "forgets the two Nones for run_function and preserve_rng_state",
+            edits=[("return (None, None) + tuple(", "return tuple(")],
+            rule="backward returns one gradient per argument of forward"),
+    Mistake(_CK_BACKWARD, "returns gradients only for the tensor arguments",
+            edits=[("tuple(c.grad if isinstance(c, ag.Tensor) else None for c in copies)",
+                    "tuple(c.grad for c in copies if isinstance(c, ag.Tensor))")],
+            rule="backward returns one gradient per argument of forward"),
+    Mistake(_CK_BACKWARD, "sets the forward pass's random state without fork_rng: the caller's generator moves back",
+            edits=[
+                ('''    with fork_rng(enabled=ctx.rng_state is not None):
+        if ctx.rng_state is not None:
+            set_rng_state(ctx.rng_state)
+        copies = detach_variable(tuple(inputs))
+        with ag.enable_grad():
+            outputs = ctx.run_function(*copies)
+''',
+                 '''    if ctx.rng_state is not None:
+        set_rng_state(ctx.rng_state)
+    copies = detach_variable(tuple(inputs))
+    with ag.enable_grad():
+        outputs = ctx.run_function(*copies)
+'''),
+            ],
+            rule="leaves the caller's generator as it was"),
+    Mistake(_CK_BACKWARD, "never restores the forward pass's random state",
+            edits=[
+                ('''        if ctx.rng_state is not None:
+            set_rng_state(ctx.rng_state)
+''', ''),
+            ],
+            rule="backward recomputes with the forward pass's random numbers"),
+    Mistake(_CK_BACKWARD, "does not refuse autograd.grad",
+            edits=[
+                ('''    if not checkpoint_valid():
+        raise RuntimeError(NOT_VALID_MESSAGE)
+''', ''),
+            ],
+            rule="inside autograd.grad or backward(inputs=...), backward refuses"),
 ]

@@ -59,9 +59,12 @@ def _fail(what, expected, seen, rule, extra=""):
 
 
 def expect_equal(seen, expected, *, what, rule=""):
-    """``seen == expected`` (for names, shapes, flags, objects)."""
+    """``seen == expected`` (for names, shapes, flags, objects), of the same type: True is not
+    1, a list is not a tuple.  Tuples (torch.Size is one) and dicts (a node's shared empty
+    ``_saved``, graph._NothingKept, is one) compare by their items."""
     if not (seen is expected or (type(seen) is type(expected) and seen == expected)
-            or (isinstance(seen, tuple) and isinstance(expected, tuple) and seen == expected)):
+            or (isinstance(seen, tuple) and isinstance(expected, tuple) and seen == expected)
+            or (isinstance(seen, dict) and isinstance(expected, dict) and seen == expected)):
         _fail(what, repr(expected), repr(seen), rule)
 
 

@@ -36,7 +36,22 @@ FREED_MESSAGE = (
     "calling backward.")
 
 _sequence = itertools.count()          # creation order; the engine runs newer nodes first
-_NOTHING_KEPT = {}     # Node._saved and _params of a node that keeps nothing: shared, never written to
+
+
+class _NothingKept(dict):
+    """The empty ``_saved`` / ``_params`` that every node keeping nothing shares.  A name
+    added to it would appear in all those nodes at once, so it refuses every change: code
+    that adds a name gives the node its own dict first (``node._saved = {...}``)."""
+
+    def _refuse(*args, **kwargs):       # no named self: d.update(self=1) passes one
+        raise TypeError("this node keeps nothing, and its _saved / _params is an empty dict that "
+                        "every such node shares: give the node its own dict (node._saved = {...}) "
+                        "instead of adding a name to it")
+
+    __setitem__ = __delitem__ = __ior__ = setdefault = update = pop = popitem = clear = _refuse
+
+
+_NOTHING_KEPT = _NothingKept()
 
 
 class RemovableHandle:

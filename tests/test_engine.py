@@ -62,6 +62,23 @@ def test_saved_tensors_released_after_backward_and_kept_with_retain_graph():
         loss.backward()
 
 
+def test_nodes_that_keep_nothing_share_an_empty_dict_that_refuses_writes():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    first, second = (x + 1).grad_fn, (-x).grad_fn          # AddBackward0 saves no tensor; NegBackward0 nothing
+    assert first._saved == {} and first._saved is second._saved is second._params, \
+        f"expected the nodes to share one empty dict, saw {first._saved!r}, {second._saved!r}, {second._params!r}"
+    writes = {"item": lambda d: d.__setitem__("self", 1), "setdefault": lambda d: d.setdefault("self", 1),
+              "update": lambda d: d.update(self=1), "clear": lambda d: d.clear(), "pop": lambda d: d.pop("self", None)}
+    for how, write in writes.items():
+        with pytest.raises(TypeError, match="give the node its own dict"):
+            write(first._saved)
+    assert second._saved == {} and second._params == {}, \
+        f"expected the shared dicts still empty, saw {second._saved!r} {second._params!r}"
+    mul = (x * x).grad_fn                                   # keeps both operands: a dict of its own
+    assert sorted(mul._saved) == ["other", "self"] and mul._saved is not first._saved, \
+        f"expected MulBackward0 to have its own _saved with self and other, saw {mul._saved!r}"
+
+
 @pytest.mark.parametrize("dtype", [ag.float32, ag.float64])
 def test_dtype_preserved_through_forward_and_backward(dtype):
     x = ag.randn(4, 3, dtype=dtype, requires_grad=True)

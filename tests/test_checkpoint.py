@@ -82,16 +82,20 @@ def test_checkpoint_matches_torch():
     torch = oracle()
     for seed in range(3):
         ours, theirs = run(ag, seed), run(torch, seed)
-        assert ours.keys() == theirs.keys()
+        assert ours.keys() == theirs.keys(), \
+            f"seed {seed}: expected the scenarios {sorted(theirs)}, saw {sorted(ours)}"
         for key in ours:
             if key in ("values", "grads", "one output", "index grads"):
                 for mine, torchs in zip(ours[key], theirs[key]):
                     if mine is None or torchs is None:
-                        assert mine is None and torchs is None, key
+                        assert mine is None and torchs is None, \
+                            f"seed {seed}, {key}: expected {torchs!r} (torch), saw {mine!r}"
                     else:
-                        np.testing.assert_allclose(mine, torchs, rtol=1e-6, atol=1e-9, err_msg=key)
+                        np.testing.assert_allclose(mine, torchs, rtol=1e-6, atol=1e-9,
+                                                   err_msg=f"seed {seed}, {key}: ours vs torch")
             else:
-                assert ours[key] == theirs[key], key
+                assert ours[key] == theirs[key], \
+                    f"seed {seed}, {key}: expected {theirs[key]!r} (torch), saw {ours[key]!r}"
 
 
 def test_gradients_equal_the_unchecked_ones():
@@ -107,7 +111,8 @@ def test_gradients_equal_the_unchecked_ones():
     expected = x.grad.numpy().copy()
     x.grad = None
     checkpoint(chain, x, use_reentrant=True).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12,
+                               err_msg="the checkpointed gradient must equal the unchecked one")
 
 
 def test_random_ops_recompute_the_same_numbers():
@@ -121,20 +126,25 @@ def test_random_ops_recompute_the_same_numbers():
     after_forward = ag.rand(1).item()
     ag.manual_seed(3)
     checkpoint(noisy, x, use_reentrant=True).sum().backward()
-    assert np.array_equal(x.grad.numpy(), y.detach().numpy())      # the same mask
-    assert ag.rand(1).item() == after_forward                     # the caller's generator untouched
+    assert np.array_equal(x.grad.numpy(), y.detach().numpy()), \
+        f"the recomputation must draw the forward's mask {y.detach().numpy()}, its gradient was {x.grad.numpy()}"
+    again = ag.rand(1).item()
+    assert again == after_forward, \
+        f"backward must leave the caller's generator where it was: expected {after_forward}, drew {again}"
     x.grad = None
     ag.manual_seed(3)
     y = checkpoint(noisy, x, use_reentrant=True, preserve_rng_state=False)
     y.sum().backward()
-    assert not np.array_equal(x.grad.numpy(), y.detach().numpy())
+    assert not np.array_equal(x.grad.numpy(), y.detach().numpy()), \
+        "with preserve_rng_state=False the recomputation must draw a new mask, saw the forward's"
 
 
 def test_warning_without_use_reentrant_and_non_reentrant_refused():
     x = ag.ones(2, requires_grad=True)
     with pytest.warns(UserWarning, match="the use_reentrant parameter should be passed explicitly"):
         y = checkpoint(lambda a: a * 2, x)
-    assert y.grad_fn.name() == "CheckpointFunctionBackward"
+    assert y.grad_fn.name() == "CheckpointFunctionBackward", \
+        f"expected grad_fn CheckpointFunctionBackward, saw {y.grad_fn.name()}"
     with pytest.raises(NotImplementedError, match="use_reentrant=False"):
         checkpoint(lambda a: a * 2, x, use_reentrant=False)
 
@@ -150,12 +160,15 @@ def test_reached_through_the_slots():
     x = ag.ones(2, requires_grad=True)
     with exercises.plugged("06.checkpoint_forward", forward):
         checkpoint(lambda a: a * 2, x, use_reentrant=True)
-    assert calls == ["forward"]
-    assert exercises.SLOTS["06.checkpoint_backward"].get() is CheckpointFunction.__dict__["backward"]
+    assert calls == ["forward"], f"expected the plugged forward called once, saw calls {calls}"
+    assert exercises.SLOTS["06.checkpoint_backward"].get() is CheckpointFunction.__dict__["backward"], \
+        "the slot 06.checkpoint_backward must be CheckpointFunction.backward"
 
 
 def test_saves_only_the_inputs():
     x = ag.ones(3, requires_grad=True)
     y = checkpoint(lambda a: (a * 2).exp().sin(), x, use_reentrant=True)
-    assert len(y.grad_fn.saved_tensors) == 1 and y.grad_fn.saved_tensors[0] is not None
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    saved = y.grad_fn.saved_tensors
+    assert len(saved) == 1 and saved[0] is not None, f"expected one saved tensor (the input), saw {saved}"
+    edge = y.grad_fn.next_functions[0][0]
+    assert edge.name() == "AccumulateGrad", f"expected the input's AccumulateGrad as next function, saw {edge.name()}"

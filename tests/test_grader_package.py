@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -268,7 +269,10 @@ def test_kernel_sockets_leave_a_runtime_directory_too_deep_for_a_unix_socket(tmp
     socket = os.path.join(parent, "autograde-12345678", "kernel-ipc-99")
     assert parent != str(deep) and len(os.fsencode(socket)) <= SOCKET_PATH_MAX, \
         f"expected a parent shorter than {deep} (its sockets would pass {SOCKET_PATH_MAX} bytes), got {parent}"
-    short = tmp_path / "rt"
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(short))
-    if len(os.fsencode(os.path.join(short, "autograde-12345678", "kernel-ipc-99"))) <= SOCKET_PATH_MAX:
-        assert socket_parent() == str(short), f"expected Jupyter's runtime directory {short}, got {socket_parent()}"
+    # pytest's tmp_path may itself be deep (in an xdist worker): a short directory of our own.
+    short = tempfile.mkdtemp(prefix="rt-", dir="/tmp")
+    try:
+        monkeypatch.setenv("JUPYTER_RUNTIME_DIR", short)
+        assert socket_parent() == short, f"expected Jupyter's runtime directory {short}, got {socket_parent()}"
+    finally:
+        shutil.rmtree(short, ignore_errors=True)

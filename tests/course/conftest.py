@@ -59,9 +59,18 @@ def fixture_course(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def grader():
-    """One pool of grading processes for the whole session (see autograd_course.pool.Grader)."""
-    with Grader() as pool:
+def grader(request):
+    """One pool of grading processes for the whole session (see autograd_course.pool.Grader).
+
+    In a parallel run (make test) the mistake catalog is the longest group of the suite,
+    and it shares the CPUs with the other groups: the worker that grades it starts two
+    processes per CPU instead of one, to take a larger share of them.  COURSE_WORKERS
+    overrides."""
+    workers = None
+    if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("COURSE_WORKERS") \
+            and wants(request, "test_mistakes"):
+        workers = 2 * (os.cpu_count() or 1)
+    with Grader(workers) as pool:
         yield pool
 
 

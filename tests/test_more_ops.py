@@ -209,6 +209,29 @@ def spread_with_too_few_elements(lib):
 
 
 @scenario
+def spread_with_too_few_elements_over_given_dims(lib):
+    # Over given dims PyTorch keeps 2 / (N - correction): +-inf (nan at the mean) when N equals
+    # the correction, finite and negative below; over everything, inf whatever the sign.
+    x = lib.tensor([[0.5, -1.0, 2.0], [1.0, 1.0, 3.0]], dtype=lib.float64, requires_grad=True)
+    grads = []
+    for call in (lambda: x.var(1, correction=3), lambda: x.var((0, 1), correction=8),
+                 lambda: x.std(0, correction=2), lambda: x.var(correction=6), lambda: x.var(correction=9)):
+        x.grad = None
+        call().sum().backward()
+        grads.append(x.grad)
+    return grads
+
+
+@scenario
+def spread_nodes_keep_dim_and_correction_as_given(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    calls = ({}, {"keepdim": True}, {"unbiased": True}, {"unbiased": False}, {"correction": 0},
+             {"dim": 0, "unbiased": False}, {"dim": [1]}, {"dim": (0, 1), "correction": 2})
+    return [(node._saved_dim, node._saved_correction, node._saved_keepdim)
+            for node in [x.var(**kw).grad_fn for kw in calls] + [x.std(**kw).grad_fn for kw in calls]]
+
+
+@scenario
 def spread_errors(lib):
     return caught(lib.ones(2, dtype=lib.int64).std), caught(lambda: lib.ones(2).var(
         unbiased=True, correction=1))

@@ -25,7 +25,7 @@ from .operands import quietly, to_tensor, wrap_dims
 from .pointwise import sgn, where
 
 __all__ = ["norm", "vector_norm", "var", "std", "vector_norm_backward", "var_backward",
-           "std_backward"]
+           "var_node_backward", "std_backward"]
 
 
 def _reduced(input, dim):
@@ -107,8 +107,9 @@ def vector_norm_backward(grad, self, result, ord, dim, keepdim):
 # ----------------------------------------------------------------- spreads
 
 def _correction(name, dim, unbiased, correction):
-    """``(dim, correction)`` from PyTorch's overloads: ``var(dim, unbiased, keepdim)``,
-    ``var(dim, *, correction)``, ``var(unbiased)``."""
+    """``(dim, correction, shown)`` from PyTorch's overloads: ``var(dim, unbiased, keepdim)``,
+    ``var(dim, *, correction)``, ``var(unbiased)``.  ``shown`` is what ``grad_fn._saved_correction``
+    shows: None when nothing chose the correction (``x.var()``), which backward reads as 1."""
     if isinstance(dim, bool):                   # x.var(False): the unbiased flag
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -117,16 +118,18 @@ def _correction(name, dim, unbiased, correction):
                         " * (tuple of ints dim, bool unbiased = True, bool keepdim = False)\n"
                         " * (tuple of ints dim = None, *, Number correction = None, "
                         "bool keepdim = False)\n * (bool unbiased = True)\n")
+    shown = correction
     if correction is None:
         correction = 0 if unbiased is False else 1
-    return dim, correction
+        shown = None if unbiased is None and dim is None else correction
+    return dim, correction, shown
 
 
 def _spread(name, input, dim, unbiased, keepdim, correction):
     input = to_tensor(input)
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dim, correction = _correction(name, dim, unbiased, correction)
+    dim, correction, shown = _correction(name, dim, unbiased, correction)
     dims = _reduced(input, dim)
     axis = dims if input.ndim else None
     count = math.prod(input.shape[d] for d in dims)
@@ -138,40 +141,55 @@ def _spread(name, input, dim, unbiased, keepdim, correction):
     data = input._data
     centered = data - np.mean(data, axis=axis, keepdims=True)
     squares = np.sum(centered * centered, axis=axis, keepdims=keepdim)
-    return input, dims, correction, quietly(np.true_divide, squares, dof)
+    # What the node keeps, as PyTorch shows it: dim None when none was given (backward
+    # then treats N <= correction its own way, see var_node_backward).
+    params = {"dim": None if dim is None else dims, "correction": shown, "keepdim": keepdim}
+    return input, params, quietly(np.true_divide, squares, dof)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance ``sum((x - mean)**2) / (N - correction)`` over ``dim`` (all by default)."""
-    input, dims, correction, array = _spread("var", input, dim, unbiased, keepdim, correction)
+    input, params, array = _spread("var", input, dim, unbiased, keepdim, correction)
     array = np.asarray(array, dtype=input._data.dtype, order="C")
-    return record("var.correction", array, (input,),
-                  {"dim": dims, "correction": correction, "keepdim": keepdim})
+    return record("var.correction", array, (input,), params)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The standard deviation: ``sqrt(var(...))`` (same arguments)."""
-    input, dims, correction, array = _spread("std", input, dim, unbiased, keepdim, correction)
+    input, params, array = _spread("std", input, dim, unbiased, keepdim, correction)
     array = np.asarray(np.sqrt(array), dtype=input._data.dtype, order="C")
-    return record("std.correction", array, (input,),
-                  {"dim": dims, "correction": correction, "keepdim": keepdim})
+    return record("std.correction", array, (input,), params)
 
 
 Tensor.var, Tensor.std = var, std
 
 
 def var_backward(grad, self, dim, correction, keepdim):
-    """``2 / (N - correction) * grad * (self - mean)`` (PyTorch's ``var_backward``)."""
+    """``2 / (N - correction) * grad * (self - mean)`` (PyTorch's ``var_backward``).
+
+    (Exercise 05.var_backward; std_backward reaches it through this module too.)"""
     count = math.prod(self.shape[d] for d in dim) if self.ndim else 1
     grad = restore_reduced_dims(grad, dim, keepdim)
     mean = self.mean(dim, keepdim=True) if self.ndim else self.mean()
     dof = count - correction
-    if dof <= 0:                # 2/0: nan where self is the mean, else inf (as PyTorch)
-        return grad * where(self == mean, math.nan, math.inf)
-    return mul_scalar(grad, 2.0 / dof) * (self - mean)
+    scale = 2.0 / dof if dof else math.inf     # N == correction: +-inf, nan at the mean (as PyTorch)
+    return mul_scalar(grad, scale) * (self - mean)
+
+
+def var_node_backward(grad, self, dim, correction, keepdim):
+    """What VarBackward0 runs, given what the node kept (``dim`` None when none was given,
+    ``correction`` None for the default 1): ``var_backward`` over the reduced dims, except
+    PyTorch's own case of a variance over everything with N <= correction, where the
+    gradient is inf, and nan where self is the mean, whatever the sign of self - mean."""
+    correction = 1 if correction is None else correction
+    if dim is None or self.ndim == 0:
+        if self.numel() - correction <= 0:
+            return grad * where(self == self.mean(), math.nan, math.inf)
+        dim = tuple(range(self.ndim))
+    return var_backward(grad, self, dim, correction, keepdim)
 
 
 def std_backward(grad, self, result, dim, correction, keepdim):
-    """``var_backward(grad / (2 * result))``, 0 where the result is 0."""
-    return var_backward(where(result == 0, 0.0, grad / mul_scalar(result, 2)), self, dim,
-                        correction, keepdim)
+    """``var_backward(grad / (2 * result))``, 0 where the result is 0 (what StdBackward0 runs)."""
+    return var_node_backward(where(result == 0, 0.0, grad / mul_scalar(result, 2)), self, dim,
+                             correction, keepdim)

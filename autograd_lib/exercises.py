@@ -187,6 +187,11 @@ _register("05.index_backward", "autograd_lib.derivatives", "IndexBackward0",
           values=("self_shape", "indices"), guards=("autograd_lib.ops.indexing:embed_in_zeros",))
 _register("05.log_softmax_backward", "autograd_lib.ops.losses", "log_softmax_backward_data",
           "the gradient of log_softmax given its output")
+_register("05.var_backward", "autograd_lib.ops.norms", "var_backward",
+          "the gradient of x.var(dim, correction=, keepdim=); std's gradient goes through it too")
+_register("05.amax_backward", "autograd_lib.ops.backward_helpers", "share_among_ties",
+          "the gradient of amax/amin over dims: tied extremes share each gradient equally",
+          guards=("autograd_lib.ops.backward_helpers:evenly_distribute",))
 _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
 _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",

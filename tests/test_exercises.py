@@ -39,6 +39,7 @@ def _exercise_the_library():
     h.retain_grad()
     y = ((x * x + x) ** 2).mean() + h.sum() + (w + x).sum(1).sum()   # broadcasting, sum(dim)
     y = y + x.sigmoid().sum() + x[[0, 0]].sum() + ag.log_softmax(w, 1).sum()
+    y = y + w.var(1).sum() + w.amax(1).sum()                # var, amax
     y.backward()
     x.detach()
     x.requires_grad_(True)

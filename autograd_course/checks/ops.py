@@ -6,7 +6,7 @@ the same rules on random inputs.  The constants are the rules the checks name
 (the hidden tests name them too), and :func:`reference_rule` is how the hidden
 tests compute an expected gradient.
 
-Why one module of this length: it is the visible half of the notebook's 12 test cells,
+Why one module of this length: it is the visible half of the notebook's 16 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
 """
 
@@ -24,11 +24,15 @@ __all__ = ["reference_rule",
            "sigmoid_backward", "sigmoid_backward_second_derivative",
            "index_backward", "index_backward_in_the_engine",
            "log_softmax_backward", "log_softmax_backward_in_the_engine",
+           "var_backward", "var_backward_in_the_engine", "amax_backward", "amax_backward_in_the_engine",
+           "numerical_vjp",
            "SUM_TO_LEAD", "SUM_TO_ONES", "SUM_TO_SAME", "SUM_TO_ZERO", "SUM_TO_BOTH", "SUM_TO_ENGINE",
            "SUM_BACKWARD_KEEP", "SUM_BACKWARD_UNSQUEEZE", "SUM_BACKWARD_ORDER", "SUM_BACKWARD_ENGINE",
            "EXP_RULE", "SIGMOID_RULE",
            "INDEX_ZERO", "INDEX_ADD", "INDEX_TUPLE", "INDEX_DTYPE",
-           "LOG_SOFTMAX_ONE", "LOG_SOFTMAX_ROWS"]
+           "LOG_SOFTMAX_ONE", "LOG_SOFTMAX_ROWS",
+           "VAR_SQUARE", "VAR_CORRECTION", "VAR_MEAN", "VAR_UNSQUEEZE", "VAR_ORDER", "VAR_ENGINE",
+           "AMAX_PICK", "AMAX_SHARE", "AMAX_GROUP", "AMAX_KEEPDIM", "AMAX_AMIN", "AMAX_ENGINE"]
 
 
 def reference_rule(exercise_id, grad, *values):
@@ -408,3 +412,193 @@ def log_softmax_backward_in_the_engine(fn):
     grading.expect_true(ok, what="gradcheck(log_softmax(t, 1)) on a (2, 4) float64 batch", seen=repr(ok),
                         rule="sum grad_output along dim only, with keepdim=True: each row of a batch is a softmax "
                              "of its own")
+
+
+# ------------------------------------------------------------ 05.var_backward
+
+VAR_SQUARE = ("each element's square (x - mean)**2 brings down a factor 2 when differentiated; "
+              "the mean's own term adds nothing, since the deviations of a group sum to 0")
+VAR_CORRECTION = ("var divides by N - correction (N: the number of elements in each group), "
+                  "and so does its gradient")
+VAR_MEAN = ("each element is compared with the mean of its own group (over dim, kept as size-1 dims), "
+            "not with the mean of the whole tensor")
+VAR_UNSQUEEZE = ("with keepdim=False, put the reduced dims back as size-1 dims before broadcasting grad "
+                 "against self: broadcasting lines shapes up from the right")
+VAR_ORDER = "put the reduced dims back in ascending order, so that each lands at its original position"
+VAR_ENGINE = "VarBackward0 and StdBackward0 run your var_backward: x.var(...) and x.std(...) use it"
+
+
+def _var_of(dim, correction, keepdim, std=False):
+    """NumPy's var (or std) over ``dim`` with ``ddof=correction``: the function checked."""
+    def f(a):
+        return (np.std if std else np.var)(a, axis=dim, ddof=correction, keepdims=keepdim)
+    return f
+
+
+def numerical_vjp(f, x, grad, eps=1e-6):
+    """``sum(grad * f(x))`` differentiated by central differences, element by element, in float64:
+    a second opinion on a gradient that does not come from any formula."""
+    x = np.array(x, dtype=np.float64)
+    grad = np.asarray(grad, dtype=np.float64)
+    out = np.zeros_like(x)
+    for i in np.ndindex(*x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        out[i] = np.sum(grad * (f(up) - f(down))) / (2 * eps)
+    return np.round(out, 8)       # exact up to rounding: shown without the noise
+
+
+def var_backward(fn):
+    """Your ``var_backward(grad, self, dim, correction, keepdim)`` on hand-made inputs in float64:
+    a vector with correction 0, 1 and 2, rows of a ``(2, 3)`` and of a square ``(3, 3)`` input
+    with and without ``keepdim``, and two dims of a ``(2, 3, 4)`` input.  The expected gradients
+    come from finite differences of NumPy's ``var`` (``ddof=correction``), not from a formula.
+    Rules: the factor of a square, the division by ``N - correction``, each group centred on its
+    own mean, and the reduced dims put back (in ascending order) without ``keepdim``."""
+    vector = [1.0, 2.0, 4.0, 5.0]
+    rows = [[1.0, 2.0, 6.0], [4.0, 4.0, 7.0]]
+    square = [[1.0, 2.0, 6.0], [4.0, 4.0, 7.0], [0.0, 3.0, 3.0]]
+    cube = np.arange(24.0).reshape(2, 3, 4) ** 2 / 10
+    cases = [   # label, self, dim, correction, keepdim, grad, rule
+        ("self=[1, 2, 4, 5], dim=(0,), correction=0", vector, (0,), 0, False, 1.0, VAR_SQUARE),
+        ("self=[1, 2, 4, 5], dim=(0,), correction=1", vector, (0,), 1, False, 3.0, VAR_CORRECTION),
+        ("self=[1, 2, 4, 5], dim=(0,), correction=2", vector, (0,), 2, False, 1.0, VAR_CORRECTION),
+        ("self=[[1, 2, 6], [4, 4, 7]], dim=(1,), correction=1, keepdim=True", rows, (1,), 1, True,
+         [[1.0], [2.0]], VAR_MEAN),
+        ("self=[[1, 2, 6], [4, 4, 7], [0, 3, 3]], dim=(1,), correction=1, keepdim=False", square, (1,), 1, False,
+         [1.0, 2.0, 3.0], VAR_UNSQUEEZE),
+        ("self=[[1, 2, 6], [4, 4, 7]], dim=(1,), correction=0, keepdim=False", rows, (1,), 0, False,
+         [1.0, -2.0], VAR_UNSQUEEZE),
+        ("self of shape (2, 3, 4), dim=(0, 2), correction=1, keepdim=False", cube, (0, 2), 1, False,
+         [1.0, 2.0, 3.0], VAR_ORDER),
+        ("self of shape (2, 3, 4), dim=(0, 2), correction=0, keepdim=True", cube, (0, 2), 0, True,
+         [[[1.0], [-1.0], [2.0]]], VAR_MEAN),
+    ]
+    expected = [numerical_vjp(_var_of(dim, correction, keepdim), x, grad)
+                for _, x, dim, correction, keepdim, grad, _ in cases]
+    with grading.checking("05.var_backward", fn):
+        for (label, x, dim, correction, keepdim, grad, rule), want in zip(cases, expected):
+            what = f"var_backward(grad={np.asarray(grad).tolist()}, {label})"
+            seen = call(fn, ag.tensor(grad, dtype=ag.float64), ag.tensor(x, dtype=ag.float64), dim, correction,
+                        keepdim, what=what, rule=rule)
+            grading.expect_close(seen, want, what=what, rule=rule, rtol=1e-6, atol=1e-6)
+
+
+def var_backward_in_the_engine(fn):
+    """Your rule inside the engine: backward through ``x.var(1)``, through
+    ``y.var((2, 0), correction=0, keepdim=True)`` and through ``x.std(1)`` (whose node calls your
+    ``var_backward``), compared with finite differences; then ``gradcheck`` of ``var`` over two
+    dims with ``correction=2``, and of a gradient computed with ``create_graph=True`` (the rule
+    must be built from tensor ops)."""
+    xv = np.array([[1.0, 2.0, 6.0], [4.0, 4.0, 7.0]])
+    yv = np.arange(24.0).reshape(2, 3, 4) % 7 - 3
+    zv = np.random.default_rng(5).standard_normal((2, 3, 4))
+    with grading.checking("05.var_backward", fn):
+        x = ag.tensor(xv, requires_grad=True)
+        call(lambda: x.var(1).backward(ag.tensor([1.0, 2.0])), what="x.var(1).backward([1, 2])", rule=VAR_ENGINE)
+        y = ag.tensor(yv, requires_grad=True)
+        gy = [[[1.0], [2.0], [-1.0]]]
+        call(lambda: y.var((2, 0), correction=0, keepdim=True).backward(ag.tensor(gy)),
+             what="y.var((2, 0), correction=0, keepdim=True).backward(...)", rule=VAR_ENGINE)
+        s = ag.tensor(xv, requires_grad=True)
+        call(lambda: s.std(1).backward(ag.tensor([1.0, 2.0])), what="x.std(1).backward([1, 2])", rule=VAR_ENGINE)
+        z = ag.tensor(zv, requires_grad=True)
+        ok = call(lambda: ag.autograd.gradcheck(lambda t: t.var((0, 2), correction=2), (z,), raise_exception=False),
+                  what="gradcheck(t.var((0, 2), correction=2)) on a (2, 3, 4) float64 input", rule=VAR_ENGINE)
+        w = ag.tensor(zv[0], requires_grad=True)
+        twice = call(lambda: ag.autograd.gradgradcheck(lambda t: t.var(1), (w,), raise_exception=False),
+                     what="gradgradcheck(t.var(1)) on a (3, 4) float64 input",
+                     rule="build var_backward from tensor ops, so that its gradient can be differentiated again")
+    grading.expect_close(x.grad, numerical_vjp(_var_of((1,), 1, False), xv, [1.0, 2.0]),
+                         what="x.grad for x.var(1).backward([1, 2])", rule=VAR_UNSQUEEZE, atol=1e-6)
+    grading.expect_close(y.grad, numerical_vjp(_var_of((2, 0), 0, True), yv, gy),
+                         what="y.grad for y.var((2, 0), correction=0, keepdim=True)", rule=VAR_MEAN, atol=1e-6)
+    grading.expect_close(s.grad, numerical_vjp(_var_of((1,), 1, False, std=True), xv, [1.0, 2.0]),
+                         what="x.grad for x.std(1).backward([1, 2]) (StdBackward0 calls your var_backward)",
+                         rule=VAR_ENGINE, atol=1e-6)
+    grading.expect_true(ok, what="gradcheck(t.var((0, 2), correction=2))", seen=repr(ok), rule=VAR_CORRECTION)
+    grading.expect_true(twice, what="gradgradcheck(t.var(1))", seen=repr(twice),
+                        rule="build var_backward from tensor ops, so that its gradient can be differentiated again")
+
+
+# ------------------------------------------------------------ 05.amax_backward
+
+AMAX_PICK = ("only the element that holds its group's extreme moves the result: it gets the gradient, "
+             "every other element gets 0")
+AMAX_SHARE = ("tied extremes share the gradient equally: with k ties in a group, each gets 1/k of it "
+              "(max(dim) picks one index instead; amax has none to pick)")
+AMAX_GROUP = ("count the ties of each group separately (over dims only): a tie in another group does not "
+              "share this group's gradient")
+AMAX_KEEPDIM = ("with keepdim=False, grad and result have lost the reduced dims: put them back as size-1 "
+                "dims before comparing and broadcasting against self")
+AMAX_AMIN = "amin uses the same function: result is then the minimum, and the elements equal to it share"
+AMAX_ENGINE = "AmaxBackward0 and AminBackward0 run your amax_backward"
+
+
+def amax_backward(fn):
+    """Your ``amax_backward(grad, self, result, dims, keepdim)`` on hand-made inputs: a single
+    maximum, a maximum held three times, rows of a ``(2, 3)`` and of a square ``(3, 3)`` input with
+    and without ``keepdim``, two dims of a ``(2, 3, 2)`` input, and a minimum (``amin``).
+    Rules: only the extremes get gradient, tied extremes share it equally, ties are counted per
+    group, and without ``keepdim`` the reduced dims are put back."""
+    rows = [[3.0, 1.0, 3.0], [2.0, 5.0, 4.0]]
+    square = [[3.0, 1.0, 3.0], [2.0, 5.0, 4.0], [0.0, 0.0, 0.0]]
+    cube = [[[1.0, 4.0], [2.0, 2.0], [0.0, 1.0]], [[4.0, 0.0], [2.0, 1.0], [1.0, 1.0]]]
+    cases = [   # label, grad, self, result, dims, keepdim, expected, rule
+        ("grad=2, self=[1, 5, 3], result=5, dims=(0,)", 2.0, [1.0, 5.0, 3.0], 5.0, (0,), False,
+         [0.0, 2.0, 0.0], AMAX_PICK),
+        ("grad=6, self=[3, 1, 3, 3], result=3, dims=(0,)", 6.0, [3.0, 1.0, 3.0, 3.0], 3.0, (0,), False,
+         [2.0, 0.0, 2.0, 2.0], AMAX_SHARE),
+        ("grad=[[10], [20]], self=[[3, 1, 3], [2, 5, 4]], result=[[3], [5]], dims=(1,), keepdim=True",
+         [[10.0], [20.0]], rows, [[3.0], [5.0]], (1,), True, [[5.0, 0.0, 5.0], [0.0, 20.0, 0.0]], AMAX_GROUP),
+        ("grad=[10, 20, 30], self=[[3, 1, 3], [2, 5, 4], [0, 0, 0]], result=[3, 5, 0], dims=(1,), keepdim=False",
+         [10.0, 20.0, 30.0], square, [3.0, 5.0, 0.0], (1,), False,
+         [[5.0, 0.0, 5.0], [0.0, 20.0, 0.0], [10.0, 10.0, 10.0]], AMAX_KEEPDIM),
+        ("grad=[10, 20], self=[[3, 1, 3], [2, 5, 4]], result=[3, 5], dims=(1,), keepdim=False",
+         [10.0, 20.0], rows, [3.0, 5.0], (1,), False, [[5.0, 0.0, 5.0], [0.0, 20.0, 0.0]], AMAX_KEEPDIM),
+        ("grad=[6, 3, 9], self of shape (2, 3, 2), result=[4, 2, 1], dims=(0, 2), keepdim=False",
+         [6.0, 3.0, 9.0], cube, [4.0, 2.0, 1.0], (0, 2), False,
+         [[[0.0, 3.0], [1.0, 1.0], [0.0, 3.0]], [[3.0, 0.0], [1.0, 0.0], [3.0, 3.0]]], AMAX_KEEPDIM),
+        ("grad=4, self=[3, 1, 1], result=1 (the minimum: amin), dims=(0,)", 4.0, [3.0, 1.0, 1.0], 1.0, (0,), False,
+         [0.0, 2.0, 2.0], AMAX_AMIN),
+    ]
+    with grading.checking("05.amax_backward", fn):
+        for label, grad, x, result, dims, keepdim, expected, rule in cases:
+            seen = call(fn, ag.tensor(grad), ag.tensor(x), ag.tensor(result), dims, keepdim,
+                        what=f"amax_backward({label})", rule=rule)
+            grading.expect_close(seen, expected, what=f"amax_backward({label})", rule=rule)
+
+
+def amax_backward_in_the_engine(fn):
+    """Your function inside the engine: backward through ``x.amax(1)`` with a tie, ``y.amax()``
+    over everything with four ties, ``y.amax(0, keepdim=True)`` and ``y.amin(1)``, then
+    ``gradcheck`` of ``amax`` and ``amin`` at distinct values (at a tie the function has no
+    derivative, so gradcheck cannot judge it)."""
+    zv = np.random.default_rng(6).standard_normal((2, 3, 4))
+    with grading.checking("05.amax_backward", fn):
+        x = ag.tensor([[1.0, 3.0, 3.0], [2.0, 5.0, 4.0]], requires_grad=True)
+        call(lambda: x.amax(1).backward(ag.tensor([10.0, 20.0])), what="x.amax(1).backward([10, 20])",
+             rule=AMAX_ENGINE)
+        y = ag.tensor([[3.0, 1.0, 3.0], [3.0, 0.0, 3.0]], requires_grad=True)
+        call(lambda: y.amax().backward(), what="y.amax().backward()", rule=AMAX_ENGINE)
+        y_all = y.grad
+        y.grad = None
+        call(lambda: y.amax(0, keepdim=True).backward(ag.tensor([[1.0, 2.0, 3.0]])),
+             what="y.amax(0, keepdim=True).backward([[1, 2, 3]])", rule=AMAX_ENGINE)
+        y_keep = y.grad
+        y.grad = None
+        call(lambda: y.amin(1).backward(ag.tensor([1.0, 2.0])), what="y.amin(1).backward([1, 2])", rule=AMAX_ENGINE)
+        z = ag.tensor(zv, requires_grad=True)
+        ok = call(lambda: ag.autograd.gradcheck(lambda t: t.amax((0, 2)), (z,), raise_exception=False)
+                  and ag.autograd.gradcheck(lambda t: t.amin(1, keepdim=True), (z,), raise_exception=False),
+                  what="gradcheck of t.amax((0, 2)) and t.amin(1, keepdim=True) at distinct values", rule=AMAX_ENGINE)
+    grading.expect_close(x.grad, [[0.0, 5.0, 5.0], [0.0, 20.0, 0.0]], what="x.grad for x.amax(1).backward([10, 20])",
+                         rule=AMAX_SHARE)
+    grading.expect_close(y_all, [[0.25, 0.0, 0.25], [0.25, 0.0, 0.25]], what="y.grad for y.amax().backward()",
+                         rule=AMAX_SHARE)
+    grading.expect_close(y_keep, [[0.5, 2.0, 1.5], [0.5, 0.0, 1.5]],
+                         what="y.grad for y.amax(0, keepdim=True).backward([[1, 2, 3]])", rule=AMAX_GROUP)
+    grading.expect_close(y.grad, [[0.0, 1.0, 0.0], [0.0, 2.0, 0.0]], what="y.grad for y.amin(1).backward([1, 2])",
+                         rule=AMAX_AMIN)
+    grading.expect_true(ok, what="gradcheck of amax and amin at distinct values", seen=repr(ok), rule=AMAX_PICK)

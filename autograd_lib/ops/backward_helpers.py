@@ -80,7 +80,9 @@ def evenly_distribute(grad, self, result):
 
 
 def share_among_ties(grad, self, result, dims, keepdim):
-    """amax/amin backward: each tied extreme gets an equal share of its gradient."""
+    """amax/amin backward: each tied extreme gets an equal share of its gradient.
+
+    (Exercise 05.amax_backward.)"""
     result = _reshape_reduced(result, dims, keepdim)
     mask = self == result
     count = Tensor._make(mask._data.sum(axis=dims, keepdims=True).astype(grad._data.dtype))

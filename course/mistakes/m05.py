@@ -14,6 +14,8 @@ _EXP = "05_exp_backward_answer"
 _SIGMOID = "05_sigmoid_backward_answer"
 _INDEX = "05_index_backward_answer"
 _LOG_SOFTMAX = "05_log_softmax_backward_answer"
+_VAR = "05_var_backward_answer"
+_AMAX = "05_amax_backward_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 05.sum_to
@@ -217,6 +219,71 @@ def sum_backward(grad, self_shape, dim, keepdim):
 '''),
             ],
             rule="[i == j] - softmax_j"),
+    # ------------------------------------------------------------ 05.var_backward
+    Mistake(_VAR, "forgets the factor 2 of the square",
+            edits=[("(2 / (count - correction))", "(1 / (count - correction))")],
+            rule="brings down a factor 2 when differentiated"),
+    Mistake(_VAR, "divides by N, ignoring correction",
+            edits=[("(2 / (count - correction))", "(2 / count)")],
+            rule="var divides by N - correction"),
+    Mistake(_VAR, "forgets to put the reduced dims back without keepdim",
+            edits=[
+                ('''    if not keepdim:
+        for d in dim:
+            grad = grad.unsqueeze(d)
+''',
+                 ''),
+            ],
+            rule="with keepdim=False, put the reduced dims back as size-1 dims before broadcasting grad"),
+    Mistake(_VAR, "centres on the mean of the whole tensor instead of each group's",
+            edits=[("self - self.mean(dim, keepdim=True)", "self - self.mean()")],
+            rule="each element is compared with the mean of its own group"),
+    Mistake(_VAR, "puts the reduced dims back in descending order",
+            edits=[
+                ('''        for d in dim:
+            grad = grad.unsqueeze(d)
+''',
+                 '''        for d in reversed(dim):
+            grad = grad.unsqueeze(d)
+'''),
+            ],
+            rule="put the reduced dims back in ascending order"),
+
+    # ------------------------------------------------------------ 05.amax_backward
+    Mistake(_AMAX, "sends the whole gradient to every tie",
+            edits=[("return grad * ties / ties.sum(dims, keepdim=True)", "return grad * ties")],
+            rule="tied extremes share the gradient equally"),
+    Mistake(_AMAX, "sends the gradient to the first tie only, as max(dim) does",
+            edits=[
+                ('''    ties = (self == result).to(grad.dtype)
+    return grad * ties / ties.sum(dims, keepdim=True)
+''',
+                 '''    hit = (self == result)._data
+    last = tuple(range(hit.ndim - len(dims), hit.ndim))
+    moved = np.moveaxis(hit, dims, last)
+    flat = moved.reshape(moved.shape[:hit.ndim - len(dims)] + (-1,))
+    first = (flat & (flat.cumsum(-1) == 1)).reshape(moved.shape)
+    return grad * ag.tensor(np.moveaxis(first, last, dims), dtype=grad.dtype)
+'''),
+            ],
+            rule="tied extremes share the gradient equally"),
+    Mistake(_AMAX, "forgets to put the reduced dims back without keepdim",
+            edits=[
+                ('''    if not keepdim:
+        for d in dims:
+            grad = grad.unsqueeze(d)
+            result = result.unsqueeze(d)
+''',
+                 ''),
+            ],
+            rule="with keepdim=False, grad and result have lost the reduced dims"),
+    Mistake(_AMAX, "puts the dims back into grad but not into result",
+            edits=[("            result = result.unsqueeze(d)\n", "")],
+            rule="with keepdim=False, grad and result have lost the reduced dims"),
+    Mistake(_AMAX, "counts the ties over the whole tensor",
+            edits=[("ties.sum(dims, keepdim=True)", "ties.sum()")],
+            rule="count the ties of each group separately"),
+
     # ------------------------------------- delegating to a one-call library helper
     Mistake(_SUM, "delegates to the library's restore_reduced_dims helper",
             edits=[
@@ -235,6 +302,14 @@ def sum_backward(grad, self_shape, dim, keepdim):
     return out
 ''',
                  '    return ag.ops.embed_in_zeros(grad, self_shape, indices, accumulate=True)\n'),
+            ],
+            rule="calls autograd_lib's own implementation"),
+    Mistake(_AMAX, "delegates to the library's evenly_distribute helper (max()'s rule)",
+            edits=[
+                ('''    ties = (self == result).to(grad.dtype)
+    return grad * ties / ties.sum(dims, keepdim=True)
+''',
+                 '    return ag.ops.evenly_distribute(grad, self, result)\n'),
             ],
             rule="calls autograd_lib's own implementation"),
 ]

@@ -34,7 +34,7 @@ __all__ = [
     "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE",
     "LARGE", "RETURNS", "GENERATOR", "NO_SAMPLE",
     "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY",
-    "RESULT", "RIGHT", "EVAL", "TARGET",
+    "RESULT", "RIGHT", "EVAL", "TARGET", "EPOCHS",
 ]
 
 
@@ -744,18 +744,19 @@ def evaluate(fn):
 # -------------------------------------------------- 09.train_epoch, on the digits
 
 TARGET = 0.93
+EPOCHS = 5            # seed 0 reaches 95.8% after 5 epochs (92.5% after 3): the target holds with room to spare
 
 
 def train_epoch_on_the_digits(fn, digits_model, digits_loaders, fit):
-    """Your ``train_epoch`` trains the digits model for 10 epochs (SGD, momentum 0.9), with
+    """Your ``train_epoch`` trains the digits model for 5 epochs (SGD, momentum 0.9), with
     ``digits_model``, ``digits_loaders`` and ``fit`` from the notebook's digits cell: the
     validation accuracy after the last epoch must reach ``TARGET`` (93%)."""
     with grading.checking("09.train_epoch", fn):
         graded = digits_model(seed=0)
         run = outcome(fit, graded, ag.optim.SGD(graded.parameters(), lr=0.1, momentum=0.9),
-                      *digits_loaders(seed=0), epochs=10)
+                      *digits_loaders(seed=0), epochs=EPOCHS)
     grading.expect_true(isinstance(run, list) and run[-1][2] >= TARGET,
-                        what="the validation accuracy of the digits model after 10 epochs of your train_epoch",
+                        what=f"the validation accuracy of the digits model after {EPOCHS} epochs of your train_epoch",
                         seen=run if isinstance(run, str) else f"{run[-1][2]:.3f}",
                         rule=f"trained one step per batch with train_epoch, the model reaches {TARGET:.0%} on images "
                              f"it never saw")

@@ -97,9 +97,9 @@ def test_stage(stage, env, tmp_path):
     assert where.stdout.split()[:1] == [str(stage)] and "site-packages" in where.stdout, \
         f"the environment must import the stage-{stage} wheel, saw {where.stdout!r} {where.stderr[-500:]}"
 
-    name = NAMES[STAGES.index(stage)]
-    jobs = []
     index = STAGES.index(stage)
+    name = NAMES[index]
+    jobs = []
     rerun = NAMES[:index + 1] if stage == STAGES[-1] else NAMES[max(0, index - 1):index + 1]
     for earlier in rerun:
         nb = answered(read_notebook(out / "release" / earlier / f"{earlier}.ipynb"),

@@ -59,16 +59,20 @@ def fixture_course(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def grader(request):
-    """One pool of grading processes for the whole session (see autograd_course.pool.Grader).
+def grader():
+    """One pool of grading processes for the whole session (see autograd_course.pool.Grader)."""
+    with Grader() as pool:
+        yield pool
 
-    In a parallel run (make test) the mistake catalog is the longest group of the suite,
-    and it shares the CPUs with the other groups: the worker that grades it starts two
-    processes per CPU instead of one, to take a larger share of them.  COURSE_WORKERS
-    overrides."""
+
+@pytest.fixture(scope="session")
+def catalog_grader():
+    """The pool that grades the mistake catalog (mistake_futures).  In a parallel run (make
+    test) the catalog is the longest group of the suite and shares the CPUs with the other
+    groups, so this pool starts two processes per CPU instead of one, to take a larger share
+    of them; alone, it is the usual pool.  COURSE_WORKERS overrides."""
     workers = None
-    if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("COURSE_WORKERS") \
-            and wants(request, "test_mistakes"):
+    if os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("COURSE_WORKERS"):
         workers = 2 * (os.cpu_count() or 1)
     with Grader(workers) as pool:
         yield pool
@@ -145,7 +149,7 @@ def mistake_selected(mistakes, index):
 
 
 @pytest.fixture(scope="session")
-def mistake_futures(generated_course, grader):
+def mistake_futures(generated_course, catalog_grader):
     """{(number, index): Future of Graded} for every selected catalogued mistake
     whose assignment exists, submitted to the grading pool as soon as requested."""
     futures = {}
@@ -156,7 +160,7 @@ def mistake_futures(generated_course, grader):
         pairs = mistake_submissions(COURSE, {assignment: mistakes})
         for index, (submission, _) in enumerate(pairs):
             if mistake_selected(mistakes, index):
-                futures[(number, index)] = grader.submit(generated_course, submission)
+                futures[(number, index)] = catalog_grader.submit(generated_course, submission)
     return futures
 
 

@@ -56,7 +56,9 @@ the time of ``generate_feedback``.
 """
 
 import ast
+import atexit
 import copy
+import json
 import os
 import re
 import secrets
@@ -74,6 +76,7 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Bool, Integer
 
 from . import sandbox as bwrap
+from . import warm
 from .notebooks import exercise_of, grade_id, is_test_cell, tests_of
 
 PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*\)")
@@ -198,7 +201,7 @@ def error_output(ename, evalue):
 # fails with "File name too long".  Jupyter's runtime directory under a deep home
 # directory can be that long, so the kernel's sockets then go to the temporary directory.
 SOCKET_PATH_MAX = 107
-_SOCKET = os.path.join("autograde-12345678", "kernel-ipc-99")    # what mkdtemp and zmq add
+_SOCKET = os.path.join("warm-12345678", "autograde-12345678", "kernel-ipc-99")  # what mkdtemp and zmq add
 
 
 def socket_parent():
@@ -216,6 +219,32 @@ def socket_parent():
     raise RuntimeError(f"no directory gives the kernel's sockets a path of at most {SOCKET_PATH_MAX} "
                        f"bytes (a Unix socket's limit); tried: {'; '.join(tried)}. Set JUPYTER_RUNTIME_DIR "
                        f"or TMPDIR to a short path")
+
+
+_WARM_SERVERS = {}            # (limits, variables passed) -> this process's WarmServer
+
+
+def _warm_server(values, env, log):
+    """This grading process's warm kernel server for these limits, started (again) if
+    needed; None, with a warning, when it cannot start (kernels then start cold)."""
+    passed = {k: env[k] for k in bwrap.PASS_ENV if k in env}
+    key = json.dumps([values, passed], sort_keys=True)
+    server = _WARM_SERVERS.get(key)
+    if server is not None and server.alive():
+        return server
+    if server is not None:
+        server.close()
+    try:
+        bwrap.install()                # the font lists the server's sandbox binds read-only
+        server = warm.WarmServer(values, env, parent=socket_parent()).start()
+    except (OSError, RuntimeError, SystemExit) as error:
+        log.warning("autograde: no warm kernel server (%s); kernels start cold", error)
+        _WARM_SERVERS.pop(key, None)
+        return None
+    if not _WARM_SERVERS:
+        atexit.register(lambda: [s.close() for s in _WARM_SERVERS.values()])
+    _WARM_SERVERS[key] = server
+    return server
 
 
 class GuardedExecute(Execute):
@@ -236,7 +265,12 @@ class GuardedExecute(Execute):
                                "on matplotlib's Agg backend, never rendered, and closed after each "
                                "cell.").tag(config=True)
 
+    warm = Bool(True, help="Fork sandboxed kernels from a warm kernel server (autograd_course/warm.py) "
+                           "instead of starting each one cold (AUTOGRAD_WARM=0 also turns it "
+                           "off).").tag(config=True)
+
     _installed = False
+    _warm = None
 
     # ----------------------------------------------------------- kernels
 
@@ -246,8 +280,14 @@ class GuardedExecute(Execute):
 
     def _kernel_kwargs(self):
         env = {**os.environ, **({} if self.figures else {"MPLBACKEND": "agg"})}
+        env.pop(bwrap.WARM_ENV, None)
+        self._warm = None
         if self.sandbox:
             env.update(bwrap.limits_env(self._limits()))
+            if self.warm and os.environ.get("AUTOGRAD_WARM", "1") != "0":
+                self._warm = _warm_server(self._limits(), env, self.log)
+            if self._warm is not None:
+                env[bwrap.WARM_ENV] = self._warm.control
         return {"env": env}
 
     def create_kernel_manager(self):
@@ -258,7 +298,8 @@ class GuardedExecute(Execute):
                 GuardedExecute._installed = True
         km = super().create_kernel_manager()
         if self.sandbox:                         # sockets in a directory of its own
-            runtime = tempfile.mkdtemp(prefix="autograde-", dir=socket_parent())
+            runtime = (self._warm.new_runtime() if self._warm is not None else
+                       tempfile.mkdtemp(prefix="autograde-", dir=socket_parent()))
             self._runtimes.append(runtime)
             km.transport = "ipc"
             km.connection_file = os.path.join(runtime, "kernel.json")
@@ -281,8 +322,9 @@ class GuardedExecute(Execute):
 
     def _restart(self):
         self._cleanup_kernel()
+        kwargs = self._kernel_kwargs()           # first: a warm server that died is replaced
         self.km = self.create_kernel_manager()
-        self.start_new_kernel(**self._kernel_kwargs())
+        self.start_new_kernel(**kwargs)
         self.start_new_kernel_client()
         self._started()
 

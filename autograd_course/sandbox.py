@@ -27,7 +27,9 @@ and sockets, so no kernel can reach another one.
     python -m autograd_course.sandbox check     # is bubblewrap here and working? (exit 1 if not)
 
 ``python -P -m autograd_course.sandbox -f CONNECTION_FILE [ipykernel args]`` is
-the launcher that the kernelspec runs; it only uses the standard library.  It
+the launcher that the kernelspec runs; it only uses the standard library.  When the
+grader runs a warm kernel server (``autograd_course/warm.py``), the launcher asks it
+for the kernel instead of starting one cold.  It
 runs outside the sandbox, in the assignment's directory, which holds what the
 student handed in: ``-P`` keeps that directory off ``sys.path``, so no file of
 the student's is ever imported there.
@@ -37,6 +39,7 @@ import json
 import os
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,6 +53,8 @@ NOBODY = 65534
 # values this way, and quotes the same numbers in students' feedback.
 LIMITS = {"memory_mb": 1024, "cpu_seconds": 900, "file_mb": 32, "scratch_mb": 64}
 ENV = {name: "AUTOGRAD_SANDBOX_" + name.upper() for name in LIMITS}
+# Set by the grader when a warm kernel server runs (autograd_course/warm.py): its control socket.
+WARM_ENV = "AUTOGRAD_SANDBOX_WARM"
 
 # What the kernel inherits from the grader's environment; nothing else reaches the sandbox.
 PASS_ENV = ("PYTHONHASHSEED", "MPLBACKEND", "LANG", "LC_ALL", "TZ")
@@ -251,10 +256,38 @@ def command(connection_file, kernel_args, cwd, values):
     """The bwrap command line that runs the kernel, and its whole environment (bwrap
     is pid 1 in the sandbox, so its environment is readable there: it gets only
     what the kernel gets, nothing of the grader's)."""
+    runtime = _runtime(connection_file)
+    scratch = values["scratch_mb"] * 2 ** 20
+    args, env = _sandbox(values, runtime, _workdir_binds(cwd, scratch) + ["--chdir", cwd], cwd)
+    args += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *kernel_args]
+    return args, env
+
+
+def warm_command(pool_dir, values, control_fd):
+    """The bwrap command line of a warm kernel server (``autograd_course/warm.py``):
+    the same sandbox, with the server's directory (where each kernel gets its private
+    directory) writable, and no assignment directory: its kernels work in ``WARM_WORKDIR``.
+    The server listens on ``control_fd``, a socket whose path is outside the sandbox."""
+    scratch = str(values["scratch_mb"] * 2 ** 20)
+    args, env = _sandbox(values, pool_dir, ["--size", scratch, "--tmpfs", WARM_WORKDIR,
+                                            "--chdir", WARM_WORKDIR], None)
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"      # debugpy, imported once, would warn
+    args += ["--", sys.executable, "-P", "-m", "autograd_course.warm", "serve", str(control_fd), pool_dir]
+    return args, env
+
+
+# A warm kernel's working directory: a tmpfs of its own, as the assignment directory is for
+# a cold kernel, emptied after each kernel.
+WARM_WORKDIR = "/autograde-work"
+
+
+def _sandbox(values, writable, workdir_args, cwd):
+    """bwrap's arguments up to the command, and the environment: the system and Python
+    read-only, the course packages read-only, ``writable`` (the kernel's own directory)
+    writable, a tmpfs /tmp, and ``workdir_args``."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
         raise SystemExit("sandbox: " + INSTALL_HINT)
-    runtime = _runtime(connection_file)
     packages, pythonpath = _library()
     scratch = values["scratch_mb"] * 2 ** 20
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
@@ -264,25 +297,30 @@ def command(connection_file, kernel_args, cwd, values):
     for cache in font_caches():
         args += ["--ro-bind", cache, os.path.join(MPLCONFIGDIR, os.path.basename(cache))]
     for path in _python_paths() + packages:
-        if os.path.realpath(cwd).startswith(path.rstrip("/") + "/"):
+        if cwd and os.path.realpath(cwd).startswith(path.rstrip("/") + "/"):
             raise SystemExit(f"sandbox: the kernel needs {path} (Python or the course packages) read-only, "
                              f"and the course is inside it ({cwd}): move the course elsewhere")
         args += ["--ro-bind", path, path]
-    args += ["--bind", runtime, runtime]
-    args += _workdir_binds(cwd, scratch)
+    args += ["--bind", writable, writable]
+    args += workdir_args[:-2]
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]     # only the two tmpfs stay writable
-    args += ["--chdir", cwd]
+    args += workdir_args[-2:]                                  # --chdir
     env = {"HOME": "/tmp", "TMPDIR": "/tmp", "USER": "nobody", "LOGNAME": "nobody",
            "PATH": os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]),
            "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
            "MPLCONFIGDIR": MPLCONFIGDIR, "IPYTHONDIR": "/tmp/.ipython",
-           "JUPYTER_RUNTIME_DIR": runtime, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "JUPYTER_RUNTIME_DIR": writable, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
     env.update({k: os.environ[k] for k in PASS_ENV if k in os.environ})
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
-    args += ["--", sys.executable, "-m", "ipykernel_launcher", "-f", connection_file, *kernel_args]
     return args, env
+
+
+def workdir_files(cwd):
+    """What the assignment directory holds besides notebooks (the sandbox binds these
+    into the kernel's working directory; a warm kernel has none, so it is not used then)."""
+    return sorted(n for n in os.listdir(cwd) if not n.endswith(".ipynb"))
 
 
 def _set_limits(values):
@@ -299,11 +337,50 @@ def launch(argv):
     if len(argv) < 2 or argv[0] != "-f":
         raise SystemExit("usage: sandbox.py -f CONNECTION_FILE [ipykernel arguments]")
     values = limits()
+    server = os.environ.get(WARM_ENV)
+    if server and not workdir_files(os.getcwd()):
+        code = run_warm_kernel(server, os.path.abspath(argv[1]), argv[2:], values)
+        if code is not None:                 # the warm server ran it (None: it declined)
+            os._exit(code)
     args, env = command(os.path.abspath(argv[1]), argv[2:], os.getcwd(), values)
     _set_limits(values)
     devnull = os.open(os.devnull, os.O_WRONLY)     # ipykernel's banner; errors still go to stderr
     os.dup2(devnull, 1)
     os.execve(args[0], args, env)
+
+
+def run_warm_kernel(control, connection_file, kernel_args, values):
+    """Ask the warm kernel server (autograd_course/warm.py) at ``control`` for a kernel
+    and wait for it to end.
+    Returns the kernel's exit status, or None when no warm kernel can be had (the
+    launcher then starts a cold one).  The launcher dying (jupyter_client killing it)
+    closes the connection, and the server kills the kernel."""
+    try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(control)
+        message = {"connection_file": connection_file, "args": kernel_args, "limits": values,
+                   "env": {k: os.environ[k] for k in PASS_ENV if k in os.environ}}
+        conn.sendall(json.dumps(message).encode() + b"\n")
+    except OSError:
+        return None
+    reply = read_line(conn)
+    if reply is None:
+        return 1                       # the server went away while the kernel ran
+    answer = json.loads(reply)
+    if "declined" in answer:
+        return None
+    return int(answer["exit"])
+
+
+def read_line(conn):
+    """One newline-ended message from the socket ``conn``; None if it closes first."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return data
 
 
 def main(argv=None):

@@ -1,0 +1,165 @@
+"""Warm sandboxed kernels (autograd_course/warm.py), with real bubblewrap and real kernels.
+
+The adversarial class (test_adversarial.py) grades every cheat through warm kernels,
+since they are the default; these tests check what is particular to them: one kernel
+leaves nothing behind for the next (files, processes), the server cannot be traced or
+read, each kernel is fresh (its own random numbers, its own limits), a kernel that
+kills the server only ends itself, and the launcher starts a cold kernel when a warm
+one would differ (another environment, files in the assignment's directory).
+"""
+
+import json
+import os
+import tempfile
+import time
+
+import pytest
+
+from autograd_course import autograde, sandbox, warm
+
+from .conftest import COURSE_MARKS
+
+pytestmark = COURSE_MARKS
+
+
+@pytest.fixture(scope="module")
+def values():
+    ok, reason = sandbox.ensure(install_packages=True)
+    if not ok:
+        pytest.skip(f"the kernel sandbox cannot run here: {reason}")
+    return sandbox.limits()
+
+
+def _env(values, **extra):
+    return {**os.environ, "MPLBACKEND": "agg", **sandbox.limits_env(values), **extra}
+
+
+@pytest.fixture(scope="module")
+def server(values):
+    server = warm.WarmServer(values, _env(values), parent=autograde.socket_parent()).start()
+    yield server
+    server.close()
+
+
+def start(server, env, workdir=None):
+    """Start a kernel the way nbgrader does (the kernelspec's launcher); its manager and client."""
+    from jupyter_client.manager import KernelManager
+    runtime = server.new_runtime() if server is not None else tempfile.mkdtemp(dir=autograde.socket_parent())
+    km = KernelManager(kernel_name=sandbox.KERNEL_NAME)
+    km.transport, km.ip = "ipc", os.path.join(runtime, "kernel-ipc")
+    km.connection_file = os.path.join(runtime, "kernel.json")
+    if server is not None:
+        env = {**env, sandbox.WARM_ENV: server.control}
+    km.start_kernel(env=env, cwd=workdir or tempfile.mkdtemp(prefix="assignment-"))
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=60)
+    return km, kc
+
+
+def run(server, code, env, workdir=None):
+    """Run ``code`` in a new kernel, shut it down; the last line it printed, parsed as JSON."""
+    km, kc = start(server, env, workdir)
+    out = []
+    try:
+        reply = kc.execute_interactive(code, timeout=60, output_hook=lambda m: out.append(m))
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=False)
+    text = "".join(m["content"].get("text", "") for m in out if m["msg_type"] == "stream")
+    assert reply["content"]["status"] == "ok", f"expected the kernel to run the code; it said {reply['content']} {text}"
+    return json.loads(text.strip().splitlines()[-1])
+
+
+LOOK = ("import os, json, sys, random, resource\nimport numpy as np\n"
+        "print(json.dumps({'cwd': os.getcwd(), 'cwd_files': sorted(os.listdir('.')), "
+        "'tmp': sorted(os.listdir('/tmp')), 'me': os.getpid(), "
+        "'mpl': sorted(os.listdir('/tmp/.matplotlib')) if os.path.isdir('/tmp/.matplotlib') else [], "
+        "'runtime': os.environ['JUPYTER_RUNTIME_DIR'], "
+        "'kernels': sorted(os.listdir(os.path.dirname(os.environ['JUPYTER_RUNTIME_DIR']))), "
+        "'pids': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()), "
+        "'np': float(np.random.rand()), 'py': random.random(), "
+        "'as': resource.getrlimit(resource.RLIMIT_AS)[0], 'cpu': resource.getrlimit(resource.RLIMIT_CPU)[0]}))\n")
+
+
+def test_a_kernel_leaves_no_file_and_no_process_to_the_next(server, values):
+    plant = ("import os, subprocess, sys\n"
+             "open('/tmp/answers.txt', 'w').write('mine')\nopen('work.txt', 'w').write('mine')\n"
+             "open(os.path.join(os.environ['JUPYTER_RUNTIME_DIR'], '..', 'answers.txt'), 'w').write('mine')\n"
+             "os.makedirs('/tmp/.matplotlib', exist_ok=True)\n"
+             "open('/tmp/.matplotlib/fontlist-v999.json', 'w').write('mine')\n"
+             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(300)'], start_new_session=True)\n"
+             "subprocess.Popen(['sh', '-c', '(sleep 300 &) ; exit 0'])\n" + LOOK)
+    first = run(server, plant, _env(values))
+    assert first["cwd"] == sandbox.WARM_WORKDIR, f"expected a warm kernel in {sandbox.WARM_WORKDIR}; saw {first['cwd']}"
+    second = run(server, LOOK, _env(values))
+    assert second["cwd"] == sandbox.WARM_WORKDIR, \
+        f"expected the next kernel from the same server (warm, in {sandbox.WARM_WORKDIR}); saw {second['cwd']}"
+    assert "answers.txt" not in second["tmp"] and second["cwd_files"] == [], \
+        f"expected the next kernel to find /tmp and its directory empty of the last one's files; saw {second}"
+    fonts = sorted(os.path.basename(f) for f in sandbox.font_caches())
+    assert second["mpl"] == fonts, \
+        f"expected only matplotlib's read-only font lists {fonts} left in its directory; saw {second['mpl']}"
+    assert second["kernels"] == [os.path.basename(second["runtime"])], \
+        f"expected only the kernel's own directory next to it (no file of the last kernel's, no control " \
+        f"socket); saw {second['kernels']}"
+    assert second["pids"] == sorted({1, 2, second["me"]}), \
+        f"expected only bubblewrap, the server and the kernel itself in the sandbox; saw pids {second['pids']}"
+    assert server.alive(), "expected the server to go on serving"
+
+
+def test_a_kernel_cannot_trace_or_read_the_server(server, values):
+    probe = ("import json, os\nseen = {}\n"
+             "for name in ('mem', 'environ', 'maps'):\n"
+             "    try:\n        open(f'/proc/2/{name}', 'rb').read(64)\n        seen[name] = 'read'\n"
+             "    except OSError as error:\n        seen[name] = type(error).__name__\n"
+             "print(json.dumps(seen))\n")
+    seen = run(server, probe, _env(values))
+    assert set(seen.values()) == {"PermissionError"}, \
+        f"expected the server's memory, environment and maps unreadable (PermissionError); saw {seen}"
+
+
+def test_each_kernel_is_fresh_random_numbers_and_limits_of_its_own(server, values):
+    one, two = run(server, LOOK, _env(values)), run(server, LOOK, _env(values))
+    assert one["np"] != two["np"] and one["py"] != two["py"], \
+        f"expected each kernel to draw its own random numbers (NumPy and random); saw {one} and {two}"
+    assert one["as"] == values["memory_mb"] * 2 ** 20 and one["cpu"] == values["cpu_seconds"], \
+        f"expected the kernel's own limits ({values}); saw address space {one['as']}, CPU {one['cpu']}"
+
+
+def test_a_kernel_that_kills_the_server_ends_only_itself(values):
+    env = _env(values)
+    first = autograde._warm_server(values, env, _Log())
+    km, kc = start(first, env)
+    kc.execute("import os, signal\nos.kill(2, signal.SIGKILL)\nimport time; time.sleep(60)\n")
+    first.process.wait(timeout=30)
+    for _ in range(100):
+        if not km.is_alive():
+            break
+        time.sleep(0.1)
+    kc.stop_channels()
+    alive = km.is_alive()
+    km.shutdown_kernel(now=True)
+    assert not alive, "expected the kernel of a server that died to end (its launcher exits)"
+    second = autograde._warm_server(values, env, _Log())
+    assert second is not first and second.alive(), "expected the grader to start a new server"
+    seen = run(second, LOOK, env)
+    assert seen["cwd"] == sandbox.WARM_WORKDIR, f"expected the new server's kernel to run; saw {seen}"
+    second.close()
+
+
+def test_the_launcher_starts_a_cold_kernel_when_a_warm_one_would_differ(server, values, tmp_path):
+    other = run(server, LOOK, _env(values, MPLBACKEND="svg"))
+    assert other["cwd"] != sandbox.WARM_WORKDIR, \
+        f"expected a cold kernel for another environment (MPLBACKEND); saw one in {other['cwd']}"
+    workdir = tmp_path / "assignment"
+    workdir.mkdir()
+    (workdir / "data.csv").write_text("1,2\n")
+    cold = run(server, LOOK, _env(values), workdir=str(workdir))
+    assert cold["cwd"] == str(workdir) and cold["cwd_files"] == ["data.csv"], \
+        f"expected a cold kernel in the assignment's directory, which holds a file; saw {cold}"
+
+
+class _Log:
+    def warning(self, *args):
+        raise AssertionError("expected the warm server to start: " + args[0] % args[1:])

@@ -230,6 +230,9 @@ _register("09.clear_grads", "autograd_lib.nn.module", "clear_grads",
           "zero_grad: set each .grad to None, or cut it from any graph and fill it with zeros")
 _register("09.sgd_update", "autograd_lib.optim.sgd", "sgd_update",
           "one SGD step for one parameter: weight decay, momentum (Nesterov), in place")
+_register("09.adam_update", "autograd_lib.optim.adam", "adam_update",
+          "one Adam step for one parameter: the two moments, bias correction, AMSGrad, "
+          "weight decay (L2 or decoupled), in place")
 _register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
           "a large batch's gradient from micro-batches, each loss weighted by its share")
 _register("09.train_epoch", "autograd_lib.optim", "train_epoch",

@@ -59,6 +59,7 @@ def _exercise_the_library():
     ag.optim.accumulate_gradients(lambda a, b: ((model(a) - b) ** 2).mean(),
                                   [(ag.randn(3, 2), ag.randn(3, 1))])
     optimizer.step()
+    ag.optim.Adam(model.parameters(), lr=0.01).step()                 # Adam's update
     batches = [(ag.randn(3, 2), ag.tensor([0, 0, 0]))]              # one class: the model has one output
     ag.optim.train_epoch(model, ag.nn.CrossEntropyLoss(), optimizer, batches)   # the training loop
     ag.optim.evaluate(model, ag.nn.CrossEntropyLoss(), batches)

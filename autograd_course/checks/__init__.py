@@ -22,6 +22,7 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 | 07        | ``autograd_course.checks.no_grad``  |
 | 08        | ``autograd_course.checks.inplace``  |
 | 09        | ``autograd_course.checks.training`` |
+|           | (and ``checks.optimizers``)      |
 +-----------+----------------------------------+
 """
 

@@ -6,8 +6,10 @@ the same rules on random inputs.  The helpers below (``walk``, ``rounded``,
 ``one_epoch``, ...) and the rules' texts are shared by the checks and the hidden
 tests.  ``nn`` is ``ag.nn`` here: it is loaded when a check first runs.
 
-Why one module of this length: it is the visible half of the notebook's 11 test cells,
+Why one module of this length: it is the visible half of the notebook's test cells,
 one function per cell, kept together so that a student reads one file per notebook.
+The checks of the two optimizers (``sgd_update``, ``adam_update``) are in
+``autograd_course.checks.optimizers`` and shown here too: ``check.adam_update`` is theirs.
 """
 
 import warnings
@@ -19,19 +21,26 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome, quietly, shown
 
+from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks: check.sgd_update, check.adam_update
+from .optimizers import rounded
+
 __all__ = [
     # the checks, one per test cell
     "named_members", "named_members_in_the_library", "clear_grads", "clear_grads_in_training_loops",
-    "sgd_update", "sgd_update_in_the_optimizer", "accumulate_gradients", "accumulate_gradients_in_training",
+    "sgd_update", "sgd_update_in_the_optimizer", "adam_update", "accumulate_gradients",
+    "accumulate_gradients_in_training",
     "train_epoch", "evaluate", "train_epoch_on_the_digits",
     # helpers of the checks and the hidden tests
     "rounded", "labelled", "walk", "grad_state", "param_with_grad", "update", "sgd_run", "check_run",
+    "adam_step", "adam_state", "adam_history", "check_adam_history", "adam_run",
     "accumulation_problem", "split", "large_batch", "accumulated", "small_classifier", "random_batches",
     "one_epoch", "evaluation", "check_evaluation",
     # the rules
     "WALK", "NAMES", "SKIP_NONE", "ONCE", "EVERY", "PREFIX", "RECURSE", "MEMBERS", "IN_A_SET", "PAIRS",
     "TO_NONE", "SAME", "ZEROS", "VERSION", "SKIP", "CUT", "DEFAULT",
     "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE",
+    "ADAM_RESULT", "ADAM_STATE", "ADAM_IN_PLACE", "MOMENTS", "BIAS", "EPS", "AMSGRAD", "L2", "DECOUPLED",
+    "ADAM_MAXIMIZE", "ADAM_RULE",
     "LARGE", "RETURNS", "GENERATOR", "NO_SAMPLE",
     "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY",
     "RESULT", "RIGHT", "EVAL", "TARGET", "EPOCHS",
@@ -40,9 +49,6 @@ __all__ = [
 
 # ------------------------------------------------------------------ helpers
 
-def rounded(tensor, digits=10):
-    """A tensor's values as a rounded list (None for None)."""
-    return None if tensor is None else np.round(tensor._data, digits).tolist()
 
 
 def labelled(pairs, labels):
@@ -326,152 +332,6 @@ def clear_grads_in_training_loops(fn):
     grading.expect_equal(seen, expected,
                          what="the weights after 30 steps of SGD with zero_grad(True), and with zero_grad(False)",
                          rule="zero_grad clears every gradient, so each step uses only its own gradient")
-
-
-# ------------------------------------------------------------ 09.sgd_update
-
-PLAIN = "without momentum, the step is param -= lr * grad"
-IN_PLACE = "the parameter is updated in place, once: param.add_(g, alpha=-lr) (same tensor, version + 1)"
-GRAD_KEPT = "param.grad is never modified (weight decay makes a new tensor: g = g + weight_decay * param)"
-DECAY = "weight decay adds weight_decay * param to the gradient, before momentum"
-FIRST = "on the first step, the momentum buffer is a copy of g (no dampening), stored in state['momentum_buffer']"
-COPY = "the first momentum buffer is a copy of g (g.detach().clone()), never param.grad itself"
-LATER = "on later steps, buf = momentum * buf + (1 - dampening) * g, in place"
-NESTEROV = "with nesterov, the step uses g + momentum * buf instead of buf"
-MAXIMIZE = "maximize=True uses -grad (before weight decay), so the step climbs"
-
-
-def param_with_grad(values, grad):
-    """A float64 leaf that requires grad, with these values and this .grad."""
-    p = ag.tensor(values, dtype=ag.float64, requires_grad=True)
-    p.grad = ag.tensor(grad, dtype=ag.float64)
-    return p
-
-
-def update(fn, p, state, **options):
-    """fn(p, state, ...) (your sgd_update) under no_grad, with the defaults of SGD; the error text if any."""
-    options = {"lr": 0.1, "momentum": 0, "dampening": 0, "weight_decay": 0, "nesterov": False,
-               "maximize": False, **options}
-    with ag.no_grad():
-        return outcome(fn, p, state, **options)
-
-
-def sgd_update(fn):
-    """Your ``sgd_update`` called directly on ``p = [1, -2]`` with hand-computed results:
-    a plain step (in place, ``.grad`` untouched), weight decay, ``maximize``, two momentum
-    steps with dampening (the buffer: a copy first, then the same tensor), momentum with
-    weight decay, and two Nesterov steps."""
-    with grading.checking("09.sgd_update", fn):
-        p = param_with_grad([1.0, -2.0], [0.5, 1.0])
-        data, version = p._data, p._version
-        result = update(fn, p, {})
-        grading.expect_equal(result, None, what="sgd_update(p, {}, lr=0.1, ...) without momentum", rule=PLAIN)
-        grading.expect_equal((p._data is data, p._version - version), (True, 1),
-                             what="(same storage, version increase) of p after one step", rule=IN_PLACE)
-        grading.expect_close(p.detach(), [0.95, -2.1], what="p = [1, -2] with grad [0.5, 1] after one step, lr=0.1",
-                             rule=PLAIN, rtol=1e-12)
-        grading.expect_equal(rounded(p.grad), [0.5, 1.0], what="p.grad after one step", rule=GRAD_KEPT)
-
-        p = param_with_grad([1.0, -2.0], [0.5, 1.0])
-        update(fn, p, {}, weight_decay=0.1)
-        grading.expect_close(p.detach(), [0.94, -2.08], what="p after one step with weight_decay=0.1",
-                             rule=DECAY, rtol=1e-12)
-        grading.expect_equal(rounded(p.grad), [0.5, 1.0], what="p.grad after a step with weight_decay=0.1",
-                             rule=GRAD_KEPT)
-
-        p = param_with_grad([1.0, -2.0], [-0.5, 1.0])
-        update(fn, p, {}, maximize=True)
-        grading.expect_close(p.detach(), [0.95, -1.9], what="p after one step with maximize=True", rule=MAXIMIZE,
-                             rtol=1e-12)
-        p = param_with_grad([1.0, -2.0], [-0.5, 1.0])
-        update(fn, p, {}, maximize=True, weight_decay=0.1)
-        grading.expect_close(p.detach(), [0.94, -1.88], what="p after one step with maximize=True, weight_decay=0.1",
-                             rule=MAXIMIZE, rtol=1e-12)
-
-        p = param_with_grad([1.0, -2.0], [0.5, 1.0])
-        state = {}
-        update(fn, p, state, momentum=0.9, dampening=0.5)
-        buf = state.get("momentum_buffer")
-        grading.expect_true(isinstance(buf, ag.Tensor), what="state['momentum_buffer'] after the first step",
-                            seen=repr(state), rule=FIRST)
-        grading.expect_close(buf, [0.5, 1.0], what="the first momentum buffer (dampening=0.5)", rule=FIRST, rtol=1e-12)
-        grading.expect_close(p.detach(), [0.95, -2.1], what="p after the first momentum step", rule=FIRST, rtol=1e-12)
-        grading.expect_true(buf is not p.grad and not np.shares_memory(buf._data, p.grad._data),
-                            what="the first momentum buffer has memory of its own", seen="it is p.grad's memory",
-                            rule=COPY)
-        p.grad = ag.tensor([1.0, 1.0], dtype=ag.float64)
-        update(fn, p, state, momentum=0.9, dampening=0.5)
-        grading.expect_close(state["momentum_buffer"], [0.95, 1.4],
-                             what="the buffer after a second step with grad [1, 1]", rule=LATER, rtol=1e-12)
-        grading.expect_true(state["momentum_buffer"] is buf, what="state['momentum_buffer'] is the same tensor after "
-                            "the second step", seen="a new tensor", rule=LATER)
-        grading.expect_close(p.detach(), [0.855, -2.24], what="p after the second momentum step", rule=LATER,
-                             rtol=1e-12)
-
-        p = param_with_grad([1.0, -2.0], [0.5, 1.0])
-        state = {}
-        update(fn, p, state, momentum=0.9, weight_decay=0.1)
-        grading.expect_close(state.get("momentum_buffer"), [0.6, 0.8], what="the first buffer with weight_decay=0.1",
-                             rule=DECAY, rtol=1e-12)
-        p.grad = ag.tensor([1.0, 1.0], dtype=ag.float64)
-        update(fn, p, state, momentum=0.9, weight_decay=0.1)
-        grading.expect_close(p.detach(), [0.7766, -2.2312], what="p after two momentum steps with weight_decay=0.1",
-                             rule=DECAY, rtol=1e-12)
-
-        p = param_with_grad([1.0, -2.0], [0.5, 1.0])
-        state = {}
-        update(fn, p, state, momentum=0.9, nesterov=True)
-        grading.expect_close(p.detach(), [0.905, -2.19], what="p after one Nesterov step (momentum=0.9)",
-                             rule=NESTEROV, rtol=1e-12)
-        p.grad = ag.tensor([1.0, 1.0], dtype=ag.float64)
-        update(fn, p, state, momentum=0.9, nesterov=True)
-        grading.expect_close(p.detach(), [0.6745, -2.461], what="p after a second Nesterov step with grad [1, 1]",
-                             rule=NESTEROV, rtol=1e-12)
-
-
-def sgd_run(steps=3, set_to_none=True, lr=0.1, **options):
-    """w = [1, -2] and its momentum buffer after each SGD step on (w ** 2).sum() (its negative when
-    maximizing), as one array per step: [w..., buffer...]."""
-    w = ag.tensor([1.0, -2.0], requires_grad=True)
-    optimizer = ag.optim.SGD([w], lr=lr, **options)
-    rows = []
-    for _ in range(steps):
-        optimizer.zero_grad(set_to_none=set_to_none)
-        ((w ** 2).sum() * (-1 if options.get("maximize") else 1)).backward()
-        optimizer.step()
-        buf = optimizer.state[w].get("momentum_buffer", ag.tensor([np.nan, np.nan]))
-        rows.append(np.concatenate([w.detach().numpy(), buf.numpy()]))
-    return np.array(rows)
-
-
-def check_run(seen, expected, what, rule, rtol=0.0, atol=1e-4):
-    """seen, what sgd_run returned, is an array close to expected (one row [w0, w1, buf0, buf1] per step)."""
-    grading.expect_true(isinstance(seen, np.ndarray), what=what, seen=repr(seen), rule=rule)
-    grading.expect_close(seen, expected, what=what + ", each row [w0, w1, buf0, buf1]", rule=rule,
-                         rtol=rtol, atol=atol)
-
-
-def sgd_update_in_the_optimizer(fn):
-    """Your ``sgd_update`` inside ``SGD.step()``: three steps on ``(w ** 2).sum()`` with
-    momentum; with Nesterov and weight decay after ``zero_grad(set_to_none=False)``; and
-    with dampening, maximizing.  ``w`` and the buffer must match PyTorch's numbers."""
-    with grading.checking("09.sgd_update", fn):
-        check_run(outcome(sgd_run, momentum=0.9),
-                  [[0.8, -1.6, 2.0, -4.0], [0.46, -0.92, 3.4, -6.8], [0.062, -0.124, 3.98, -7.96]],
-                  what="w and the momentum buffer after each of 3 steps of SGD(lr=0.1, momentum=0.9) "
-                       "(PyTorch's values)",
-                  rule="on later steps, buf = momentum * buf + (1 - dampening) * g, in place")
-        check_run(outcome(sgd_run, set_to_none=False, momentum=0.9, nesterov=True, weight_decay=0.1),
-                  [[0.601, -1.202, 2.1, -4.2], [0.1911, -0.3822, 3.1521, -6.3042],
-                   [-0.1405, 0.2809, 3.2382, -6.4764]],
-                  what="w and the buffer after each of 3 steps of SGD(lr=0.1, momentum=0.9, nesterov=True, "
-                       "weight_decay=0.1) with zero_grad(set_to_none=False) (PyTorch's values)",
-                  rule="the first momentum buffer is a copy of g (g.detach().clone()), never param.grad itself")
-        check_run(outcome(sgd_run, set_to_none=False, momentum=0.5, dampening=0.5, maximize=True),
-                  [[0.8, -1.6, 2.0, -4.0], [0.62, -1.24, 1.8, -3.6], [0.468, -0.936, 1.52, -3.04]],
-                  what="w and the buffer after each of 3 steps of SGD(lr=0.1, momentum=0.5, dampening=0.5, "
-                       "maximize=True) on -(w ** 2).sum() (PyTorch's values)",
-                  rule="maximize=True uses -grad (before weight decay), so the step climbs")
 
 
 # -------------------------------------------------- 09.accumulate_gradients

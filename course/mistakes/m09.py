@@ -11,6 +11,7 @@ from autograd_course.mistakes import Mistake
 _WALK = "09_named_members_answer"
 _CLEAR = "09_clear_grads_answer"
 _SGD = "09_sgd_update_answer"
+_ADAM = "09_adam_update_answer"
 _ACC = "09_accumulate_gradients_answer"
 _EPOCH = "09_train_epoch_answer"
 _EVAL = "09_evaluate_answer"
@@ -306,6 +307,91 @@ MISTAKES = [
     Mistake(_SGD, "adds the weight decay into param.grad in place",
             edits=[('g = g + weight_decay * param', 'g.add_(param, alpha=weight_decay)')],
             rule="param.grad is never modified"),
+
+    # ------------------------------------------------------------ 09.adam_update
+    Mistake(_ADAM, "no bias correction: divides the raw moments",
+            edits=[('denom = (v / (1 - beta2 ** t)).sqrt() + eps', 'denom = v.sqrt() + eps'),
+                   ('alpha=-lr / (1 - beta1 ** t)', 'alpha=-lr')],
+            rule="the bias corrections divide the moments by 1 - beta1 ** t and 1 - beta2 ** t"),
+    Mistake(_ADAM, "reads the step count before counting this step (t = 0 on the first step)",
+            edits=[('''    state["step"] += 1
+    t = state["step"].item()
+''',
+                    '''    t = state["step"].item()
+    state["step"] += 1
+''')],
+            rule="t = 1 on the first step, never 0"),
+    Mistake(_ADAM, "adds eps under the square root",
+            edits=[('denom = (v / (1 - beta2 ** t)).sqrt() + eps', 'denom = (v / (1 - beta2 ** t) + eps).sqrt()')],
+            rule="eps is added to the square root of the bias-corrected second moment, not under the square root"),
+    Mistake(_ADAM, "AMSGrad keeps the maximum of the bias-corrected second moment",
+            edits=[('''        v_max.copy_(v_max.maximum(v))
+        v = v_max
+    denom = (v / (1 - beta2 ** t)).sqrt() + eps
+''',
+                    '''        v_max.copy_(v_max.maximum(v / (1 - beta2 ** t)))
+        denom = v_max.sqrt() + eps
+    else:
+        denom = (v / (1 - beta2 ** t)).sqrt() + eps
+''')],
+            rule="(before any bias correction)"),
+    Mistake(_ADAM, "AMSGrad never stores the maximum in the state",
+            edits=[('''        v_max.copy_(v_max.maximum(v))
+        v = v_max
+''',
+                    '''        v = v_max.maximum(v)
+''')],
+            rule="state['max_exp_avg_sq'] keeps the elementwise maximum of exp_avg_sq over all the steps"),
+    Mistake(_ADAM, "L2 weight decay added to the step after the moments, not to the gradient",
+            edits=[('''    elif weight_decay != 0:
+        g = g + weight_decay * param
+''',
+                    ''),
+                   ('param.add_(m / denom, alpha=-lr / (1 - beta1 ** t))',
+                    '''param.add_(m / denom, alpha=-lr / (1 - beta1 ** t))
+    if weight_decay != 0 and not decoupled_weight_decay:
+        param.add_(param, alpha=-lr * weight_decay)''')],
+            rule="weight_decay * param is added to the gradient before the moments"),
+    Mistake(_ADAM, "ignores decoupled_weight_decay: always adds the decay to the gradient",
+            edits=[('''    if weight_decay != 0 and decoupled_weight_decay:
+        param.mul_(1 - lr * weight_decay)
+    elif weight_decay != 0:
+''',
+                    '''    if weight_decay != 0:
+''')],
+            rule="the gradient and the moments do not see the decay"),
+    Mistake(_ADAM, "decoupled weight decay shrinks the parameter after the Adam step",
+            edits=[('''    if weight_decay != 0 and decoupled_weight_decay:
+        param.mul_(1 - lr * weight_decay)
+    elif weight_decay != 0:
+''',
+                    '''    if weight_decay != 0 and not decoupled_weight_decay:
+'''),
+                   ('param.add_(m / denom, alpha=-lr / (1 - beta1 ** t))',
+                    '''param.add_(m / denom, alpha=-lr / (1 - beta1 ** t))
+    if weight_decay != 0 and decoupled_weight_decay:
+        param.mul_(1 - lr * weight_decay)''')],
+            rule="param first shrinks by a factor 1 - lr * weight_decay, before the Adam step"),
+    Mistake(_ADAM, "ignores maximize",
+            edits=[('g = -param.grad if maximize else param.grad', 'g = param.grad')],
+            rule="with maximize=True, Adam uses -grad"),
+    Mistake(_ADAM, "negates the gradient after weight decay when maximizing",
+            edits=[('g = -param.grad if maximize else param.grad', 'g = param.grad'),
+                   ('        g = g + weight_decay * param\n',
+                    '''        g = g + weight_decay * param
+    if maximize:
+        g = -g
+''')],
+            rule="negated before any weight decay"),
+    Mistake(_ADAM, "makes a new first moment every step instead of updating it in place",
+            edits=[('m.mul_(beta1).add_(g, alpha=1 - beta1)',
+                    '''m = beta1 * m + (1 - beta1) * g
+    state["exp_avg"] = m''')],
+            rule="are updated in place: the same tensors from step to step"),
+    Mistake(_ADAM, "keeps the step count as a Python number",
+            edits=[('state["step"] = ag.tensor(0.0)', 'state["step"] = 0'),
+                   ('t = state["step"].item()', 't = state["step"]')],
+            rule="'step' (a float32 scalar tensor counting the steps taken"),
 
     # ------------------------------------------------------------ 09.accumulate_gradients
     Mistake(_ACC, "divides by the number of micro-batches",

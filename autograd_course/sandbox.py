@@ -317,10 +317,16 @@ def _sandbox(values, writable, workdir_args, cwd):
     return args, env
 
 
+# nbgrader's own record of when a submission came in (``nbgrader collect`` writes it, and
+# autograde copies it next to the notebook): not the student's, no kernel needs it.
+NBGRADER_FILES = ("timestamp.txt",)
+
+
 def workdir_files(cwd):
-    """What the assignment directory holds besides notebooks (the sandbox binds these
-    into the kernel's working directory; a warm kernel has none, so it is not used then)."""
-    return sorted(n for n in os.listdir(cwd) if not n.endswith(".ipynb"))
+    """What the assignment directory holds besides notebooks and nbgrader's timestamp (the
+    sandbox binds these into the kernel's working directory; a warm kernel has none, so
+    it is not used then)."""
+    return sorted(n for n in os.listdir(cwd) if not n.endswith(".ipynb") and n not in NBGRADER_FILES)
 
 
 def _set_limits(values):

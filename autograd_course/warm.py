@@ -25,7 +25,7 @@ uid nobody, the same limits, set on the child), with two differences:
 
 * Its working directory is an empty tmpfs, ``/autograde-work``, not the assignment's
   directory.  The launcher uses a warm kernel only when that directory holds nothing
-  but notebooks, so nothing is missing.
+  but notebooks (and nbgrader's ``timestamp.txt``), so nothing is missing.
 * The kernels of one server follow each other in one sandbox.  Between two kernels
   the server kills every process left in it (a student's background process
   included: the server is their reaper) and empties ``/tmp`` and the working

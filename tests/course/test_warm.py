@@ -148,6 +148,18 @@ def test_a_kernel_that_kills_the_server_ends_only_itself(values):
     second.close()
 
 
+def test_a_collected_submission_gets_a_warm_kernel(server, values, tmp_path):
+    """nbgrader collect writes timestamp.txt beside the notebook, and autograde copies it:
+    that alone must not make every kernel of a real class cold."""
+    workdir = tmp_path / "collected"
+    workdir.mkdir()
+    (workdir / "01_tensors.ipynb").write_text("{}")
+    (workdir / "timestamp.txt").write_text("2026-11-27 10:00:00.000000 UTC")
+    seen = run(server, LOOK, _env(values), workdir=str(workdir))
+    assert seen["cwd"] == sandbox.WARM_WORKDIR, \
+        f"expected a warm kernel for a directory holding the notebook and timestamp.txt; saw {seen['cwd']}"
+
+
 def test_the_launcher_starts_a_cold_kernel_when_a_warm_one_would_differ(server, values, tmp_path):
     other = run(server, LOOK, _env(values, MPLBACKEND="svg"))
     assert other["cwd"] != sandbox.WARM_WORKDIR, \

@@ -358,7 +358,8 @@ def launch(argv):
 def run_warm_kernel(control, connection_file, kernel_args, values):
     """Ask the warm kernel server (autograd_course/warm.py) at ``control`` for a kernel
     and wait for it to end.
-    Returns the kernel's exit status, or None when no warm kernel can be had (the
+    Returns the kernel's exit status (128 + N when signal N killed it, as from a cold
+    kernel's bwrap), or None when no warm kernel can be had (the
     launcher then starts a cold one).  The launcher dying (jupyter_client killing it)
     closes the connection, and the server kills the kernel."""
     try:
@@ -375,7 +376,8 @@ def run_warm_kernel(control, connection_file, kernel_args, values):
     answer = json.loads(reply)
     if "declined" in answer:
         return None
-    return int(answer["exit"])
+    code = int(answer["exit"])
+    return 128 - code if code < 0 else code      # killed by signal N: 128 + N, as bwrap says it
 
 
 def read_line(conn):

@@ -148,6 +148,23 @@ def test_a_kernel_that_kills_the_server_ends_only_itself(values):
     second.close()
 
 
+@pytest.mark.parametrize("signal_number", [9, 24])
+def test_a_kernel_killed_by_a_signal_ends_as_a_cold_one_would(server, values, signal_number):
+    """The grader names the limit from the launcher's exit status (128 + the signal, as
+    bwrap reports it): SIGKILL for memory, SIGXCPU for CPU time."""
+    km, kc = start(server, _env(values))
+    kc.execute(f"import os\nos.kill(os.getpid(), {signal_number})\n")
+    for _ in range(300):
+        if not km.is_alive():
+            break
+        time.sleep(0.1)
+    code = km.provisioner.process.poll()
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+    assert code == 128 + signal_number, \
+        f"expected the launcher to exit with {128 + signal_number} (signal {signal_number}); saw {code}"
+
+
 def test_a_collected_submission_gets_a_warm_kernel(server, values, tmp_path):
     """nbgrader collect writes timestamp.txt beside the notebook, and autograde copies it:
     that alone must not make every kernel of a real class cold."""

@@ -61,8 +61,9 @@ LAYERS = (
           "what a notebook's test cells import (the visible checks too): no nbgrader, light enough "
           "for every kernel"),
     Layer("the grader's groundwork", ("autograd_course.layout", "autograd_course.notebooks", "autograd_course.sandbox",
-                                      "autograd_course.*"),
-          "where a course is, notebooks and their cells, the sandbox's launcher: no nbgrader"),
+                                      "autograd_course.warm", "autograd_course.*"),
+          "where a course is, notebooks and their cells, the sandbox's launcher and its warm kernel "
+          "server: no nbgrader"),
     Layer("nbgrader, configured and extended", ("autograd_course.nbgrader_setup", "autograd_course.autograde",
                                                 "autograd_course.gradebook_lock", "autograd_course.exchange"),
           "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names; "

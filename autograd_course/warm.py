@@ -133,6 +133,7 @@ def _prctl(option, value):
 def serve(fd, kernels):
     """Serve kernels on the inherited listening socket ``fd``; ``kernels`` is the
     directory in which the grader makes each kernel's private directory."""
+    _SKELETON.update(_skeleton("/tmp"))        # before anything could write there
     for name in PRELOAD:
         __import__(name)
     import autograd_course.integrity  # lazy: only the server, inside the sandbox, imports the library
@@ -144,10 +145,8 @@ def serve(fd, kernels):
     _prctl(PR_SET_DUMPABLE, 0)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     server = socket.socket(fileno=fd)
-    if os.path.isdir(sandbox.MPLCONFIGDIR):
-        _FONTS.update(os.path.join(sandbox.MPLCONFIGDIR, name) for name in os.listdir(sandbox.MPLCONFIGDIR)
-                      if os.path.ismount(os.path.join(sandbox.MPLCONFIGDIR, name)))
-    _clean()
+    if not _clean():
+        raise SystemExit("warm kernel server: /tmp cannot be emptied")
     os.write(1, READY)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -199,7 +198,7 @@ def _watch(conn, pid):
 
 def _clean(kernels=None, keep=None):
     """Kill every process of the sandbox but bubblewrap (pid 1) and the server, then
-    empty /tmp (keeping matplotlib's read-only font lists) and the working directory;
+    empty /tmp (keeping what bubblewrap put there, ``_SKELETON``) and the working directory;
     before a kernel starts, also the kernels' directory, but for the new kernel's
     connection file ``keep``.  False if something survives."""
     me = os.getpid()
@@ -222,28 +221,44 @@ def _clean(kernels=None, keep=None):
         time.sleep(0.01)
     else:
         return False
-    kept = {sandbox.MPLCONFIGDIR} | _FONTS
     tops = ["/tmp", sandbox.WARM_WORKDIR]
+    kept = set(_SKELETON)
     if kernels is not None:        # nothing of an earlier kernel, nothing planted next to this one
         kept |= {os.path.dirname(keep), keep}
         tops += [kernels, os.path.dirname(keep)]
     for top in tops:
-        for name in os.listdir(top):
-            path = os.path.join(top, name)
-            if path == sandbox.MPLCONFIGDIR:
-                for inner in os.listdir(path):
-                    if os.path.join(path, inner) not in _FONTS:
-                        _remove(os.path.join(path, inner))
-            elif path not in kept:
-                _remove(path)
-    if os.path.isdir(sandbox.MPLCONFIGDIR):
-        tops.append(sandbox.MPLCONFIGDIR)
-    return all(set(os.path.join(top, n) for n in os.listdir(top)) <= kept for top in tops)
+        _wipe(top, kept)
+    return not any(_leftovers(top, kept) for top in tops)
 
 
-# matplotlib's font lists, bound read-only into the sandbox (sandbox.font_caches): the only
-# files that stay from one kernel to the next.
-_FONTS = set()
+# What bubblewrap put in /tmp before the server started: the read-only binds that land
+# there (matplotlib's font lists; the Python installation or the course's packages when
+# they live under /tmp) and the directories it made for them.  They stay; everything
+# else in /tmp is a kernel's and goes.
+_SKELETON = set()
+
+
+def _skeleton(top):
+    found = set()
+    for root, dirs, files in os.walk(top):
+        found.update(os.path.join(root, name) for name in dirs + files)
+        dirs[:] = [d for d in dirs if not os.path.ismount(os.path.join(root, d))]
+    return found
+
+
+def _wipe(top, kept):
+    """Remove what is in ``top`` but ``kept`` paths; inside a kept directory that is
+    not a mount point, remove what is not kept either."""
+    for name in os.listdir(top):
+        path = os.path.join(top, name)
+        if path not in kept:
+            _remove(path)
+        elif os.path.isdir(path) and not os.path.islink(path) and not os.path.ismount(path):
+            _wipe(path, kept)
+
+
+def _leftovers(top, kept):
+    return [p for p in _skeleton(top) if p not in kept]
 
 
 def _remove(path):

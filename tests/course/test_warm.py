@@ -108,6 +108,26 @@ def test_a_kernel_leaves_no_file_and_no_process_to_the_next(server, values):
     assert server.alive(), "expected the server to go on serving"
 
 
+def test_binds_under_tmp_stay_and_what_a_kernel_adds_there_goes(values):
+    """bwrap binds the Python installation, the packages or the kernels' directory under the
+    sandbox's /tmp when they live under /tmp (a checkout in /tmp, a short runtime directory):
+    emptying /tmp keeps those binds and the directories bwrap made for them, and only them."""
+    parent = tempfile.mkdtemp(prefix="warm-under-tmp-", dir="/tmp")
+    server = warm.WarmServer(values, _env(values), parent=parent).start()
+    try:
+        plant = (f"import os\nopen(os.path.join({parent!r}, 'answers.txt'), 'w').write('mine')\n" + LOOK)
+        first = run(server, plant, _env(values))
+        second = run(server, f"import os\nprint(os.listdir({parent!r}))\n" + LOOK, _env(values))
+        assert first["cwd"] == second["cwd"] == sandbox.WARM_WORKDIR and server.alive(), \
+            f"expected one server to serve both kernels; saw {first['cwd']}, {second['cwd']}, alive {server.alive()}"
+        seen = run(server, f"import os, json\nprint(json.dumps(sorted(os.listdir({parent!r}))))\n", _env(values))
+        assert seen == [os.path.basename(server.dir)], \
+            f"expected only the bound kernels' directory in {parent} (no file of an earlier kernel); saw {seen}"
+    finally:
+        server.close()
+        os.rmdir(parent)
+
+
 def test_a_kernel_cannot_trace_or_read_the_server(server, values):
     probe = ("import json, os\nseen = {}\n"
              "for name in ('mem', 'environ', 'maps'):\n"

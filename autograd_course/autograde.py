@@ -224,6 +224,16 @@ def socket_parent():
 _WARM_SERVERS = {}            # (limits, variables passed) -> this process's WarmServer
 
 
+_INSTALLED = []
+
+
+def _install():
+    """The sandboxed kernelspec and matplotlib's font lists, once per grading process."""
+    if not _INSTALLED:
+        bwrap.install()
+        _INSTALLED.append(True)
+
+
 def _warm_server(values, env, log):
     """This grading process's warm kernel server for these limits, started (again) if
     needed; None, with a warning, when it cannot start (kernels then start cold)."""
@@ -235,7 +245,7 @@ def _warm_server(values, env, log):
     if server is not None:
         server.close()
     try:
-        bwrap.install()                # the font lists the server's sandbox binds read-only
+        _install()                     # the font lists the server's sandbox binds read-only
         server = warm.WarmServer(values, env, parent=socket_parent()).start()
     except (OSError, RuntimeError, SystemExit) as error:
         log.warning("autograde: no warm kernel server (%s); kernels start cold", error)
@@ -269,7 +279,6 @@ class GuardedExecute(Execute):
                            "instead of starting each one cold (AUTOGRAD_WARM=0 also turns it "
                            "off).").tag(config=True)
 
-    _installed = False
     _warm = None
 
     # ----------------------------------------------------------- kernels
@@ -293,9 +302,7 @@ class GuardedExecute(Execute):
     def create_kernel_manager(self):
         if self.sandbox:
             self.kernel_name = bwrap.KERNEL_NAME
-            if not GuardedExecute._installed:
-                bwrap.install()
-                GuardedExecute._installed = True
+            _install()
         km = super().create_kernel_manager()
         if self.sandbox:                         # sockets in a directory of its own
             runtime = (self._warm.new_runtime() if self._warm is not None else

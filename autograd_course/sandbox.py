@@ -272,7 +272,8 @@ def warm_command(pool_dir, values, control_fd):
     args, env = _sandbox(values, pool_dir, ["--size", scratch, "--tmpfs", WARM_WORKDIR,
                                             "--chdir", WARM_WORKDIR], None)
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"      # debugpy, imported once, would warn
-    args += ["--", sys.executable, "-P", "-m", "autograd_course.warm", "serve", str(control_fd), pool_dir]
+    args += ["--", sys.executable, "-P", "-m", "autograd_course.warm", "serve", str(control_fd), pool_dir,
+             str(values["file_mb"])]
     return args, env
 
 

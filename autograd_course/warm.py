@@ -89,7 +89,7 @@ class WarmServer:
         env[EXPECT] = json.dumps(passed, sort_keys=True)
         try:
             self.process = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                            pass_fds=[listening.fileno()], preexec_fn=self._limits)
+                                            pass_fds=[listening.fileno()])
         finally:
             listening.close()                  # the server has its own copy
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
@@ -99,11 +99,6 @@ class WarmServer:
             raise RuntimeError(f"the warm kernel server did not start within {timeout} s "
                                f"(said {line!r})")
         return self
-
-    def _limits(self):
-        import resource
-        resource.setrlimit(resource.RLIMIT_FSIZE, (self.values["file_mb"] * 2 ** 20,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     def alive(self):
         return self.process is not None and self.process.poll() is None
@@ -130,10 +125,14 @@ def _prctl(option, value):
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
-def serve(fd, kernels):
+def serve(fd, kernels, file_mb):
     """Serve kernels on the inherited listening socket ``fd``; ``kernels`` is the
-    directory in which the grader makes each kernel's private directory."""
+    directory in which the grader makes each kernel's private directory; ``file_mb``
+    the largest file the server may write (each kernel then sets its own limits)."""
     _SKELETON.update(_skeleton("/tmp"))        # before anything could write there
+    import resource                            # set here, not between the grader's fork and exec
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb * 2 ** 20,) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     for name in PRELOAD:
         __import__(name)
     import autograd_course.integrity  # lazy: only the server, inside the sandbox, imports the library
@@ -162,11 +161,11 @@ def serve(fd, kernels):
         message = json.loads(line) if line else None
         runtime = os.path.dirname(str((message or {}).get("connection_file")))
         if message is None or message.get("env") != mine or os.path.dirname(runtime) != kernels:
-            conn.sendall(json.dumps({"declined": "a different environment"}).encode() + b"\n")
-            conn.close()
+            _decline(conn, "a different environment")
             continue
         if not _clean(kernels, keep=message["connection_file"]):
-            sys.exit(3)
+            _decline(conn, "the sandbox could not be emptied")   # this kernel starts cold
+            sys.exit(3)                                           # the next one on a new server
         pid = os.fork()
         if pid == 0:
             _kernel(message, server, conn)     # never returns
@@ -178,6 +177,15 @@ def serve(fd, kernels):
         conn.close()
         if not _clean():
             sys.exit(3)                        # a process would not die: start afresh
+
+
+def _decline(conn, why):
+    """Tell the launcher to start its kernel cold."""
+    try:
+        conn.sendall(json.dumps({"declined": why}).encode() + b"\n")
+    except OSError:
+        pass
+    conn.close()
 
 
 def _watch(conn, pid):
@@ -263,17 +271,24 @@ def _leftovers(top, kept):
 
 def _remove(path):
     if os.path.isdir(path) and not os.path.islink(path):
-        for inner, _, _ in os.walk(path):          # a kernel may have made its files read-only
-            try:
-                os.chmod(inner, 0o700)
-            except OSError:
-                pass
+        _writable(path)                            # a kernel may have made its files read-only,
+        for inner, dirs, _ in os.walk(path):       # or its directories unreadable (mode 000):
+            for name in dirs:                      # each one is opened up before the walk enters it
+                if not os.path.islink(os.path.join(inner, name)):
+                    _writable(os.path.join(inner, name))
         shutil.rmtree(path, ignore_errors=True)
     else:
         try:
             os.unlink(path)
         except OSError:
             pass
+
+
+def _writable(directory):
+    try:
+        os.chmod(directory, 0o700)
+    except OSError:
+        pass
 
 
 def _kernel(message, server, conn):
@@ -304,9 +319,10 @@ def _kernel(message, server, conn):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) == 3 and argv[0] == "serve":
-        return serve(int(argv[1]), argv[2])
-    print("usage: python -P -m autograd_course.warm serve LISTENING_FD KERNELS_DIRECTORY", file=sys.stderr)
+    if len(argv) == 4 and argv[0] == "serve":
+        return serve(int(argv[1]), argv[2], int(argv[3]))
+    print("usage: python -P -m autograd_course.warm serve LISTENING_FD KERNELS_DIRECTORY FILE_MB",
+          file=sys.stderr)
     return 2
 
 

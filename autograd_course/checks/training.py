@@ -21,8 +21,7 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome, quietly, shown
 
-from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks: check.sgd_update, check.adam_update
-from .optimizers import rounded
+from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks (check.sgd_update, check.adam_update) and rounded
 
 __all__ = [
     # the checks, one per test cell
@@ -48,8 +47,6 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ helpers
-
-
 
 def labelled(pairs, labels):
     """(name, tensor) pairs with each tensor replaced by its label (its name in the test)."""

@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -106,6 +107,40 @@ def test_a_kernel_leaves_no_file_and_no_process_to_the_next(server, values):
     assert second["pids"] == sorted({1, 2, second["me"]}), \
         f"expected only bubblewrap, the server and the kernel itself in the sandbox; saw pids {second['pids']}"
     assert server.alive(), "expected the server to go on serving"
+
+
+def test_unreadable_directories_a_kernel_leaves_go_too(server, values):
+    """A kernel may leave directories it made unreadable (mode 000), nested, in /tmp and in its
+    working directory: the server opens each one up before it removes it, and serves on."""
+    plant = ("import os\n"
+             "for top in ('/tmp', '.'):\n"
+             "    os.makedirs(os.path.join(top, 'locked', 'inner', 'deeper'))\n"
+             "    open(os.path.join(top, 'locked', 'inner', 'deeper', 'answers.txt'), 'w').write('mine')\n"
+             "    for d in ('locked/inner/deeper', 'locked/inner', 'locked'):\n"
+             "        os.chmod(os.path.join(top, d), 0)\n" + LOOK)
+    first = run(server, plant, _env(values))
+    second = run(server, LOOK, _env(values))
+    assert first["cwd"] == second["cwd"] == sandbox.WARM_WORKDIR and server.alive(), \
+        f"expected one server to serve both kernels; saw {first['cwd']}, {second['cwd']}, alive {server.alive()}"
+    assert "locked" not in second["tmp"] and second["cwd_files"] == [], \
+        f"expected the unreadable directories gone from /tmp and the working directory; saw {second}"
+
+
+def test_the_server_has_a_file_size_limit_and_no_core_dumps(server, values):
+    """Set by the server itself at its start (the grader runs no Python between fork and exec)."""
+    pids, found = [server.process.pid], None
+    while pids and found is None:
+        pid = pids.pop()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        if os.path.basename(argv[0]) != "bwrap" and "autograd_course.warm" in argv:
+            found = pid
+        for task in os.listdir(f"/proc/{pid}/task"):
+            pids += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+    assert found, f"expected the server's process among bwrap's (pid {server.process.pid}) descendants"
+    limits = {line[:26].strip(): line[26:].split()[:2] for line in Path(f"/proc/{found}/limits").read_text().splitlines()}
+    size = str(values["file_mb"] * 2 ** 20)
+    assert limits["Max file size"] == [size, size] and limits["Max core file size"] == ["0", "0"], \
+        f"expected a file size limit of {size} bytes and no core dumps; saw {limits}"
 
 
 def test_binds_under_tmp_stay_and_what_a_kernel_adds_there_goes(values):

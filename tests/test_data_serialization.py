@@ -175,6 +175,41 @@ def dataloader_shuffle_covers_every_index(lib):
 
 
 @scenario
+def dataloader_batches_of_a_tensor_dataset(lib):
+    """What the loader's fast path for TensorDataset must keep: the samples' values stacked,
+    dtypes, shapes, contiguity, no graph unless a tensor requires grad (then the stack's),
+    negative and NumPy indices from a batch sampler, a subclass's own samples, and the
+    error of an index out of range."""
+    D = lib.utils.data
+    ds = _dataset(lib, 12)
+
+    def described(batches):
+        return [(b, [(t.dtype, tuple(t.shape), t.stride(), t.is_contiguous(), t.requires_grad,
+                      type(t.grad_fn).__name__ if t.grad_fn is not None else None) for t in b])
+                for b in batches]
+
+    class Sampled(D.Sampler):
+        def __iter__(self):
+            return iter([[-1, 0, np.int64(3)], [11, -12]])
+
+        def __len__(self):
+            return 2
+
+    class Doubled(D.TensorDataset):
+        def __getitem__(self, index):
+            x, y = super().__getitem__(index)
+            return 2 * x, y
+
+    leaf = lib.arange(6.0).reshape(3, 2).requires_grad_()
+    graph = next(iter(D.DataLoader(D.TensorDataset(leaf, lib.arange(3)), batch_size=2)))
+    graph[0].sum().backward()
+    beyond = D.DataLoader(ds, batch_sampler=[[0, 12]])
+    return described(D.DataLoader(ds, batch_size=5)), described(D.DataLoader(ds, batch_sampler=Sampled())), \
+        described(D.DataLoader(Doubled(*ds.tensors), batch_size=4)), described([graph]), leaf.grad, \
+        caught(list, beyond), described(D.DataLoader(D.TensorDataset(ds.tensors[0]), batch_size=7))
+
+
+@scenario
 def dataloader_errors(lib):
     D, ds = lib.utils.data, _dataset(lib)
     sampler = D.SequentialSampler(ds)

@@ -256,6 +256,24 @@ def default_collate(batch):
 
 # --------------------------------------------------------------- DataLoader
 
+def _tensor_rows(dataset, indices):
+    """What ``default_collate`` makes of a TensorDataset's samples at ``indices`` (a list of
+    each tensor's rows stacked), taken in one indexing per tensor instead of one tensor per
+    sample: the same values, dtypes and shapes, in a fraction of the time.  None when that
+    would not be the same (a subclass, a tensor that requires grad, an index that is not an
+    integer in range: the samples are then fetched one by one, and errors come from there)."""
+    if type(dataset) is not TensorDataset or not indices:
+        return None
+    n = len(dataset)
+    if not all(type(i) is int and -n <= i < n for i in indices):
+        return None
+    if any(t.requires_grad for t in dataset.tensors):
+        return None
+    rows = tensor(indices)
+    return [t[rows] for t in dataset.tensors]
+
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size`` samples (collated by
     ``collate_fn``), in order or, with ``shuffle=True``, in a new random order each epoch."""
@@ -298,10 +316,18 @@ class DataLoader:
             return
         if self.batch_sampler is not None:
             for indices in self.batch_sampler:
-                yield self.collate_fn([self.dataset[i] for i in indices])
+                yield self._fetch(indices)
         else:
             for index in self.sampler:
                 yield self.collate_fn(self.dataset[index])
+
+    def _fetch(self, indices):
+        """The batch at ``indices``: ``collate_fn`` of the samples, as PyTorch's fetcher does."""
+        if self.collate_fn is default_collate:
+            rows = _tensor_rows(self.dataset, indices)
+            if rows is not None:
+                return rows
+        return self.collate_fn([self.dataset[i] for i in indices])
 
     def _iterate_stream(self):
         if self.batch_size is None:

@@ -89,7 +89,10 @@ def test_stage(stage, env, tmp_path):
     found = editions.leaks(out, stage, COURSE)
     assert not found, "the edition leaks:\n" + "\n".join(str(leak) for leak in found)
     wheel = next(out.glob("*.whl"))
-    done = subprocess.run([env, "-m", "pip", "install", "--quiet", "--force-reinstall", str(wheel)],
+    # Each stage's wheel has its own version (+stageN), so pip replaces the last one; its
+    # dependencies, already installed, are left alone (--force-reinstall would reinstall
+    # NumPy and matplotlib at every stage).
+    done = subprocess.run([env, "-m", "pip", "install", "--quiet", str(wheel)],
                           capture_output=True, text=True, env=clean_environ())
     assert done.returncode == 0, f"pip install {wheel.name} failed:\n{done.stderr[-2000:]}"
     where = subprocess.run([env, "-c", "import autograd_lib._sealed as s; print(s.STAGE, s.__file__)"],

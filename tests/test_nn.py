@@ -463,6 +463,10 @@ LOSS_CASES = [
     ("CrossEntropyLoss", {}, "one sample"),
     ("NLLLoss", {}, "log-probabilities"),
     ("NLLLoss", {"weight": [0.2, 1.0, 3.0], "reduction": "sum"}, "log-probabilities"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.2}, "classes"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.1, "weight": [0.2, 1.0, 3.0], "ignore_index": 1}, "classes"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.3, "reduction": "none"}, "classes"),
+    ("CrossEntropyLoss", {"label_smoothing": 0.2, "weight": [0.2, 1.0, 3.0]}, "probabilities"),
 ]
 
 
@@ -498,10 +502,9 @@ def test_losses_match_torch(name, options, data):
 
 
 def test_cross_entropy_options_that_are_refused():
-    with pytest.raises(NotImplementedError, match="label_smoothing=0.1 is not implemented"):
-        nn.CrossEntropyLoss(label_smoothing=0.1)
-    with pytest.raises(NotImplementedError, match="label_smoothing"):
-        F.cross_entropy(al.randn(2, 3), al.tensor([0, 1]), label_smoothing=0.2)
+    nn.CrossEntropyLoss(label_smoothing=1.5)            # as PyTorch: checked when the loss is computed
+    with pytest.raises(RuntimeError, match=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        F.cross_entropy(al.randn(2, 3), al.tensor([0, 1]), label_smoothing=1.5)
     with pytest.raises(RuntimeError, match="Expected floating point type for target with class "
                                            "probabilities, got Long"):
         F.cross_entropy(al.randn(2, 3), al.zeros(2, 3, dtype=al.int64))

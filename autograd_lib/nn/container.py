@@ -53,13 +53,25 @@ class _ModuleSequence(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def _insert(self, index, module):
+        """Shift the modules from ``index`` on one place right and put ``module`` there."""
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def pop(self, key):
+        """Remove the module at ``key`` (renumbering the rest) and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
 
 class Sequential(_ModuleSequence):
     """Modules applied one after the other: ``Sequential(a, b)(x) == b(a(x))``.
 
     Built from modules (named ``"0"``, ``"1"``, ...) or from an ``OrderedDict``
     of named modules.  Supports ``len``, iteration, indexing (a slice gives a
-    new Sequential) and ``append``.
+    new Sequential), ``append``/``extend``/``insert``/``pop``, ``+`` and ``*``.
     """
 
     def __init__(self, *args):
@@ -75,6 +87,46 @@ class Sequential(_ModuleSequence):
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
         return self._modules[self._key(idx)]
+
+    def insert(self, index, module):
+        """Put ``module`` at position ``index`` (``-len <= index <= len``); returns self."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        self._insert(index + n if index < 0 else index, module)
+        return self
+
+    def extend(self, sequential):
+        """Append every module of ``sequential`` (any iterable of modules)."""
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def _check_sequential(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+
+    def __add__(self, other):
+        """A new Sequential: the modules of ``self``, then those of ``other``."""
+        self._check_sequential(other)
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other):
+        self._check_sequential(other)
+        return self.extend(other)
+
+    def __mul__(self, other):
+        """A new Sequential repeating the (same, shared) modules ``other`` times."""
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential(*(list(self) * other))
+
+    __rmul__ = __mul__
 
     def forward(self, input):
         for module in self:
@@ -97,6 +149,17 @@ class ModuleList(_ModuleSequence):
         if isinstance(idx, slice):
             return type(self)(list(self._modules.values())[idx])
         return self._modules[self._key(idx)]
+
+    def insert(self, index, module):
+        """Put ``module`` before position ``index`` (a non-negative index)."""
+        self._insert(index, module)
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        """A new ModuleList: the modules of ``self``, then those of ``other``."""
+        return ModuleList(list(self) + list(other))
 
     def extend(self, modules):
         """Append every module of an iterable."""

@@ -10,8 +10,10 @@ the others are built from them and record the same backward nodes as PyTorch.
 import warnings
 
 from ..dtypes import LEGACY_NAMES
-from ..ops import addmm, nll_loss, relu_, sigmoid, tanh
+from ..ops import addmm, relu_, sigmoid, tanh
+from ..ops import nll_loss as _nll_loss
 from ..ops import relu as _relu
+from ..ops.arithmetic import mul_scalar
 from ..ops.elementwise_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                       huber_loss, l1_loss, smooth_l1_loss)
 from ..ops import log_softmax as _log_softmax
@@ -93,16 +95,41 @@ def mse_loss(input, target, reduction="mean"):
     return _mse_loss(input, target, reduction=reduction)
 
 
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of the ``target`` classes under log-probabilities ``input``.
+
+    ``input`` is ``(N, C)`` or ``(C,)``, or ``(N, C, d1, ..., dk)`` with a target
+    ``(N, d1, ..., dk)`` (one class per pixel, say): those are flattened to
+    ``(N * d1 * ... * dk, C)`` rows, and ``"none"`` gives back the target's shape.
+    """
+    if input.ndim <= 2:
+        return _nll_loss(input, target, weight=weight, ignore_index=ignore_index,
+                         reduction=reduction)
+    expected = [input.shape[0], *input.shape[2:]]
+    if list(target.shape) != expected:
+        raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    rows = input.permute(0, *range(2, input.ndim), 1).reshape(-1, input.shape[1])
+    loss = _nll_loss(rows, target.reshape(-1), weight=weight, ignore_index=ignore_index,
+                     reduction=reduction)
+    return loss.view(target.shape) if reduction == "none" else loss
+
+
 def _check_label_smoothing(label_smoothing):
-    if label_smoothing != 0.0:
-        raise NotImplementedError(
-            f"label_smoothing={label_smoothing} is not implemented in autograd_lib: only "
-            "label_smoothing=0.0 is supported")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+
+
+def _class_view(weight, input, class_dim):
+    """``weight`` (one per class) shaped to broadcast against ``input`` along ``class_dim``."""
+    shape = [1] * input.ndim
+    shape[class_dim] = input.shape[class_dim]
+    return weight.view(shape)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
                   label_smoothing=0.0):
-    """Cross-entropy between ``input`` logits ``(N, C)`` (or ``(C,)``) and ``target``.
+    """Cross-entropy between ``input`` logits ``(N, C)`` (or ``(C,)``, or ``(N, C, d1, ...)``)
+    and ``target``.
 
     * ``target`` holds class indices ``(N,)``: ``nll_loss(log_softmax(input, 1), target)``
       (the graph: ``NllLossBackward0`` then ``LogSoftmaxBackward0``);
@@ -110,14 +137,30 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
       ``-(log_softmax(input, 1) * target).sum()`` divided by ``N`` for ``"mean"``.
 
     ``weight`` rescales each class; ``ignore_index`` (class indices only) marks
-    targets that contribute nothing.
+    targets that contribute nothing.  ``label_smoothing`` ``e`` mixes the target
+    with the uniform distribution: ``(1 - e) * target + e / C``.
     """
     _check_label_smoothing(label_smoothing)
     class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
     log_probs = _log_softmax(input, class_dim)
     if target.shape != input.shape:
-        return nll_loss(log_probs, target, weight=weight, ignore_index=ignore_index,
+        loss = nll_loss(log_probs, target, weight=weight, ignore_index=ignore_index,
                         reduction=reduction)
+        if label_smoothing == 0.0:
+            return loss
+        # The uniform part: -sum over classes of the log-probabilities, 0 where ignored,
+        # averaged (for "mean") over the same (weighted) count as the nll part.
+        terms = log_probs if weight is None else log_probs * _class_view(weight, input, class_dim)
+        ignored = target == ignore_index
+        smooth = (-terms.sum(class_dim)).masked_fill(ignored, 0.0)
+        if reduction == "sum":
+            smooth = smooth.sum()
+        elif reduction == "mean":
+            count = (~ignored).sum() if weight is None else weight[target[~ignored]].sum()
+            smooth = smooth.sum() / count
+        # multiplied by plain numbers as PyTorch's formula does (mul.Scalar: MulBackward1)
+        return mul_scalar(loss, 1 - label_smoothing) + mul_scalar(smooth, label_smoothing / classes)
     # Class probabilities.
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -126,13 +169,13 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                            f"got {LEGACY_NAMES[target.dtype.name][:-len('Tensor')]}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
     terms = log_probs * target
     if weight is not None:
-        shape = [1] * input.ndim
-        shape[class_dim] = input.shape[class_dim]
-        terms = terms * weight.view(shape)
+        terms = terms * _class_view(weight, input, class_dim)
     if reduction == "none":
         return -terms.sum(class_dim)
     if reduction == "sum":
         return -terms.sum()
-    return -terms.sum() / (input.numel() // input.shape[class_dim])
+    return -terms.sum() / (input.numel() // classes)

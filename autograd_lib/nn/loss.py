@@ -55,12 +55,11 @@ class CrossEntropyLoss(_WeightedLoss):
     """Cross-entropy of raw scores (logits) ``(N, C)`` against class indices ``(N,)``
     or class probabilities ``(N, C)``: ``LogSoftmax`` and ``NLLLoss`` in one.
 
-    ``label_smoothing`` other than 0.0 is not implemented (NotImplementedError).
+    ``label_smoothing`` (in [0, 1]) softens the targets towards the uniform distribution.
     """
 
     def __init__(self, weight=None, *, ignore_index=-100, reduction="mean", label_smoothing=0.0):
         super().__init__(weight, reduction)
-        F._check_label_smoothing(label_smoothing)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 

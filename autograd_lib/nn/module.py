@@ -21,6 +21,9 @@ type of the value and files it.  Everything else -- ``parameters()``,
 ``state_dict()``, the printed tree -- is a walk over these dictionaries,
 recursing into the submodules.  Calling a module (``model(x)``) runs its
 ``forward``.
+
+Why one file of this length: ``Module`` is one class, and its filing, walks, state
+dict and dotted-path lookups read as one story; its hooks are in ``hooks.py``.
 """
 
 from collections import OrderedDict, namedtuple
@@ -144,6 +147,45 @@ class Module(ModuleHooks):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         self._check_new_name(name, "module", self._modules)
         self._modules[name] = module
+
+    def register_module(self, name, module):
+        """Alias for :meth:`add_module`."""
+        self.add_module(name, module)
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def get_submodule(self, target):
+        """The submodule at dotted path ``target`` (``"encoder.fc"``; ``""`` is ``self``)."""
+        module = self
+        for item in target.split(".") if target else ():
+            if not hasattr(module, item):
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def _get_member(self, target, kind):
+        """``get_parameter``/``get_buffer``: the submodule's attribute, checked for its kind."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        value = getattr(module, name)
+        if kind == "parameter" and not isinstance(value, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        if kind == "buffer" and name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return value
+
+    def get_parameter(self, target):
+        """The parameter at dotted path ``target`` (``"encoder.fc.weight"``)."""
+        return self._get_member(target, "parameter")
+
+    def get_buffer(self, target):
+        """The buffer at dotted path ``target``."""
+        return self._get_member(target, "buffer")
 
     def __setattr__(self, name, value):
         """File Parameters, Modules and buffer tensors in their dictionaries."""

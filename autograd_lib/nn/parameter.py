@@ -39,6 +39,9 @@ class Parameter(Tensor):
                             f"not {type(data).__name__}")
         # _make wraps the same NumPy array: no copy, and the same version
         # counter, so an in-place change of `data` is seen through the Parameter.
+        if requires_grad and not data.is_floating_point():      # no complex dtypes here
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         param = cls._make(data._data, data._version_counter)
         param.requires_grad_(requires_grad)
         return param

@@ -6,6 +6,7 @@ parameter after every step.  Tests that need torch call :func:`oracle`,
 which skips them when torch is not installed.
 """
 
+import copy
 import warnings
 
 import numpy as np
@@ -253,11 +254,11 @@ def test_param_groups_take_the_defaults_they_do_not_set():
 def test_repr():
     optimizer = optim.SGD([{"params": [nn.Parameter(al.zeros(1))]},
                            {"params": [nn.Parameter(al.zeros(1))], "lr": 1}], lr=0.1)
-    assert repr(optimizer) == (
-        "SGD (\nParameter Group 0\n    dampening: 0\n    lr: 0.1\n    maximize: False\n"
-        "    momentum: 0\n    nesterov: False\n    weight_decay: 0\n\nParameter Group 1\n"
-        "    dampening: 0\n    lr: 1\n    maximize: False\n    momentum: 0\n"
-        "    nesterov: False\n    weight_decay: 0\n)")
+    group = ("    dampening: 0\n    differentiable: False\n    foreach: None\n    fused: None\n"
+             "    lr: {}\n    maximize: False\n    momentum: 0\n    nesterov: False\n    weight_decay: 0\n")
+    expected = ("SGD (\nParameter Group 0\n" + group.format(0.1) + "\nParameter Group 1\n"
+                + group.format(1) + ")")
+    assert repr(optimizer) == expected, f"expected PyTorch's repr\n{expected}\nsaw\n{optimizer!r}"
 
 
 def test_state_dict_round_trip():
@@ -269,12 +270,15 @@ def test_state_dict_round_trip():
     saved = optimizer.state_dict()
     assert sorted(saved["state"]) == [0, 1, 2, 3]
     assert saved["param_groups"][0]["params"] == [0, 1, 2, 3]
-    other.load_state_dict(saved)
+    sharing = optim.Adam(model().parameters())
+    sharing.load_state_dict(saved)
+    state, loaded = optimizer.state[net[0].weight], sharing.state[sharing.param_groups[0]["params"][0]]
+    assert loaded is not state and loaded["exp_avg"] is state["exp_avg"], \
+        "expected, as PyTorch, a new state dict holding the loaded tensors themselves (not copies)"
+    assert sharing.param_groups[0] is not saved["param_groups"][0], "expected the settings copied"
+    other.load_state_dict(copy.deepcopy(saved))        # as if saved to a file and loaded back
     assert other.param_groups[0]["lr"] == 0.01
     assert other.param_groups[0]["params"] == list(other_net.parameters())
-    state, copied = optimizer.state[net[0].weight], other.state[other_net[0].weight]
-    assert not np.shares_memory(copied["exp_avg"]._data, state["exp_avg"]._data)
-    assert al.equal(copied["exp_avg"], state["exp_avg"])
     for p, q in zip(net.parameters(), other_net.parameters()):
         q.grad = p.grad.clone()
     optimizer.step()

@@ -21,7 +21,9 @@ coordinate moves by about ``lr``, whatever the gradient's scale.  The options:
   which the moments then average; with ``decoupled_weight_decay=True``
   (AdamW) the parameter shrinks instead, ``p *= 1 - lr * weight_decay``, before
   the step, and the moments see only the gradient;
-* ``maximize=True`` climbs: it uses ``-g`` (before any weight decay).
+* ``maximize=True`` climbs: it uses ``-g`` (before any weight decay);
+* ``foreach``, ``capturable``, ``fused`` are accepted, and change nothing (see
+  ``optimizer._check_implementation``).
 
 The update of one parameter is ``adam_update``, exercise 09.adam_update; its
 numbers are PyTorch's (``_single_tensor_adam``, the same operations in the same
@@ -30,7 +32,7 @@ order).
 
 from ..creation import tensor, zeros_like
 from ..grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_implementation
 
 __all__ = ["Adam"]
 
@@ -41,7 +43,8 @@ class Adam(Optimizer):
     """Adam: per-coordinate step sizes from running moments of the gradient."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False, decoupled_weight_decay=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
@@ -55,9 +58,11 @@ class Adam(Optimizer):
         if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
             raise ValueError("betas must be either both floats or both Tensors")
         defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
+        _check_implementation(foreach, fused, differentiable)
 
     @no_grad()
     def step(self, closure=None):

@@ -16,6 +16,7 @@ epoch, *after* ``optimizer.step()``), writes a new learning rate into every
 
 import functools
 import math
+import types
 import warnings
 import weakref
 from bisect import bisect_right
@@ -70,7 +71,14 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Move to the next epoch (or to ``epoch``, deprecated) and write its rates."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+        if self._step_count == 1 and not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+            warnings.warn(
+                "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                "initialization. Please, make sure to call `optimizer.step()` before "
+                "`lr_scheduler.step()`. See more details at "
+                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                UserWarning, stacklevel=2)
+        elif self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(
                 "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
                 "1.1.0 and later, you should call them in the opposite order: `optimizer.step()` "
@@ -79,7 +87,7 @@ class LRScheduler:
                 "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                 UserWarning, stacklevel=2)
         self._step_count += 1
-        self._in_step = True
+        self._get_lr_called_within_step = True
         try:
             if epoch is None:
                 self.last_epoch += 1
@@ -87,16 +95,16 @@ class LRScheduler:
             else:
                 warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
                 self.last_epoch = epoch
-                closed = getattr(self, "_closed_form_lr", None)
+                closed = getattr(self, "_get_closed_form_lr", None)
                 values = closed() if closed is not None else self.get_lr()
         finally:
-            self._in_step = False
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def _warn_outside_step(self):
-        if not getattr(self, "_in_step", False):
+        if not getattr(self, "_get_lr_called_within_step", False):
             warnings.warn("To get the last learning rate computed by the scheduler, please use "
                           "`get_last_lr()`.", UserWarning, stacklevel=3)
 
@@ -144,6 +152,22 @@ class _LambdaScheduler(LRScheduler):
         self.lr_lambdas = _per_group(lr_lambda, optimizer, "lr_lambda")
         super().__init__(optimizer, last_epoch)
 
+    def state_dict(self):
+        """As the base class's, with ``"lr_lambdas"``: None for a function or lambda (it
+        cannot be saved), the attributes (``__dict__``) of a callable object."""
+        state = super().state_dict()
+        state["lr_lambdas"] = [None if isinstance(f, types.FunctionType) else f.__dict__.copy()
+                               for f in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for f, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                f.__dict__.update(saved)
+
 
 class LambdaLR(_LambdaScheduler):
     """``lr = base_lr * lr_lambda(epoch)`` (one function, or one per group)."""
@@ -176,7 +200,7 @@ class StepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
-    def _closed_form_lr(self):
+    def _get_closed_form_lr(self):
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
@@ -193,7 +217,7 @@ class MultiStepLR(LRScheduler):
             return self._current()
         return [lr * self.gamma ** self.milestones[self.last_epoch] for lr in self._current()]
 
-    def _closed_form_lr(self):
+    def _get_closed_form_lr(self):
         passed = bisect_right(sorted(self.milestones.elements()), self.last_epoch)
         return [base * self.gamma ** passed for base in self.base_lrs]
 
@@ -211,7 +235,7 @@ class ExponentialLR(LRScheduler):
             return self._current()
         return [lr * self.gamma for lr in self._current()]
 
-    def _closed_form_lr(self):
+    def _get_closed_form_lr(self):
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
@@ -238,6 +262,11 @@ class LinearLR(LRScheduler):
         factor = 1.0 + delta / (self.total_iters * self.start_factor + (self.last_epoch - 1) * delta)
         return [lr * factor for lr in self._current()]
 
+    def _get_closed_form_lr(self):
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (self.start_factor + (self.end_factor - self.start_factor) * progress)
+                for base in self.base_lrs]
+
 
 class CosineAnnealingLR(LRScheduler):
     """Follow half a cosine from the base rate down to ``eta_min`` over ``T_max`` epochs
@@ -261,7 +290,7 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
                 * (lr - low) + low for lr in self._current()]
 
-    def _closed_form_lr(self):
+    def _get_closed_form_lr(self):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch
                                                                       / self.T_max)) / 2
                 for base in self.base_lrs]

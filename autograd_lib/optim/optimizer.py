@@ -39,6 +39,33 @@ def _typename(obj):
     return type(obj).__name__
 
 
+def _cast(param, value, key=None):
+    """A loaded state value for ``param``: a new dict, tensors in ``param``'s dtype
+    (the ``"step"`` count as it is)."""
+    if isinstance(value, Tensor):
+        if key == "step" or not param.is_floating_point():
+            return value
+        return value.to(dtype=param.dtype)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+
+
+def _check_implementation(foreach, fused, differentiable):
+    """PyTorch's ``foreach``, ``fused`` (and ``capturable``) choose *how* a step is computed;
+    here there is one way, a loop over the parameters, so they change nothing: they are
+    checked as PyTorch checks them, and kept in the groups as PyTorch keeps them.
+    ``differentiable=True`` (a step autograd can see through) is not supported."""
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if differentiable:
+        raise NotImplementedError("autograd_lib optimizers do not support differentiable=True")
+
+
 class Optimizer:
     """Base class: keeps the parameter groups and the per-parameter state.
 
@@ -65,7 +92,7 @@ class Optimizer:
     def add_param_group(self, param_group):
         """Add a group (a dict with ``"params"``), filling in the default settings."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             param_group["params"] = [params]
@@ -75,6 +102,14 @@ class Optimizer:
                             "Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        # Named parameters (``model.named_parameters()``): the names go to "param_names".
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in param_group["params"]]
+        if names:
+            if len(names) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            param_group["param_names"] = names
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
@@ -93,6 +128,11 @@ class Optimizer:
         already = set()
         for group in self.param_groups:
             already.update(group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                raise ValueError("all optimizer param groups should be with/without names. cannot "
+                                 "add param group "
+                                 + ("with names" if "param_names" in param_group else "without names")
+                                 + " to the optimizer")
         if not already.isdisjoint(params):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -129,10 +169,13 @@ class Optimizer:
         """The state and the groups' settings, with each parameter replaced by
         its position (0, 1, ...) in the groups, so it can be saved and loaded
         into an optimizer over another model of the same shape."""
-        index = {}
+        index, start = {}, 0
         for group in self.param_groups:
-            for p in group["params"]:
-                index.setdefault(id(p), len(index))
+            # As PyTorch: a group's positions follow the previous group's; a parameter
+            # listed twice in one group gets its last position there.
+            index.update({id(p): i for i, p in enumerate(group["params"], start)
+                          if id(p) not in index})
+            start += len(group["params"])
         param_groups = [{**{k: v for k, v in group.items() if k != "params"},
                          "params": [index[id(p)] for p in group["params"]]}
                         for group in self.param_groups]
@@ -140,9 +183,11 @@ class Optimizer:
         return {"state": state, "param_groups": param_groups}
 
     def load_state_dict(self, state_dict):
-        """Restore the state and settings saved by :meth:`state_dict` (copied)."""
-        state_dict = copy.deepcopy(state_dict)
-        saved_groups = state_dict["param_groups"]
+        """Restore the state and settings saved by :meth:`state_dict`.  As in PyTorch, the
+        settings are copied but the state's tensors are not: each is converted to its
+        parameter's dtype, so one of the same dtype is the very tensor of ``state_dict``
+        (two optimizers loaded from one dict share it; one loaded from a file has its own)."""
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(saved["params"]) != len(group["params"])
@@ -154,9 +199,14 @@ class Optimizer:
             by_index.update(zip(saved["params"], group["params"]))
         self.state = defaultdict(dict)
         for i, value in state_dict["state"].items():
-            self.state[by_index[i]] = value
+            if i in by_index:
+                self.state[by_index[i]] = _cast(by_index[i], value)
+            else:
+                self.state[i] = value
         for saved, group in zip(saved_groups, self.param_groups):
             saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
         self.param_groups = saved_groups
 
     def __repr__(self):

@@ -11,11 +11,12 @@ same operations in the same order)::
 
 ``centered=True`` keeps a running mean of the gradient too (``grad_avg``) and
 divides by the running standard deviation instead.  ``maximize=True`` uses ``-g``.
+``capturable`` and ``foreach`` are accepted, and change nothing.
 """
 
 from ..creation import tensor, zeros_like
 from ..grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_implementation
 
 __all__ = ["RMSprop"]
 
@@ -24,15 +25,18 @@ class RMSprop(Optimizer):
     """RMSprop (Hinton's lecture 6e): per-coordinate steps scaled by recent gradient sizes."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
         for name, value in (("learning rate", lr), ("epsilon value", eps),
                             ("momentum value", momentum), ("weight_decay value", weight_decay),
                             ("alpha value", alpha)):
             if not 0.0 <= value:
                 raise ValueError(f"Invalid {name}: {value}")
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "maximize": maximize}
+                    "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
+                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable}
         super().__init__(params, defaults)
+        _check_implementation(foreach, None, differentiable)
 
     @no_grad()
     def step(self, closure=None):

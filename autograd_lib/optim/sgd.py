@@ -6,11 +6,12 @@ L2 penalty (``weight_decay``), then the momentum buffer (a copy of the first gra
 then a decaying average with ``dampening``), with Nesterov's look-ahead if asked, then
 the step of size ``lr``.  How, exactly, is exercise 09.sgd_update (``sgd_update``).
 
-``maximize=True`` uses ``-g``, climbing the objective instead.
+``maximize=True`` uses ``-g``, climbing the objective instead.  ``foreach`` and ``fused``
+are accepted, and change nothing (see ``optimizer._check_implementation``).
 """
 
 from ..grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _check_implementation
 
 __all__ = ["SGD"]
 
@@ -19,7 +20,7 @@ class SGD(Optimizer):
     """Gradient descent; ``momentum`` averages the recent gradients (a heavy ball)."""
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False):
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -29,8 +30,10 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
-                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize}
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        _check_implementation(foreach, fused, differentiable)
 
     @no_grad()
     def step(self, closure=None):

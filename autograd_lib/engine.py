@@ -46,6 +46,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
     returns the gradients of ``inputs`` (None where unreachable) instead.
     """
     root_edges = [t._gradient_edge() for t in roots]
+    # As PyTorch's engine validates the root gradients: each takes its root's dtype
+    # (an integer or float64 gradient for a float32 output is cast, not refused).
+    root_grads = [g if g.dtype is t.dtype else g.to(t.dtype) for t, g in zip(roots, root_grads)]
     targets = _targets(inputs)          # {(node, output_nr): positions in inputs}
     captured = [None] * len(inputs)
 

@@ -90,6 +90,7 @@ def register_hook(tensor, hook):
     Installed as the method ``Tensor.register_hook``."""
     if not tensor.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    hook = _checked_hook(hook)
     if tensor.grad_fn is None:
         if tensor._hooks is None:
             tensor._hooks = HookDict()
@@ -102,6 +103,32 @@ def register_hook(tensor, hook):
 
 
 Tensor.register_hook = register_hook
+
+
+def _checked_hook(hook):
+    """``hook`` with PyTorch's check of what it returns: None, or a tensor of the
+    gradient's dtype and shape (anything else would corrupt the gradients downstream)."""
+    def checked(grad):
+        result = hook(grad)
+        if result is not None:
+            check_hook_result(hook, grad, result)
+        return result
+    return checked
+
+
+def check_hook_result(hook, grad, result):
+    """PyTorch's errors for a tensor hook that returned something other than a gradient
+    like ``grad``: not a tensor, another dtype, another shape."""
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", None)
+    name = name if isinstance(name, str) else "<unknown>"
+    if result.dtype is not grad.dtype:
+        was, got = (LEGACY_NAMES.get(t.dtype.name, t.dtype.name) for t in (grad, result))
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was autograd_lib.{was} "
+                           f"got autograd_lib.{got})")
+    if result.shape != grad.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def register_post_accumulate_grad_hook(tensor, hook):

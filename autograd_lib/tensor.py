@@ -196,6 +196,9 @@ class Tensor:
 
     @property
     def _version(self):
+        if type(self._version_counter) is _InferenceVersionCounter:
+            # PyTorch gives inference tensors no counter to read (internally one still counts).
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.value
 
     @property

@@ -20,13 +20,15 @@ input (None for inputs that need none).
 """
 
 import functools
+import warnings
 
 from .. import graph as _graph
 from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import FREED_MESSAGE, Node, SavedTensor
 from ..tensor import Tensor
-from ..views import IN_CUSTOM_FUNCTION, make_view, same_layout
+from ..ops.inplace import CopySlices, move_retain_grad
+from ..views import IN_CUSTOM_FUNCTION, make_view, positions_in_base, regenerate_grad_fn, same_layout
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -82,7 +84,8 @@ class _FunctionNode(Node, FunctionCtx):
     def materialize_grads(self, grads):
         if not self._materialize:
             return grads
-        return [zeros(shape, dtype=dtype) if g is None else g
+        # A non-tensor output (dtype None) has no gradient to fill in: it stays None.
+        return [zeros(shape, dtype=dtype) if g is None and dtype is not None else g
                 for g, (shape, dtype) in zip(grads, self._output_meta)]
 
     def apply(self, grad_outputs):
@@ -147,9 +150,16 @@ class Function(metaclass=_FunctionMeta):
         return cls.setup_context is not Function.setup_context
 
     def __init__(self, *args, **kwargs):
+        # As PyTorch: making an instance only warns; calling it is the error.
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions "
+                      "are all static, so you should invoke them on the class itself. Instantiating "
+                      "an autograd function will raise an error in a future version of PyTorch.",
+                      DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
                            "Please use new-style autograd function with static forward method. "
-                           "(Call it as MyFunction.apply(x), not MyFunction()(x).)")
+                           "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -181,10 +191,13 @@ class Function(metaclass=_FunctionMeta):
                 out = Tensor._make(out._data, out._version_counter)   # torch: an alias without history
             elif returned is not None and id(out) not in node._dirty:
                 out = make_view(out._data, returned, same_layout)     # a view of the input, as torch
-            if out._base is not None:       # writing into it would bypass the custom backward
+            dirty = id(out) in node._dirty
+            if out._base is not None and not dirty:     # writing into it would bypass the custom backward
                 out._creation_meta = IN_CUSTOM_FUNCTION
             if record and id(out) not in node._non_differentiable and out.dtype.is_floating_point:
                 out.grad_fn, out._output_nr = node, i
+                if dirty and out._base is not None:
+                    _rebase_dirty_view(out, node)
             results.append(out)
         if record:
             node._arg_is_tensor = tuple(a is not None for a in tensor_args)
@@ -223,6 +236,19 @@ def _check_dirty(node, outputs, record):
             _graph.increment_version(out)                   # before the check, as PyTorch
             if record and out.requires_grad and out.grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+
+
+def _rebase_dirty_view(view, node):
+    """A view that ``forward`` modified in place (``mark_dirty``) changed its base too: as
+    for an in-place op on a view, the base's history becomes a CopySlices wrapping ``node``
+    (which, as PyTorch assumes, takes the view as its first input) and the view gets its
+    grad_fn from that new history (AsStridedBackward0)."""
+    base, key = view._base, positions_in_base(view)
+    copy_slices = CopySlices.wrapping(node, key, base._gradient_edge(),
+                                      (base._data.shape, base._data.dtype))
+    move_retain_grad(base, copy_slices)
+    base.grad_fn, base._output_nr = copy_slices, 0
+    regenerate_grad_fn(view, key)
 
 
 def once_differentiable(backward):

@@ -9,7 +9,7 @@ from ..creation import ones_like, zeros_like
 from ..engine import run_backward
 from ..grad_mode import enable_grad
 from ..ops.shape import stack
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 
 __all__ = ["backward", "grad", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
@@ -41,10 +41,8 @@ def initial_gradients(outputs, grad_outputs):
         if g.shape != out.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
-        if g.dtype.is_floating_point != out.dtype.is_floating_point:
-            raise TypeError(f"For complex Tensors, both grad_output and output are required to have "
-                            f"the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
-                            f"{g.dtype} and output[{i}] has a dtype of {out.dtype}.")
+        # PyTorch refuses only a complex/real mismatch (autograd_lib has no complex dtype):
+        # any other dtype is fine, the engine casts it to the output's (run_backward).
         grads.append(g)
     return grads
 
@@ -99,24 +97,45 @@ Tensor.backward = _tensor_backward
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
-    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone."""
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone.
+
+    ``is_grads_batched=True``: the first dim of each ``grad_outputs`` tensor is a batch of
+    vectors, and each result gets that dim too (PyTorch vmaps one backward pass over the
+    batch; here it is one pass per vector, the graph retained until the last)."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To "
+                      "accumulate gradient for other parts of the graph, please use "
+                      "autograd_lib.autograd.backward.", FutureWarning, stacklevel=2)
     if allow_unused is None:
         allow_unused = materialize_grads
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
     _check_count(outputs, grad_outputs)
-    grads = initial_gradients(outputs, grad_outputs)
+    if is_grads_batched:
+        batches = _batched_gradients(outputs, grad_outputs)
+    else:
+        batches = [initial_gradients(outputs, grad_outputs)]
     _check_requires_grad(outputs)
     for t in inputs:                    # after the outputs' check, as PyTorch
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    results = [run_backward(outputs, grads, retain_graph or i + 1 < len(batches), create_graph,
+                            inputs=inputs, accumulate=False) for i, grads in enumerate(batches)]
+    if is_grads_batched:                # one tensor per input, the batch first (None: unused)
+        result = [None if all(g is None for g in per_input) else
+                  stack([zeros_like(t) if g is None else g for g in per_input])
+                  for t, per_input in zip(inputs, zip(*results))]
+    else:
+        result = results[0]
     out = []
     for i, (t, g) in enumerate(zip(inputs, result)):
         if g is None:
@@ -130,6 +149,31 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = g.detach()
         out.append(g)
     return tuple(out)
+
+
+def _batched_gradients(outputs, grad_outputs):
+    """For ``is_grads_batched=True``: the starting gradients of each backward pass, one list
+    per vector of the batch (the first dim of each ``grad_outputs`` tensor)."""
+    sizes = set()
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i]
+        if not isinstance(g, Tensor):
+            raise RuntimeError("is_grads_batched=True needs a grad_output tensor for every output")
+        if g.shape[1:] != out.shape:
+            # The shape shown is PyTorch's: that of one vector without its first dim.
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as "
+                "the batch dimension. The sizes of the remaining dimensions are expected to match the "
+                "shape of corresponding output, but a mismatch was detected: grad_output["
+                f"{i}] has a shape of {Size(g.shape[2:])} and output[{i}] has a shape of {out.shape}. If "
+                "you only want some tensors in `grad_output` to be considered batched, consider "
+                "using vmap.")
+        sizes.add(g.shape[0])
+    if len(sizes) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, "
+                         f"got sizes {sorted(sizes)} for the mapped dimension")
+    return [initial_gradients(outputs, [g[b] for g in grad_outputs])
+            for b in range(sizes.pop() if sizes else 0)]
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):

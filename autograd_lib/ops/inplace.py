@@ -106,7 +106,7 @@ def _inplace(self, out_of_place, *args):
     if node is not None:
         if "result" in node._saved:                 # the saved output is now self
             node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter), is_output=True)
-        _move_retain_grad(self, node)
+        move_retain_grad(self, node)
         self.grad_fn, self._output_nr = node, result._output_nr
     return self
 
@@ -130,7 +130,8 @@ def _write(self, result):
     _graph.increment_version(self)
 
 
-def _move_retain_grad(self, node):
+def move_retain_grad(self, node):
+    """``self`` retains its grad and its history is about to become ``node``: retain it there."""
     if self._retains_grad and self.grad_fn is not None and self.grad_fn._retains_grad:
         self.grad_fn._retains_grad.pop(self._output_nr, None)
         node._retains_grad = {**(node._retains_grad or {}), 0: weakref.ref(self)}
@@ -155,7 +156,7 @@ def _inplace_on_view(view, out_of_place, *args):
     if "result" in fn._saved:
         fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True)
     node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
-    _move_retain_grad(base, node)
+    move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
     regenerate_grad_fn(view, key)
     return view

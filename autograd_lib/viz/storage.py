@@ -106,7 +106,8 @@ def draw_views(base, views, title=None, base_name="base", cell=0.62):
                 ax.text(label_w + (j + 0.5) * cell, y + row_h * 0.4, f"[{order[j]}]",
                         ha="center", va="center", fontsize=7)
         shape = "(" + ", ".join(map(str, t.shape)) + ("," if len(t.shape) == 1 else "") + ")"
+        version = "(inference)" if t.is_inference() else t._version     # no counter to show
         ax.text(label_w + n * cell + 0.15, y + row_h * 0.4,
-                f"{shape:<7} {_history(t):<19} _version {t._version}", ha="left", va="center",
+                f"{shape:<7} {_history(t):<19} _version {version}", ha="left", va="center",
                 fontsize=8.5, family="monospace", gid=f"storage-info:{name}")
     return fig

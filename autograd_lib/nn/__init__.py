@@ -16,8 +16,9 @@
 """
 
 from . import functional, init
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
-from .container import ModuleList, Sequential
+from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
+                         Softplus, Tanh)
+from .container import ModuleDict, ModuleList, Sequential
 from .flatten import Flatten
 from .linear import Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
@@ -26,6 +27,7 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid", "Softmax",
-           "LogSoftmax", "Flatten", "Sequential", "ModuleList", "MSELoss", "NLLLoss",
+           "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout", "Flatten",
+           "Sequential", "ModuleList", "ModuleDict", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
            "functional", "init"]

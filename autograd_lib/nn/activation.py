@@ -1,13 +1,15 @@
 """Activation layers: elementwise nonlinearities and (log-)softmax, as modules.
 
 Each one only calls the function of the same name in ``nn.functional``; the
-module form lets you list it in an ``nn.Sequential``.
+module form lets you list it in an ``nn.Sequential``.  ``Dropout`` is here too:
+an elementwise layer whose behaviour depends on ``train()``/``eval()``.
 """
 
 from . import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU",
+           "Softplus", "Dropout"]
 
 
 class ReLU(Module):
@@ -64,3 +66,91 @@ class LogSoftmax(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}"
+
+
+# ------------------------------------------------- more activations (ops/activations.py)
+
+class LeakyReLU(Module):
+    """``x`` where positive, else ``negative_slope * x``: a small slope instead of relu's 0."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    """``x`` where positive, else ``alpha * (exp(x) - 1)``: smooth, bounded below by ``-alpha``."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class GELU(Module):
+    """``x * Phi(x)`` (Phi: the standard normal CDF); ``approximate="tanh"`` for its tanh form."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """``x * sigmoid(x)`` (also called swish)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Softplus(Module):
+    """``log(1 + exp(beta * x)) / beta``, a smooth relu (``x`` itself past ``threshold``)."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Dropout(Module):
+    """In training, zero each element with probability ``p`` and scale the rest by
+    ``1 / (1 - p)``; in ``eval()`` mode, the input itself."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        F._check_dropout(p)
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"

@@ -2,7 +2,8 @@
 
 * ``nn.Sequential(a, b, c)``: a pipeline, ``forward(x)`` is ``c(b(a(x)))``;
 * ``nn.ModuleList([...])``: a list whose modules are *registered*, so their
-  parameters are found by ``parameters()`` (a plain Python list hides them).
+  parameters are found by ``parameters()`` (a plain Python list hides them);
+* ``nn.ModuleDict({...})``: the same for a dict, its keys the modules' names.
 
 Both name their modules ``"0"``, ``"1"``, ... so parameter names read
 ``"0.weight"``, ``"1.bias"``, as in PyTorch.
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 
 def _absolute_index(idx, size):
@@ -187,3 +188,68 @@ class ModuleList(_ModuleSequence):
                     else f"({first}-{last}): {last - first + 1} x {text}")
             lines.append(_addindent(line, 2))
         return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """A dict of registered modules, in insertion order: ``d["encoder"]``, ``d.items()``.
+
+    Like ModuleList, it has no ``forward``; its keys become the modules' names, so
+    parameter names read ``"encoder.weight"``.
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        """Remove ``key`` and return its module."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        """Add (or replace) modules from a mapping or an iterable of (key, module) pairs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, "
+                            "but got " + type(modules).__name__)
+        pairs = modules.items() if hasattr(modules, "items") else modules
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{i} should be Iterable; is "
+                                + type(pair).__name__)
+            pair = tuple(pair)
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{i} has length {len(pair)}; "
+                                 "2 is required")
+            self[pair[0]] = pair[1]

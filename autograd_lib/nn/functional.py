@@ -13,6 +13,8 @@ from ..dtypes import LEGACY_NAMES
 from ..ops import addmm, relu_, sigmoid, tanh
 from ..ops import nll_loss as _nll_loss
 from ..ops import relu as _relu
+from ..creation import rand_like as _rand_like
+from ..ops import activations as _activations
 from ..ops.arithmetic import mul_scalar
 from ..ops.elementwise_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                       huber_loss, l1_loss, smooth_l1_loss)
@@ -22,7 +24,8 @@ from ..ops import softmax as _softmax
 
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "smooth_l1_loss", "huber_loss", "l1_loss"]
+           "smooth_l1_loss", "huber_loss", "l1_loss", "leaky_relu", "elu", "gelu", "silu", "softplus",
+           "dropout"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -179,3 +182,59 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     if reduction == "sum":
         return -terms.sum()
     return -terms.sum() / (input.numel() // classes)
+
+
+# ------------------------------------------------- more activations (ops/activations.py)
+
+def _not_in_place(name, inplace):
+    if inplace:
+        raise NotImplementedError(f"{name}(..., inplace=True) is not implemented in autograd_lib: "
+                                  f"use inplace=False (the same values, a new tensor)")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``input`` where positive, else ``negative_slope * input`` (LeakyReluBackward0)."""
+    _not_in_place("leaky_relu", inplace)
+    return _activations.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``input`` where positive, else ``alpha * (exp(input) - 1)`` (EluBackward0)."""
+    _not_in_place("elu", inplace)
+    return _activations.elu(input, alpha)
+
+
+def gelu(input, approximate="none"):
+    """``input * Phi(input)``; ``approximate="tanh"``: its tanh form (GeluBackward0)."""
+    return _activations.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    """``input * sigmoid(input)`` (SiluBackward0)."""
+    _not_in_place("silu", inplace)
+    return _activations.silu(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * input)) / beta``, ``input`` where ``beta * input > threshold``."""
+    return _activations.softplus(input, beta, threshold)
+
+
+def _check_dropout(p):
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """In training, each element zeroed with probability ``p``, the others scaled by
+    ``1 / (1 - p)`` (so the expected value is unchanged); otherwise, or for ``p=0``,
+    ``input`` itself.  The graph is PyTorch's on a CPU: ``input * noise``
+    (MulBackward0, the noise a constant).  Its random numbers are autograd_lib's,
+    seeded by ``manual_seed``, not PyTorch's."""
+    _check_dropout(p)
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    noise = (_rand_like(input) >= p).to(input.dtype)
+    if p < 1:
+        noise = noise / (1 - p)
+    return input.mul_(noise) if inplace else input * noise

@@ -66,6 +66,12 @@ class RemovableHandle:
         if hooks is not None:
             hooks.pop(self._key, None)
 
+    def __enter__(self):                # with x.register_hook(f): ...  (removed on leaving)
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
 
 _hook_ids = itertools.count()
 

@@ -15,7 +15,7 @@
 ==================  ====================================================
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .container import ModuleDict, ModuleList, Sequential
@@ -30,4 +30,4 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout", "Flatten",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "functional", "init"]
+           "functional", "init", "utils"]

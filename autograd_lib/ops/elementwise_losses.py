@@ -169,6 +169,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     """``0.5 * z**2`` where ``|z| < delta``, else ``delta * (|z| - 0.5 * delta)``."""
     _check_reduction(reduction)
     _warn_size(to_tensor(input), to_tensor(target))
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     a, b, z = _difference(input, target)
     absz = np.abs(z)
     losses = np.where(absz < delta, 0.5 * z * z, delta * (absz - 0.5 * delta)).astype(z.dtype)

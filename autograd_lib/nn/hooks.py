@@ -10,9 +10,16 @@ With ``with_kwargs=True`` the hooks also get the keyword arguments
 kwargs, output)``).  ``prepend=True`` puts a hook before the others.  Each call returns
 a handle whose ``remove()`` unregisters it.  A common use: reading what a layer computes
 (its activations) without changing the model's code.
+
+The full backward hooks (``register_full_backward_hook``, ``register_full_backward_pre_hook``)
+are registered here and wired around ``forward`` by ``backward_hooks.py``.
 """
 
+import warnings
+
 from ..graph import HookDict, add_hook
+from ..tensor import Tensor
+from .backward_hooks import BackwardHook
 
 __all__ = ["ModuleHooks"]
 
@@ -44,9 +51,22 @@ class ModuleHooks:
         """``hook(module, args, output)`` after every ``forward``; returns a removable handle."""
         return self._add("_forward_hooks", hook, prepend, with_kwargs)
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` when the gradients w.r.t. the outputs are known; it may
+        return a new ``grad_output``.  Returns a removable handle."""
+        return self._add("_backward_pre_hooks", hook, prepend, False)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` when the gradients w.r.t. the positional
+        inputs are known; it may return a new ``grad_input``.  Returns a removable handle."""
+        return self._add("_backward_hooks", hook, prepend, False)
+
     def __call__(self, *args, **kwargs):
-        """``module(x)``: the forward pre-hooks, ``module.forward(x)``, the forward hooks."""
+        """``module(x)``: the forward pre-hooks, ``module.forward(x)``, the forward hooks (and
+        the wiring of the backward hooks registered now, around ``forward``)."""
         pre, post = self.__dict__.get("_forward_pre_hooks"), self.__dict__.get("_forward_hooks")
+        backward_hooks = [h for h, _ in self.__dict__.get("_backward_hooks", {}).values()]
+        backward_pre_hooks = [h for h, _ in self.__dict__.get("_backward_pre_hooks", {}).values()]
         for hook, with_kwargs in list(pre.values()) if pre else ():
             if with_kwargs:
                 result = hook(self, args, kwargs)
@@ -56,11 +76,20 @@ class ModuleHooks:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if backward_hooks or backward_pre_hooks:
+            bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook, with_kwargs in list(post.values()) if post else ():
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or "
+                              f"a tuple of Tensors but received {type(output)}", stacklevel=2)
+            output = bw_hook.setup_output_hook(output)
         return output
 
 

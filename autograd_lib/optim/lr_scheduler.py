@@ -12,136 +12,26 @@ epoch, *after* ``optimizer.step()``), writes a new learning rate into every
 * ``get_last_lr()`` is the list of rates the last step wrote;
 * calling ``scheduler.step()`` before any ``optimizer.step()`` warns (the first
   rate of the schedule would be skipped).
+
+The base class and the schedulers with a ``step()`` of their own
+(``ReduceLROnPlateau``, ``CosineAnnealingWarmRestarts``, ``SequentialLR``,
+``ChainedScheduler``) are in ``lr_scheduler_base.py``; they are all importable from here.
 """
 
-import functools
 import math
 import types
-import warnings
-import weakref
 from bisect import bisect_right
 from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR",
-           "ExponentialLR", "LinearLR", "CosineAnnealingLR"]
+from .lr_scheduler_base import (EPOCH_DEPRECATION_WARNING, ChainedScheduler,  # noqa: F401
+                                CosineAnnealingWarmRestarts, LRScheduler, ReduceLROnPlateau,
+                                SequentialLR, _per_group)
 
-EPOCH_DEPRECATION_WARNING = (
-    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
-    "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
-    "epoch is different from None, the closed form is used instead of the new chainable form, "
-    "where available. Please open an issue if you are unable to replicate your use case: "
-    "https://github.com/pytorch/pytorch/issues/new/choose.")
-
-
-class LRScheduler:
-    """Base class: subclasses give :meth:`get_lr`, the rates for ``last_epoch``."""
-
-    def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   "when resuming scheduler with last_epoch >= 0.\nThis typically "
-                                   "happens when:\n1. You're trying to resume training from a "
-                                   "checkpoint but haven't properly loaded the optimizer state\n"
-                                   "2. You're using last_epoch >= 0 for a fresh training run (not "
-                                   "recommended)")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        _track_optimizer_steps(optimizer)
-        self._step_count = 0
-        self._is_initial = True
-        self.step()
-        self._is_initial = False
-
-    def get_lr(self):
-        raise NotImplementedError
-
-    def get_last_lr(self):
-        """The rates the last ``step()`` wrote, one per parameter group."""
-        return self._last_lr
-
-    def step(self, epoch=None):
-        """Move to the next epoch (or to ``epoch``, deprecated) and write its rates."""
-        if self._step_count == 1 and not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-            warnings.warn(
-                "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                "initialization. Please, make sure to call `optimizer.step()` before "
-                "`lr_scheduler.step()`. See more details at "
-                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                UserWarning, stacklevel=2)
-        elif self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
-            warnings.warn(
-                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
-                "1.1.0 and later, you should call them in the opposite order: `optimizer.step()` "
-                "before `lr_scheduler.step()`.  Failure to do this will result in PyTorch "
-                "skipping the first value of the learning rate schedule. See more details at "
-                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                UserWarning, stacklevel=2)
-        self._step_count += 1
-        self._get_lr_called_within_step = True
-        try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-                self.last_epoch = epoch
-                closed = getattr(self, "_get_closed_form_lr", None)
-                values = closed() if closed is not None else self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def _warn_outside_step(self):
-        if not getattr(self, "_get_lr_called_within_step", False):
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
-                          "`get_last_lr()`.", UserWarning, stacklevel=3)
-
-    def _current(self):
-        return [group["lr"] for group in self.optimizer.param_groups]
-
-    def state_dict(self):
-        """Everything but the optimizer (and the functions of LambdaLR)."""
-        return {key: value for key, value in self.__dict__.items()
-                if key not in ("optimizer", "lr_lambdas")}
-
-    def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-
-
-def _track_optimizer_steps(optimizer):
-    """Wrap ``optimizer.step`` so the scheduler can tell whether it ran (once per optimizer)."""
-    if getattr(optimizer.step, "_wrapped_by_lr_sched", False):
-        return
-    owner = weakref.ref(optimizer)
-    step = type(optimizer).step
-
-    @functools.wraps(step)
-    def wrapper(*args, **kwargs):
-        opt = owner()
-        opt._opt_called = True
-        return step(opt, *args, **kwargs)
-    wrapper._wrapped_by_lr_sched = True
-    optimizer.step = wrapper
-
-
-def _per_group(value, optimizer, name):
-    if isinstance(value, (list, tuple)):
-        if len(value) != len(optimizer.param_groups):
-            raise ValueError(f"Expected {len(optimizer.param_groups)} {name}s, but got {len(value)}")
-        return list(value)
-    return [value] * len(optimizer.param_groups)
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
+           "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR"]
 
 
 class _LambdaScheduler(LRScheduler):
@@ -294,3 +184,158 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch
                                                                       / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the rate by ``factor`` for the first ``total_iters`` epochs, then undo it."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current()]
+        if self.last_epoch != self.total_iters:
+            return self._current()
+        return [lr * (1.0 / self.factor) for lr in self._current()]
+
+    def _get_closed_form_lr(self):
+        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``lr = base_lr * (1 - epoch / total_iters) ** power``, reaching 0 at ``total_iters``."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        t, T = self.last_epoch, self.total_iters
+        if self._is_initial or t > T:
+            return self._current()
+        factor = ((1.0 - t / T) / (1.0 - (t - 1) / T)) ** self.power   # this step's / last step's
+        return [lr * factor for lr in self._current()]
+
+    def _get_closed_form_lr(self):
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base * (1.0 - progress) ** self.power for base in self.base_lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """One cycle over ``total_steps`` steps (call ``step()`` after every batch).
+
+    The rate rises from ``max_lr / div_factor`` to ``max_lr`` over the first
+    ``pct_start`` of the steps, then falls to ``initial_lr / final_div_factor``
+    (``three_phase``: back down to the initial rate by ``2 * pct_start``, then to
+    the minimum).  Each phase goes along half a cosine (``anneal_strategy="cos"``)
+    or a line (``"linear"``).  With ``cycle_momentum`` the momentum (SGD) or
+    ``betas[0]`` (Adam) does the opposite, between ``max_momentum`` and
+    ``base_momentum``.  Stepping past ``total_steps`` is an error.
+    """
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
+                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
+                 last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError(f"Expected positive integer steps_per_epoch, but got "
+                                 f"{steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+        self._schedule_phases = self._phases(pct_start, three_phase)
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ["cos", "linear"]:
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        max_lrs = self._format("max_lr", max_lr)
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                                 "option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            highs = self._format("max_momentum", max_momentum)
+            lows = self._format("base_momentum", base_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(highs, lows, optimizer.param_groups, strict=True):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+
+    def _phases(self, pct_start, three_phase):
+        """Each phase: the step it ends at, and the group keys of its start and end values."""
+        def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+            return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
+                    "start_momentum": start_momentum, "end_momentum": end_momentum}
+        rise, last = float(pct_start * self.total_steps) - 1, self.total_steps - 1
+        if three_phase:
+            return [phase(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                    phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
+                          "max_momentum"),
+                    phase(last, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        return [phase(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
+    def _format(self, name, value):
+        n = len(self.optimizer.param_groups)
+        return _per_group(value, self.optimizer, name,
+                          f"{name} must have the same length as optimizer.param_groups. {name} has "
+                          f"{len(value) if isinstance(value, (list, tuple)) else 1} values, "
+                          f"param_groups has {n}.")
+
+    def _set_momentum(self, group, value):
+        if self.use_beta1:
+            group["betas"] = (value, *group["betas"][1:])
+        else:
+            group["momentum"] = value
+
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        self._warn_outside_step()
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps is "
+                             f"{self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step <= end_step or i == len(self._schedule_phases) - 1:
+                    pct = (step - start_step) / (end_step - start_step)
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[phase["start_momentum"]],
+                                                               group[phase["end_momentum"]], pct))
+                    break
+                start_step = end_step
+        return lrs

@@ -69,6 +69,19 @@ def _spread(positions, values, size):
     return tuple(spread)
 
 
+def _replaced_by(hooks, call, grads, wrong_length):
+    """``grads`` after each hook in turn, ``call(hook, grads)``, may replace it (None: no
+    change); a replacement of another length is PyTorch's error ``wrong_length``."""
+    for hook in hooks:
+        replaced = call(hook, grads)
+        if replaced is None:
+            continue
+        if len(replaced) != len(grads):
+            raise RuntimeError(f"{wrong_length}, got {len(replaced)}, but expected {len(grads)}")
+        grads = replaced
+    return grads
+
+
 class BackwardHook:
     """The backward hooks of one call of a module.
 
@@ -83,6 +96,15 @@ class BackwardHook:
         self.grad_output = None                   # set at the outputs' node, used at the inputs'
         self.input_positions = self.output_positions = None   # where the tensors are in args
         self.input_count = self.output_count = 0
+
+    @classmethod
+    def of(cls, module):
+        """The wiring of one call of ``module``, with the hooks registered now; None (checked
+        on every call, so kept cheap) when it has none."""
+        hooks, pre_hooks = (module.__dict__.get(name) for name in ("_backward_hooks", "_backward_pre_hooks"))
+        if not hooks and not pre_hooks:
+            return None
+        return cls(module, [h for h, _ in (hooks or {}).values()], [h for h, _ in (pre_hooks or {}).values()])
 
     # ------------------------------------------------------------ forward: wiring
 
@@ -121,15 +143,9 @@ class BackwardHook:
     def _at_outputs(self, grads):
         """The outputs' gradients have arrived: the pre-hooks may replace them.  When no input
         requires grad, the hooks run here too (grad_input all None), as PyTorch's do."""
-        grad_output = _spread(self.output_positions, grads, self.output_count)
-        for hook in self.pre_hooks:
-            replaced = hook(self.module, grad_output)
-            if replaced is None:
-                continue
-            if len(replaced) != len(grad_output):
-                raise RuntimeError("Backward pre hook returned an invalid number of grad_output, "
-                                   f"got {len(replaced)}, but expected {len(grad_output)}")
-            grad_output = replaced
+        grad_output = _replaced_by(self.pre_hooks, lambda hook, g: hook(self.module, g),
+                                   _spread(self.output_positions, grads, self.output_count),
+                                   "Backward pre hook returned an invalid number of grad_output")
         self.grad_output = grad_output
         if self.input_positions is None:
             self._hooks_without_inputs()
@@ -154,14 +170,8 @@ class BackwardHook:
         """The inputs' gradients are known: the hooks may replace them (None: no change)."""
         if self.grad_output is None:              # reached without passing through the outputs
             return None
-        grad_input = _spread(self.input_positions, grads, self.input_count)
-        for hook in self.hooks:
-            replaced = hook(self.module, grad_input, self.grad_output)
-            if replaced is None:
-                continue
-            if len(replaced) != len(grad_input):
-                raise RuntimeError("Backward hook returned an invalid number of grad_input, "
-                                   f"got {len(replaced)}, but expected {len(grad_input)}")
-            grad_input = replaced
+        grad_input = _replaced_by(self.hooks, lambda hook, g: hook(self.module, g, self.grad_output),
+                                  _spread(self.input_positions, grads, self.input_count),
+                                  "Backward hook returned an invalid number of grad_input")
         self.grad_output = None
         return tuple(grad_input[i] for i in self.input_positions)

@@ -65,8 +65,7 @@ class ModuleHooks:
         """``module(x)``: the forward pre-hooks, ``module.forward(x)``, the forward hooks (and
         the wiring of the backward hooks registered now, around ``forward``)."""
         pre, post = self.__dict__.get("_forward_pre_hooks"), self.__dict__.get("_forward_hooks")
-        backward_hooks = [h for h, _ in self.__dict__.get("_backward_hooks", {}).values()]
-        backward_pre_hooks = [h for h, _ in self.__dict__.get("_backward_pre_hooks", {}).values()]
+        backward = BackwardHook.of(self)          # None unless backward hooks are registered
         for hook, with_kwargs in list(pre.values()) if pre else ():
             if with_kwargs:
                 result = hook(self, args, kwargs)
@@ -76,20 +75,18 @@ class ModuleHooks:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
-        bw_hook = None
-        if backward_hooks or backward_pre_hooks:
-            bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
-            args = bw_hook.setup_input_hook(args)
+        if backward is not None:
+            args = backward.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook, with_kwargs in list(post.values()) if post else ():
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
-        if bw_hook is not None:
+        if backward is not None:
             if not isinstance(output, (Tensor, tuple)):
                 warnings.warn("For backward hooks to be called, module output should be a Tensor or "
                               f"a tuple of Tensors but received {type(output)}", stacklevel=2)
-            output = bw_hook.setup_output_hook(output)
+            output = backward.setup_output_hook(output)
         return output
 
 

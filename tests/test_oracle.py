@@ -2926,6 +2926,32 @@ def function_mark_non_differentiable(lib):
 
 
 @scenario
+def function_returns_input_marked_non_differentiable(lib):
+    # The marks name the tensor forward returned: an input returned as it is and
+    # marked non-differentiable comes back as an alias without history (a leaf that
+    # may be written in place), and its gradient in backward is zeros.
+    class PassThrough(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.mark_non_differentiable(x)
+            return x, y * 2
+
+        @staticmethod
+        def backward(ctx, g_x, g_y):
+            seen.append(g_x.clone())
+            return None, g_y * 2
+
+    seen = []
+    x = lib.tensor([1., 2.], requires_grad=True)
+    y = lib.tensor([3., 4.], requires_grad=True)
+    a, b = PassThrough.apply(x, y)
+    facts = (a.requires_grad, a.is_leaf, a._is_view(), a._base is x, a is x)
+    b.sum().backward()
+    a.mul_(3)                   # no history: allowed, and it writes x's storage
+    return facts, seen[0], y.grad, x.detach(), x._version
+
+
+@scenario
 def function_wrong_number_of_grads(lib):
     class Bad(lib.autograd.Function):
         @staticmethod

@@ -186,15 +186,16 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(out, Tensor):
                 results.append(out)
                 continue
+            # What forward marked is known by the tensor it returned, before any replacement.
+            dirty, differentiable = id(out) in node._dirty, id(out) not in node._non_differentiable
             returned = next((a for a in tensor_args if a is out), None)
-            if returned is not None and not record and returned.requires_grad:
+            if returned is not None and returned.requires_grad and not (record and differentiable):
                 out = Tensor._make(out._data, out._version_counter)   # torch: an alias without history
-            elif returned is not None and id(out) not in node._dirty:
+            elif returned is not None and not dirty:
                 out = make_view(out._data, returned, same_layout)     # a view of the input, as torch
-            dirty = id(out) in node._dirty
             if out._base is not None and not dirty:     # writing into it would bypass the custom backward
                 out._creation_meta = IN_CUSTOM_FUNCTION
-            if record and id(out) not in node._non_differentiable and out.dtype.is_floating_point:
+            if record and differentiable and out.dtype.is_floating_point:
                 out.grad_fn, out._output_nr = node, i
                 if dirty and out._base is not None:
                     _rebase_dirty_view(out, node)

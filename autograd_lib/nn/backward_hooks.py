@@ -32,13 +32,9 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *args):
-        # Views made here rather than the inputs returned as they are: this library's
-        # Function.apply replaces a returned input by a new view, which the ids that
-        # mark_non_differentiable kept would not match.  Either way the caller gets views.
-        outputs = tuple(arg.view_as(arg) for arg in args)
-        ctx.mark_non_differentiable(*[out for out, arg in zip(outputs, args)
-                                      if not arg.requires_grad])
-        return outputs
+        # The inputs returned as they are: Function.apply hands the caller a view of each.
+        ctx.mark_non_differentiable(*[arg for arg in args if not arg.requires_grad])
+        return args
 
     @staticmethod
     def backward(ctx, *grads):

@@ -20,7 +20,8 @@ A tensor holds
 This module is the data structure only.  The methods that need more of the
 library are installed on :class:`Tensor` by the module that defines them:
 ``Tensor(data)`` by ``creation.py``, ``register_hook`` by ``graph.py``,
-``_gradient_edge`` by ``recording.py``, every operation (``x.exp()``, ``x + y``,
+``_gradient_edge`` by ``recording.py``, ``data_ptr``/``untyped_storage`` by
+``views.py``, every operation (``x.exp()``, ``x + y``,
 ``x[i]``, ``x.add_(y)``) by its module in ``ops/``, and ``backward`` by
 ``autograd/functional.py``.
 """
@@ -167,14 +168,19 @@ class Tensor:
         """How many elements of the storage one step along each dim skips (``dim``: one of
         them).  NumPy counts strides in bytes; PyTorch, and so this, in elements."""
         steps = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size == 0 and not any(steps):
+            # NumPy gives a new empty array strides of 0; PyTorch, row-major ones.
+            steps, step = [], 1
+            for n in reversed(self._data.shape):
+                steps.insert(0, step)
+                step *= max(n, 1)
+            steps = tuple(steps)
         return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
 
     def storage_offset(self):
         """Where this tensor's first element is in its storage, in elements: 0 unless it
         is a view (or a detached view) that starts further in."""
-        owner = self._data
-        while isinstance(owner.base, np.ndarray):
-            owner = owner.base
+        owner = storage_owner(self._data)
         start = self._data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
         return start // self._data.itemsize
 
@@ -434,6 +440,18 @@ def _rebuild(array, requires_grad):
     t = Tensor._make(array)
     t._requires_grad = requires_grad
     return t
+
+
+def storage_owner(array):
+    """The NumPy array that owns ``array``'s memory (the tensor's *storage*): the end of
+    its ``.base`` chain (through the wrapper ``as_strided`` puts between a view and it)."""
+    while True:
+        base = array.base
+        if not isinstance(base, np.ndarray):
+            base = getattr(base, "base", None)
+        if not isinstance(base, np.ndarray):
+            return array
+        array = base
 
 
 def _wrap_dim(dim, ndim):

@@ -30,16 +30,33 @@ itself, or through another view of it, or through ``detach()``.
 
 A view also requires grad when its base does, even without a ``grad_fn`` of its
 own (one made under ``no_grad``), exactly as in PyTorch (``Tensor.requires_grad``).
+
+**Storage.** A tensor's values are a NumPy array (``_data``).  A view's array is a NumPy view
+whose ``.base`` chain ends at the array that owns the memory: that owner plays
+the role of PyTorch's *storage*.  Two tensors alias when their arrays have the
+same owner; where a tensor starts in it is its ``storage_offset()``.
+
+PyTorch's tests check aliasing with these (installed on :class:`Tensor` here)::
+
+    x.data_ptr()                  # address of x's first element (0 when x is empty)
+    x.untyped_storage()           # the shared memory: .data_ptr(), .nbytes(), .size()
+    x.nbytes, x.itemsize          # bytes of x's elements, bytes of one element
+    x.nelement()                  # numel()
+    x.is_set_to(y)                # same storage, offset, shape and strides
+
+so ``x[1].data_ptr() == x.data_ptr() + x.stride(0) * x.itemsize`` holds, and a
+``clone()`` has a storage of its own.
 """
 
 import numpy as np
 
+from .devices import CPU
 from .grad_mode import is_grad_enabled
 from .graph import Node, forward_name
-from .tensor import Tensor
+from .tensor import Tensor, storage_owner
 
 __all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "regenerate_grad_fn",
-           "check_view_write",
+           "check_view_write", "UntypedStorage", "storage_owner",
            "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
 # How a view was made, when that forbids writing into it while recording
@@ -179,3 +196,65 @@ def view_write_error(view, indirect):
                     "inside the no_grad block (if you don't want the inplace to be tracked) or "
                     "both outside (if you want the inplace to be tracked).")
     return RuntimeError(message)
+
+
+# ------------------------------------------------------------------ storage
+def _address(array):
+    """Where ``array``'s first element is in memory (NumPy's array interface)."""
+    return array.__array_interface__["data"][0]
+
+
+class UntypedStorage:
+    """The bytes behind a tensor, shared by all its views (``x.untyped_storage()``).
+    Like PyTorch's, it counts in bytes: ``size()`` is ``nbytes()``."""
+
+    def __init__(self, owner):
+        self._owner = owner             # the NumPy array that owns the memory
+
+    def data_ptr(self):
+        """The address of the first byte (0 for an empty storage, as PyTorch)."""
+        return _address(self._owner) if self._owner.nbytes else 0
+
+    def nbytes(self):
+        return int(self._owner.nbytes)
+
+    def size(self):
+        return self.nbytes()
+
+    __len__ = size
+
+    def element_size(self):
+        return 1                        # untyped: one byte per element
+
+    @property
+    def device(self):
+        return CPU
+
+    def __repr__(self):
+        return f"[autograd_lib.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+
+
+def data_ptr(self):
+    """The address of this tensor's first element: its storage's ``data_ptr()`` plus
+    ``storage_offset() * itemsize``.  0 for a tensor without elements, as PyTorch."""
+    return _address(self._data) if self._data.size else 0
+
+
+def untyped_storage(self):
+    """The storage this tensor shares with its views, ``detach()`` and ``.data``."""
+    return UntypedStorage(storage_owner(self._data))
+
+
+def is_set_to(self, other):
+    """True when both tensors are the same window on the same storage: same memory,
+    offset, shape and strides (a ``view`` with the same shape, ``x[:]``, ``detach()``)."""
+    return (storage_owner(self._data) is storage_owner(other._data)
+            and self.storage_offset() == other.storage_offset()
+            and self.shape == other.shape and self.stride() == other.stride())
+
+
+Tensor.data_ptr, Tensor.untyped_storage, Tensor.is_set_to = data_ptr, untyped_storage, is_set_to
+Tensor.nelement = Tensor.numel
+Tensor.nbytes = property(lambda self: int(self._data.nbytes), doc="numel() * itemsize: the bytes "
+                         "of this tensor's elements (not of its whole storage).")
+Tensor.itemsize = property(lambda self: self._data.itemsize, doc="Bytes per element (element_size()).")

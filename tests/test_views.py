@@ -678,6 +678,53 @@ def clone_of_a_stale_view(lib):
     return c, x.grad
 
 
+# ======================================================================
+# Storage and aliasing: data_ptr, untyped_storage, offsets (storage.py)
+# ======================================================================
+
+def _layout(base, v):
+    """How ``v`` sits in ``base``'s storage, as PyTorch's tests check it (no addresses)."""
+    shares = v.untyped_storage().data_ptr() == base.data_ptr()
+    return (shares, v.data_ptr() - base.data_ptr() if shares else None, v.storage_offset(), v.stride(),
+            v.is_contiguous(), v._is_view(), v._base is base, v.untyped_storage().nbytes(), v.nbytes,
+            v.itemsize, v.nelement())
+
+
+@scenario
+def storage_of_views_and_copies(lib):
+    base = lib.arange(24.0).view(4, 6)._base
+    x = base.view(4, 6)
+    made = [x[1, 2:], x.t()[3], x.select(1, -2), x.narrow(0, 1, 2).movedim(0, 1),
+            x.unflatten(1, (3, 2))[:, 1], x.swapaxes(0, 1)[::2], x[2:3].expand(2, 6),
+            x.split(4, 1)[1], x.unbind(1)[5], x.detach()[3], x.t().contiguous(), x.clone()[1]]
+    return [_layout(base, v) for v in made], x.is_set_to(base.view(4, 6)), x.is_set_to(x.t())
+
+
+@scenario
+def writes_through_new_view_ops_rewrite_history(lib):
+    w = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    h = w * 1
+    h.select(1, 0).mul_(10)
+    h.movedim(0, 1)[2].add_(h.unflatten(1, (3, 1))[0, 1, 0])
+    h.sum().backward()
+    return h, h.grad_fn, w.grad
+
+
+@scenario(key="select(): index 3 out of range")
+def select_out_of_range(lib):
+    return lib.zeros(2, 3).select(-1, 3)
+
+
+@scenario(key="movedim: repeated dim in `source`")
+def movedim_repeated_source(lib):
+    return lib.zeros(2, 3).movedim((-1, 1), (0, 1))
+
+
+@scenario(key="don't multiply up to the size of dim 1")
+def unflatten_wrong_sizes(lib):
+    return lib.zeros(2, 6).unflatten(-1, (4, -1))
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -1,11 +1,15 @@
-"""Shapes and views: ``view``, ``reshape``, ``transpose``, ``permute``, ``squeeze``,
-``unsqueeze``, ``expand``, ``unbind``, ``cat``, ``stack``, ``x.T``.
+"""Shapes and views: ``view``, ``reshape``, ``unflatten``, ``transpose``, ``permute``,
+``movedim``, ``select``, ``squeeze``, ``unsqueeze``, ``expand``, ``unbind``, ``cat``,
+``stack``, ``x.T``.
 
 A *view* shares its input's storage and version counter (``record(...,
 view_of=input, replay=...)``, ``views.py``): writing into one writes into the
 other, and PyTorch's in-place rules for views follow (``ops/inplace.py``).  ``reshape`` is a view
 when the memory layout allows it and a copy otherwise, as in PyTorch.
 ``cat`` and ``stack`` copy.
+
+Every view op lives here, with its error messages, so the module is longer than most:
+they share the replay mechanism and the dimension checks.
 """
 
 import math
@@ -22,7 +26,8 @@ from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
-__all__ = ["view", "reshape", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze",
+__all__ = ["view", "reshape", "flatten", "unflatten", "transpose", "swapaxes", "t", "permute",
+           "movedim", "select", "squeeze", "unsqueeze",
            "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key",
            "views_of_one_node"]
 
@@ -92,7 +97,20 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape)
 
 
-Tensor.view, Tensor.reshape, Tensor.flatten = view, reshape, flatten
+def unflatten(input, dim, sizes):
+    """Split dim ``dim`` into several of ``sizes`` (one may be -1): a ``view``, as in PyTorch."""
+    d = _wrap_dim(dim, input.ndim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n, known = input.shape[d], math.prod(s for s in sizes if s != -1)
+    if (math.prod(sizes) != n) if -1 not in sizes else (known == 0 or n % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of "
+                           f"dim {d} ({n}) in the input tensor")
+    return view(input, input.shape[:d] + _infer_shape(sizes, n) + input.shape[d + 1:])
+
+
+Tensor.view, Tensor.reshape, Tensor.flatten, Tensor.unflatten = view, reshape, flatten, unflatten
 
 
 def transpose(input, dim0, dim1):
@@ -120,7 +138,68 @@ def permute(input, *dims):
                   {"dims": dims}, view_of=input, replay=lambda a: np.transpose(a, dims))
 
 
-Tensor.transpose, Tensor.t, Tensor.permute = transpose, t, permute
+def movedim(input, source, destination):
+    """Move dims ``source`` to positions ``destination``, the others keeping their order:
+    a ``permute`` (PermuteBackward0), as in PyTorch."""
+    src, dst = _dims_arg(source), _dims_arg(destination)
+    if src is None or dst is None:
+        raise TypeError(f"movedim() received an invalid combination of arguments - got "
+                        f"({type(source).__name__}, {type(destination).__name__}), but expected "
+                        "one of: (int source, int destination) or (tuple of ints source, tuple "
+                        "of ints destination)")
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should "
+                           f"contain the same number of dims as destination ({dst} dims)")
+    for name, dims in (("source", src), ("destination", dst)):
+        if len({_wrap_dim(d, input.ndim) for d in dims}) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    src = [_wrap_dim(d, input.ndim) for d in src]
+    dst = [_wrap_dim(d, input.ndim) for d in dst]
+    order = [None] * input.ndim                 # order[new position] = old dim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(input.ndim) if i not in src)
+    return permute(input, tuple(o if o is not None else next(rest) for o in order))
+
+
+def _dims_arg(dims):
+    """movedim's ``source``/``destination``: an int or a sequence of ints, as a list (None
+    for anything else)."""
+    if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
+        return [int(dims)]
+    if isinstance(dims, (tuple, list)) and all(isinstance(d, (int, np.integer)) for d in dims):
+        return [int(d) for d in dims]
+    return None
+
+
+def swapaxes(input, axis0, axis1):
+    """NumPy's name for ``transpose`` (also ``swapdims``)."""
+    return transpose(input, axis0, axis1)
+
+
+def select(input, dim, index):
+    """``x.select(dim, i)``: the view of index ``i`` of ``dim``, that dim removed
+    (``x[:, i]`` for dim 1)."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    if isinstance(index, Tensor) and index.ndim == 0 and not index.dtype.is_floating_point:
+        index = index.item()
+    if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+        raise TypeError(f"select(): argument 'index' (position 2) must be int, not "
+                        f"{type(index).__name__}")
+    d = _wrap_dim(dim, input.ndim)
+    n, index = input.shape[d], int(index)
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {d}")
+    key = select_key(d, index % n)
+    return record("select.int", input._data[key], (input,),
+                  {"self_shape": input.shape, "dim": d, "index": index % n}, view_of=input,
+                  replay=operator.itemgetter(key))
+
+
+Tensor.transpose, Tensor.t, Tensor.permute, Tensor.movedim = transpose, t, permute, movedim
+Tensor.moveaxis, Tensor.swapaxes, Tensor.swapdims, Tensor.select = movedim, swapaxes, swapaxes, select
 
 
 def _T(self):

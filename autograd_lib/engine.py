@@ -195,7 +195,15 @@ def _run_node(node, grads):
     if node._hooks:
         for hook in list(node._hooks.values()):
             hook(tuple(grad_inputs), tuple(grads))
-    return validate_outputs(node, grad_inputs)
+    grad_inputs = validate_outputs(node, grad_inputs)
+    for check in NODE_CHECKS:       # empty unless anomaly mode was ever turned on
+        check(node, grad_inputs)
+    return grad_inputs
+
+
+# Checks run on every node's gradients, for debugging modes that live above the engine
+# (autograd.anomaly_mode adds its NaN check here the first time it is turned on).
+NODE_CHECKS = []
 
 
 def validate_outputs(node, grad_inputs):

@@ -137,7 +137,7 @@ class set_grad_enabled(_GradModeContext):
         _set_grad_enabled(self.mode)             # again: the mode may have changed since construction
 
     def __repr__(self):
-        return f"autograd_lib.grad_mode.set_grad_enabled(mode={self.mode})"
+        return f"autograd_lib.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def clone(self):
         return type(self)(self.mode)

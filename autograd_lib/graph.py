@@ -175,7 +175,9 @@ class SavedTensor:
         self.version = tensor._version_counter.value
         self.is_output = is_output
         self.unpack_hook = None
-        if saved_hooks.active.hooks:        # autograd.graph.saved_tensors_hooks
+        # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
+        # kept as it is, as PyTorch keeps it outside the hooks.
+        if saved_hooks.active.hooks and tensor._wrapped_number is None:
             pack, self.unpack_hook = saved_hooks.active.hooks[-1]
             self.packed = pack(tensor)
             self.tensor = None

@@ -410,6 +410,62 @@ def function_once_differentiable(lib):
     return g, g.requires_grad, modes
 
 
+@scenario
+def functional_v_checks(lib):
+    F, x = _AF(lib), lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+    cube = lambda a: (a ** 3).sum()                                     # noqa: E731
+    return [caught(F.vjp, lambda a: a * 2, x, lib.ones(4, dtype=lib.float64)),
+            caught(F.jvp, lambda a, b: a * b, (x, x), (x,)),
+            caught(F.vhp, cube, x, (x, x)), caught(F.vhp, lambda a: (a ** 2,), x, x),
+            caught(F.jvp, lambda a: a * 2, x, [x]), caught(F.vjp, lambda a: 1.0, x, x),
+            caught(F.jvp, lambda a, b: (a ** 2).sum(), (x, x), (x, x), strict=True),
+            F.jvp(lambda a: (a * 2, a.sum()), x, x), F.vhp(cube, x, x, create_graph=True)[1].requires_grad]
+
+
+@scenario
+def jacobian_strategies(lib):
+    F, x = _AF(lib), lib.tensor([1.0, 2.0], dtype=lib.float64)
+    fwd = F.jacobian(lambda a, b: (a * b, a.sum()), (x, x), vectorize=True, strategy="forward-mode")
+    return [type(fwd).__name__, type(fwd[0]).__name__, fwd[0][1], fwd[1][0],
+            F.jacobian(lambda a: a.exp(), x, vectorize=True),
+            caught(F.jacobian, lambda a: a, x, strategy="other"),
+            caught(F.jacobian, lambda a: a, x, vectorize=True, strict=True),
+            caught(F.hessian, lambda a: a.sum(), x, outer_jacobian_strategy="forward-mode"),
+            [(h.detach(), h.requires_grad) for h in [F.hessian(  # (grad_fn: forward AD's, not ours)
+                lambda a: (a ** 3).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode")]]]
+
+
+@scenario
+def multi_grad_hook_and_gradient_edge(lib):
+    a, b = lib.tensor([1.0, 2.0], requires_grad=True), lib.tensor([3.0], requires_grad=True)
+    seen = []
+    handle = lib.autograd.graph.register_multi_grad_hook((a, b), lambda gs: seen.append(list(gs)))
+    (a.sum() * b).sum().backward()
+    handle.remove()
+    (a.sum() * b).sum().backward()
+    first = []
+    lib.autograd.graph.register_multi_grad_hook((a, b), first.append, mode="any")
+    (a.sum() * b).sum().backward()
+    mid = a * 3
+    edge = lib.autograd.graph.get_gradient_edge(mid)
+    return [seen, first, edge.output_nr, lib.autograd.grad((mid ** 2).sum(), edge),
+            caught(lib.autograd.graph.get_gradient_edge, lib.ones(2)),
+            caught(lib.autograd.graph.register_multi_grad_hook, (a,), print, mode="x")]
+
+
+@scenario
+def multithreading_and_anomaly_switches(lib):
+    out = [lib.autograd.is_multithreading_enabled()]
+    with lib.autograd.set_multithreading_enabled(False):
+        out.append(lib.autograd.is_multithreading_enabled())
+    out.append(lib.autograd.is_multithreading_enabled())
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        with lib.autograd.detect_anomaly(check_nan=False):
+            x = lib.tensor([0.0, 1.0], requires_grad=True)
+            (x / x).sum().backward()
+    return out + [x.grad]
+
+
 def test_gradcheck_uses_the_exercise_numerical_grad():
     """gradcheck runs 03.numerical_grad: a wrong one (one-sided differences) makes it fail."""
     x = autograd_lib.tensor(arr((4,), seed=1, dtype=np.float64), requires_grad=True)

@@ -1,21 +1,30 @@
-"""``backward`` and ``grad``: check the arguments the way PyTorch does, then run the engine.
+"""``backward`` and ``grad``: check the arguments the way PyTorch does, then run the engine;
+and, built on ``grad``, ``torch.autograd.functional``: ``jacobian``, ``hessian``, ``vjp``,
+``jvp``, ``hvp``, ``vhp``.
 
 ``Tensor.backward`` is installed here: ``t.backward()`` is ``autograd.backward(t)``.
+
+Longer than most modules, on purpose: the functional API is six entry points over one
+pattern (check the arguments, run ``grad``, reshape the answers), and two exercise slots
+live here (``initial_gradients``, 03; ``hvp``, 06); the argument checks themselves are in
+``functional_checks.py``.
 """
 
 import warnings
 
 from ..creation import ones_like, zeros_like
 from ..engine import run_backward
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
+from .functional_checks import (OUTPUTS, as_tuple, check_requires_grad, fill_in_zeros, finish,
+                                prepare, single_output, unpack, validate_v)
 
 __all__ = ["backward", "grad", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
 
 def _as_tuple(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or hasattr(x, "_gradient_edge"):    # a tensor or a GradientEdge
         return (x,)
     if x is None:
         return ()
@@ -126,7 +135,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         batches = [initial_gradients(outputs, grad_outputs)]
     _check_requires_grad(outputs)
     for t in inputs:                    # after the outputs' check, as PyTorch
-        if not t.requires_grad:
+        if not getattr(t, "requires_grad", True):       # (a GradientEdge has none)
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     results = [run_backward(outputs, grads, retain_graph or i + 1 < len(batches), create_graph,
                             inputs=inputs, accumulate=False) for i, grads in enumerate(batches)]
@@ -222,174 +231,207 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     return output, (result[0] if single else result)
 
 
-# --------------------------------------------- jacobian, hessian, vjp, jvp, vhp
-# PyTorch's torch.autograd.functional, with vectorize=False semantics: the Jacobian is
-# built a row at a time, one backward pass per output element.
-
-def _tuple_of_tensors(x, what, fn_name):
-    """``(is_tuple, tensors)``, refusing anything but a Tensor or a tuple of Tensors."""
-    if isinstance(x, Tensor):
-        return False, (x,)
-    if isinstance(x, tuple) and all(isinstance(t, Tensor) for t in x):
-        return True, x
-    if what == "inputs":
-        raise TypeError(f"The inputs given to {fn_name} must be either a Tensor or a tuple of "
-                        f"Tensors but the given inputs has type {type(x)}.")
-    raise TypeError(f"The outputs of the user-provided function given to {fn_name} must be "
-                    f"either a Tensor or a tuple of Tensors but the given outputs of the "
-                    f"user-provided function has type {type(x)}.")
+# ------------------------------------------- jacobian, hessian, vjp, jvp, vhp
+# As PyTorch's torch.autograd.functional: each runs ``func`` on fresh copies of the inputs
+# that require grad, then takes gradients with ``grad``:
+# * vjp: one backward pass with ``v`` as the output's gradient (``v^T J``);
+# * jvp: the double-backward trick: ``u^T J`` is linear in a dummy ``u``, so its gradient
+#   with respect to ``u`` in direction ``v`` is ``J v``;
+# * jacobian: one backward pass per output element, a row at a time;
+# * hessian: the Jacobian of the gradient; vhp: the gradient of ``g . v``.
+# ``vectorize=True`` and ``strategy="forward-mode"`` give PyTorch's numbers (there is no
+# vmap nor forward-mode AD here: the rows are still computed one by one).  The checks and
+# their messages are in functional_checks.py.
 
 
-def _prepare(inputs, create_graph):
-    """Inputs to differentiate: with create_graph a view keeps the caller's history,
-    otherwise fresh leaves that require grad (PyTorch's ``_grad_preprocess``)."""
-    return tuple(x.view_as(x) if create_graph and x.requires_grad else
-                 x.detach().requires_grad_(True) for x in inputs)
+def grad_or_none(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    """``autograd.grad`` over the outputs that require grad only; None per input when none does."""
+    grad_outputs = grad_outputs if grad_outputs is not None else (None,) * len(outputs)
+    used = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not used:
+        return (None,) * len(inputs)
+    return grad([o for o, _ in used], inputs, [g for _, g in used], retain_graph=retain_graph,
+                create_graph=create_graph, allow_unused=True)
 
 
-def _strict_output_check(outputs, strict):
-    if strict:
-        for i, out in enumerate(outputs):
-            if not out.requires_grad:
-                raise RuntimeError(f"Output {i} of the user-provided function does not require "
-                                   "gradients. The outputs must be computed in a differentiable "
-                                   "manner from the input when running in strict mode.")
-
-
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
-    """The Jacobian of ``func`` at ``inputs``: for one input and one output, a tensor of
-    shape ``output.shape + input.shape``; a tuple per input and/or per output otherwise.
-    ``vectorize=True`` gives the same numbers (there is no vmap here); forward-mode is
-    computed in reverse mode."""
-    if strategy == "forward-mode" and not vectorize:
-        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
-                                  "Hessian isonly implemented for `vectorize=True`.")
-    with enable_grad():
-        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
-        inputs = _prepare(inputs, create_graph)
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "jacobian")
-        _strict_output_check(outputs, strict)
-        jacobians = []
-        for i, out in enumerate(outputs):
-            rows = [[] for _ in inputs]
-            flat = out.reshape(-1)
-            for j in range(flat.numel()):
-                if flat.requires_grad:
-                    grads = grad(flat[j], inputs, retain_graph=True, create_graph=create_graph,
-                                 allow_unused=True)
-                else:
-                    grads = (None,) * len(inputs)
-                for k, (g, x) in enumerate(zip(grads, inputs)):
-                    if g is None:
-                        if strict and create_graph and not x.requires_grad:
-                            continue
-                        if strict:
-                            raise RuntimeError(
-                                f"Output {i} of the user-provided function is independent of "
-                                f"input {k}. This is not allowed in strict mode.")
-                        g = zeros_like(x)
-                    rows[k].append(g)
-            jacobians.append(tuple(
-                stack(rows[k]).view(out.shape + x.shape) if rows[k] else
-                x.new_zeros(out.shape + x.shape) for k, x in enumerate(inputs)))
-    if not create_graph:
-        jacobians = [tuple(j.detach() for j in row) for row in jacobians]
-    if not is_outputs_tuple:
-        return jacobians[0] if is_inputs_tuple else jacobians[0][0]
-    return tuple(row if is_inputs_tuple else row[0] for row in jacobians)
-
-
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of scalar ``func`` at ``inputs``: the Jacobian of its gradient
-    (``input.shape + input.shape``; a tuple of tuples for several inputs)."""
-    is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "hessian")
-
-    def single_output(*xs):
-        out = func(*xs)
-        is_tuple, out = _tuple_of_tensors(out, "outputs", "hessian")
-        if is_tuple or not isinstance(out[0], Tensor):
-            raise RuntimeError("The function given to hessian should return a single Tensor")
-        if out[0].numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should "
-                               "contain a single element")
-        return out[0].squeeze()
-
-    def gradient(*xs):
-        g = jacobian(single_output, xs, create_graph=True)
-        if strict:
-            for i, gi in enumerate(g):
-                if not gi.requires_grad:
-                    raise RuntimeError(
-                        f"While computing the hessian, found that the jacobian of the "
-                        f"user-provided function with respect to input {i} is independent of the "
-                        f"input. This is not allowed in strict mode. You should ensure that your "
-                        f"function is twice differentiable and that the jacobian depends on the "
-                        f"inputs (this would be violated by a linear function for example).")
-        return g
-    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
-    if not is_inputs_tuple:
-        return result[0][0]
-    return result
-
+# ----------------------------------------------------------------- vjp and jvp
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T J)``: one backward pass with ``v`` as the output's gradient."""
     with enable_grad():
-        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "vjp")
-        inputs = _prepare(inputs, create_graph)
+        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "vjp")
+        inputs = prepare(inputs, create_graph)
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "vjp")
-        _strict_output_check(outputs, strict)
-        vs = _tuple_of_tensors(v, "inputs", "vjp")[1] if v is not None else (None,) * len(outputs)
-        if v is None and any(o.numel() != 1 for o in outputs):
-            raise RuntimeError("The vector v can only be None if the user-provided function "
-                               "returns a single Tensor with a single element.")
-        used = [(o, w) for o, w in zip(outputs, vs) if o.requires_grad]
-        grads = grad([o for o, _ in used], inputs, [w for _, w in used], create_graph=create_graph,
-                     allow_unused=True) if used else (None,) * len(inputs)
-    result = tuple(zeros_like(x) if g is None else g for g, x in zip(grads, inputs))
-    if not create_graph:
-        outputs = tuple(o.detach() for o in outputs)
-        result = tuple(g.detach() for g in result)
-    return (outputs if is_outputs_tuple else outputs[0],
-            result if is_inputs_tuple else result[0])
+        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "vjp")
+        check_requires_grad(outputs, "outputs", strict)
+        if v is not None:
+            v = prepare(as_tuple(v, "v", "vjp")[1], create_graph, need_graph=False)
+            validate_v(v, outputs, is_outputs_tuple)
+        elif len(outputs) != 1 or outputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function returns "
+                               "a single Tensor with a single element.")
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        grads = grad_or_none(outputs, inputs, v, create_graph=create_graph)
+        result = fill_in_zeros(grads, inputs, strict, create_graph)
+    return (unpack(finish(outputs, create_graph), is_outputs_tuple),
+            unpack(finish(result, create_graph), is_inputs_tuple))
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), J v)``, by the double-backward trick: ``J v`` is the gradient,
-    with respect to a dummy output gradient ``u``, of ``u^T J`` in direction ``v``."""
+    """``(func(inputs), J v)``, by the double-backward trick: ``u^T J`` (the gradient
+    for a dummy output gradient ``u``) is linear in ``u``; its gradient with respect
+    to ``u``, in direction ``v``, is ``J v``."""
     with enable_grad():
-        is_inputs_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jvp")
-        inputs = _prepare(inputs, create_graph)
-        vs = _tuple_of_tensors(v, "inputs", "jvp")[1] if v is not None else None
-        if vs is None and any(x.numel() != 1 for x in inputs):
+        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "jvp")
+        inputs = prepare(inputs, create_graph)
+        if v is not None:
+            v = prepare(as_tuple(v, "v", "jvp")[1], create_graph, need_graph=False)
+            validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
             raise RuntimeError("The vector v can only be None if the input to the user-provided "
                                "function is a single Tensor with a single element.")
         outputs = func(*inputs)
-        is_outputs_tuple, outputs = _tuple_of_tensors(outputs, "outputs", "jvp")
-        _strict_output_check(outputs, strict)
+        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "jvp")
+        check_requires_grad(outputs, "outputs", strict)
+        # The dummy u: its values never matter (u^T J is linear in u), zeros are safe.
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
-        used = [(o, u) for o, u in zip(outputs, dummies) if o.requires_grad]
-        first = grad([o for o, _ in used], inputs, [u for _, u in used], create_graph=True,
-                     allow_unused=True) if used else (None,) * len(inputs)
-        pairs = [(g, w if w is not None else ones_like(x))
-                 for g, w, x in zip(first, vs or (None,) * len(inputs), inputs) if g is not None]
-        second = grad([g for g, _ in pairs], [u for _, u in used], [w for _, w in pairs],
-                      create_graph=create_graph, allow_unused=True) if pairs else ()
-        by_dummy = {id(u): s for (_, u), s in zip(used, second)}
-    result = tuple(by_dummy.get(id(u)) if by_dummy.get(id(u)) is not None else zeros_like(o)
-                   for o, u in zip(outputs, dummies))
-    if not create_graph:
-        outputs = tuple(o.detach() for o in outputs)
-        result = tuple(r.detach() for r in result)
-    return (outputs if is_outputs_tuple else outputs[0],
-            result if is_outputs_tuple else result[0])
+        grad_inputs = grad_or_none(outputs, inputs, dummies, create_graph=True)
+        check_requires_grad(grad_inputs, "grad_inputs", strict)
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        grads = grad_or_none(grad_inputs, dummies, v, create_graph=create_graph)
+        result = fill_in_zeros(grads, outputs, strict, create_graph, back_trick=True)
+    return (unpack(finish(outputs, create_graph), is_outputs_tuple),
+            unpack(finish(result, create_graph), is_outputs_tuple))
+
+
+# ------------------------------------------------------------------- jacobian
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The Jacobian of ``func`` at ``inputs``: for one input and one output, a tensor of
+    shape ``output.shape + input.shape``; otherwise a tuple per output, of one tensor per
+    input (as given: a single Tensor or a tuple)."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, "forward-mode" '
+                             'tends to be more performant. Otherwise, prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "autograd_lib.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.')
+        return _forward_mode(func, inputs, strict, vectorize)
+    with enable_grad():
+        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "jacobian")
+        inputs = prepare(inputs, create_graph)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "jacobian")
+        check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError("autograd_lib.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
+        result = tuple(_rows(i, out, inputs, create_graph, strict) for i, out in enumerate(outputs))
+    return unpack(finish(result, create_graph), is_outputs_tuple, is_inputs_tuple)
+
+
+def _rows(i, out, inputs, create_graph, strict):
+    """The Jacobian of output ``i`` with respect to each input, one backward pass per
+    element of the output (PyTorch's ``vectorize=False``)."""
+    rows = [[] for _ in inputs]
+    for j in range(out.numel()):
+        grads = grad_or_none((out.reshape(-1)[j],), inputs, retain_graph=True,
+                             create_graph=create_graph)
+        for k, (g, x) in enumerate(zip(grads, inputs)):
+            if g is None:
+                if strict:
+                    raise RuntimeError(f"Output {i} of the user-provided function is independent "
+                                       f"of input {k}. This is not allowed in strict mode.")
+                g = zeros_like(x)
+            elif strict and create_graph and not g.requires_grad:
+                # (PyTorch's message names the output's index here)
+                raise RuntimeError(f"The jacobian of the user-provided function is independent of "
+                                   f"input {i}. This is not allowed in strict mode when "
+                                   "create_graph=True.")
+            rows[k].append(g)
+    return tuple(stack(r).view(out.shape + x.shape) if r else x.new_zeros(out.shape + x.shape)
+                 for r, x in zip(rows, inputs))
+
+
+def _forward_mode(func, inputs, strict, vectorize):
+    """``strategy="forward-mode"``: PyTorch's checks and result structure (lists, not
+    tuples); the numbers are computed in reverse mode.  As with forward-mode AD, the
+    result keeps its history when an input requires grad."""
+    if strict:
+        raise RuntimeError("autograd_lib.autograd.functional.jacobian: `strict=True` and "
+                           '`strategy="forward-mode"` are not supported together (yet). Please '
+                           'either set `strict=False` or `strategy="reverse-mode"`.')
+    is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian isonly implemented for `vectorize=True`.")
+    keep = any(x.requires_grad for x in inputs)
+    with enable_grad():
+        leaves = prepare(inputs, keep)
+        outputs = func(*leaves)
+        is_outputs_tuple, outputs = as_tuple(outputs, "outputs", "jacobian")
+        result = [[r if keep else r.detach() for r in _rows(i, out, leaves, keep, False)]
+                  for i, out in enumerate(outputs)]
+    if not is_inputs_tuple:
+        result = tuple(row[0] for row in result)
+    return result if is_outputs_tuple else result[0]
+
+
+# -------------------------------------------------------------- hessian and vhp
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of scalar ``func`` at ``inputs``: the Jacobian of its gradient
+    (``input.shape + input.shape``; a tuple of tuples for a tuple of inputs)."""
+    is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    single = single_output(func, "hessian", strict)
+
+    def gradient(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            xs = tuple(x.requires_grad_(True) for x in xs)
+        g = jacobian(single, xs, create_graph=True)
+        check_requires_grad(g, "jacobian", strict)
+        return g
+    if outer_jacobian_strategy == "forward-mode" and vectorize and not strict and not create_graph:
+        # PyTorch's gradient() marks its (dual) inputs as requiring grad: so the result
+        # keeps a history.  Here: fresh leaves that require grad.
+        inputs = tuple(x if x.requires_grad else x.detach().requires_grad_(True) for x in inputs)
+    result = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                      vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return unpack(result, is_inputs_tuple, is_inputs_tuple)
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(inputs), v^T H)``: for the symmetric Hessian of a scalar function this is
-    ``hvp``'s ``H v``."""
-    return hvp(func, inputs, v, create_graph=create_graph, strict=strict)
+    """``(func(inputs), v^T H)``: the gradient of ``g . v``, ``g`` the gradient of ``func``."""
+    with enable_grad():
+        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "vhp")
+        inputs = prepare(inputs, create_graph)
+        if v is not None:
+            v = prepare(as_tuple(v, "v", "vhp")[1], create_graph, need_graph=False)
+            validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "vhp")
+        check_requires_grad(outputs, "outputs", strict)
+        if is_outputs_tuple:
+            raise RuntimeError("The function given to vhp should return a single Tensor")
+        if outputs[0].numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to vhp should contain a "
+                               "single element")
+        first = grad_or_none(outputs, inputs, create_graph=True)
+        check_requires_grad(first, "jacobian", strict)
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        grads = grad_or_none(first, inputs, v, create_graph=create_graph)
+        result = fill_in_zeros(grads, inputs, strict, create_graph, double=True)
+    return (unpack(finish(outputs, create_graph), is_outputs_tuple),
+            unpack(finish(result, create_graph), is_inputs_tuple))

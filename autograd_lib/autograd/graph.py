@@ -5,15 +5,28 @@
 * ``save_on_cpu()``: PyTorch's hooks that move saved tensors to the CPU; here every
   tensor is on the CPU already, so they keep a copy (the point, saving device memory,
   does not arise);
-* ``disable_saved_tensors_hooks(message)``; ``increment_version(tensor)``; ``Node``.
+* ``disable_saved_tensors_hooks(message)``; ``increment_version(tensor)``; ``Node``;
+* ``register_multi_grad_hook``: one hook for the gradients of several tensors;
+* ``get_gradient_edge(t)``: a ``GradientEdge``, usable in ``autograd.grad`` like ``t``.
 """
 
-from ..graph import Node, increment_version
+from typing import NamedTuple
+
+from .. import graph as _graph
+from ..graph import Node
 from ..saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
 from ..tensor import Tensor
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "increment_version", "Node"]
+           "increment_version", "Node", "register_multi_grad_hook", "GradientEdge",
+           "get_gradient_edge"]
+
+
+def increment_version(tensor):
+    """Count an in-place write that autograd did not see, on ``tensor`` or on each tensor
+    of an iterable (the counting itself is ``autograd_lib.graph.increment_version``)."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        _graph.increment_version(t)
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -26,3 +39,77 @@ class save_on_cpu(saved_tensors_hooks):
         def unpack(packed):
             return packed
         super().__init__(pack, unpack)
+
+
+# ------------------------------------------------------- register_multi_grad_hook
+
+class _MultiHandle:
+    """Removes every tensor hook that ``register_multi_grad_hook`` installed."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """One hook for several tensors.
+
+    * ``mode="all"``: ``fn(grads)`` once their gradients are all computed, ``grads``
+      holding one gradient per tensor;
+    * ``mode="any"``: ``fn(grad)`` with the first of their gradients to be computed.
+
+    (PyTorch counts per backward pass the tensors that pass reaches, and calls
+    ``fn`` with None for the others; autograd_lib's engine does not tell a hook which
+    pass it runs in, so here a round ends when every tensor has had its gradient.)"""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    grads = [None] * len(tensors)
+    seen = set()
+
+    def make_hook(i):
+        def hook(grad):
+            if mode == "any" and not seen:
+                fn(grad)
+            grads[i] = grad
+            seen.add(i)
+            if len(seen) == len(tensors):       # the round is complete
+                if mode == "all":
+                    fn(list(grads))
+                grads[:] = [None] * len(tensors)
+                seen.clear()
+        return hook
+    return _MultiHandle([t.register_hook(make_hook(i))
+                         for i, t in enumerate(tensors) if t.requires_grad])
+
+
+# ------------------------------------------------------------- gradient edges
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient enters the graph: ``(node, output_nr)``.  It may be
+    given to ``autograd.grad`` in place of the tensor, as an output or an input."""
+    node: Node
+    output_nr: int
+    ownership_token: object = None
+
+    def _gradient_edge(self):            # what the engine asks a tensor for
+        return self.node, self.output_nr
+
+
+def get_gradient_edge(tensor):
+    """The ``GradientEdge`` of ``tensor``: its ``grad_fn`` and output number, or the
+    ``AccumulateGrad`` node of a leaf."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node, nr = tensor._gradient_edge()
+    return GradientEdge(node, nr)

@@ -57,11 +57,30 @@ from .ops import (abs, add, addmm, allclose, amax, amin, argmax, argmin, bmm, br
                   sub, sum, t, tanh, transpose, unbind, unsqueeze, view, where)
 from .ops import (argsort, ceil, chunk, cumsum, exp_, floor, floor_divide, gather, logsumexp, norm, relu_, round, sigmoid_, sort, split,
                   square, std, tanh_, topk, trunc, var)
+from .ops.special import *        # noqa: F401,F403  (tan, erf, logit, isinf, ...)
+from .ops import (addbmm, addmv, addmv_, addr, baddbmm, cumprod, diag, diag_embed, diagonal, flip,  # noqa: F401
+                  fliplr, flipud, ger, inner, moveaxis, movedim, outer, prod, repeat_interleave, roll,
+                  rot90, swapaxes, swapdims, tile, trace, tril, triu, unflatten)
+from .ops import (argwhere, count_nonzero, diff, dsplit, hsplit, index_copy, index_fill,  # noqa: F401
+                  masked_select, nonzero, scatter, scatter_add, take, take_along_dim, tensor_split, vsplit)
+from .ops import (cross, cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
+                  mode, nanmean, nanmedian, nansum, unique)
+from .ops.binary_math import *    # noqa: F401,F403  (atan2, xlogy, lerp, aliases, ...)
+from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsinh_, arctan_,  # noqa: F401
+                                arctanh_, asin_, asinh_, atan_, atanh_, cosh_, deg2rad_, erf_, erfc_,
+                                exp2_, expm1_, frac_, log10_, log1p_, log2_, logit_, nan_to_num_,
+                                negative, rad2deg_, rsqrt_, sinc_, sinh_, tan_)
+from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select, log_,  # noqa: F401
+                  masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
+from .ops.binary_math import divide as div    # with rounding_mode=, as torch.div
+from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401
+                            pairwise_distance, rms_norm, selu, threshold)
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from . import linalg
 from .serialization import load, save
 from .autograd import Function
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 
 clip = clamp
 float = float32
@@ -73,6 +92,18 @@ half = float16
 def result_type(tensor1, tensor2):
     """The dtype ``tensor1 op tensor2`` would have (PyTorch's promotion rules)."""
     return _result_type(tensor1, tensor2)
+
+
+def detach(input):
+    """``torch.detach(x)``: ``x.detach()`` (exercise 01.detach, reached through the method)."""
+    return input.detach()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+all, any = Tensor.all, Tensor.any       # torch.all(x, dim), torch.any(x): the methods
 
 
 def is_tensor(obj):

@@ -444,3 +444,6 @@ rule("huber_loss", "HuberLossBackward0",
      self=("self target delta reduction", EL.huber_loss_backward),
      target=("self target delta reduction", lambda grad, self, target, delta, reduction:
              -EL.huber_loss_backward(grad, self, target, delta, reduction)))
+from .derivatives_nn import declare as _declare_nn; _declare_nn(rule, NODES)  # noqa: E402,E702
+from .derivatives_special import declare as _declare_special; _declare_special(rule, NODES)  # noqa: E402,E702
+from .derivatives_structure import declare as _declare_structure; _declare_structure(rule)  # noqa: E402,E702

@@ -9,7 +9,11 @@
 ``flatten.py``      ``Flatten``
 ``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``,
                     ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``
-``container.py``    ``Sequential``, ``ModuleList``
+``container.py``    ``Sequential``, ``ModuleList``, ``ModuleDict``
+``parameter_containers.py``  ``ParameterList``, ``ParameterDict``
+``sparse.py``       ``Embedding``
+``normalization.py`` ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``GroupNorm``
+``distance.py``     ``CosineSimilarity``, ``PairwiseDistance``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
 ==================  ====================================================
@@ -18,11 +22,19 @@
 from . import functional, init, utils
 from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
+from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid,
+                         Mish, ReLU6, Softmin, Softshrink, Softsign, Tanhshrink, Threshold)
 from .container import ModuleDict, ModuleList, Sequential
-from .flatten import Flatten
+from .flatten import Flatten, Unflatten
+from .distance import CosineSimilarity, PairwiseDistance
+from .normalization import BatchNorm1d, GroupNorm, LayerNorm, RMSNorm
+from .activation import Dropout1d, Dropout2d
+from .parameter_containers import ParameterDict, ParameterList
+from .sparse import Embedding
 from .linear import Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
+from .loss import GaussianNLLLoss, KLDivLoss, MarginRankingLoss, PoissonNLLLoss, SoftMarginLoss
 from .module import Module
 from .parameter import Parameter
 
@@ -30,4 +42,10 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout", "Flatten",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "functional", "init", "utils"]
+           "functional", "init", "utils",
+           "ReLU6", "Hardtanh", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
+           "LogSigmoid", "Softmin", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU",
+           "Unflatten", "CosineSimilarity", "PairwiseDistance", "LayerNorm", "ParameterList",
+           "ParameterDict", "Embedding", "KLDivLoss", "RMSNorm", "Dropout1d", "Dropout2d",
+           "MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BatchNorm1d",
+           "GroupNorm"]

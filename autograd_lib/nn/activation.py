@@ -6,6 +6,8 @@ an elementwise layer whose behaviour depends on ``train()``/``eval()``.
 """
 
 from . import functional as F
+from .activation_more import *  # noqa: F401,F403  (ReLU6, Hardtanh, SELU, ..., GLU)
+from .activation_more import __all__ as _more
 from .module import Module
 
 __all__ = ["ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU",
@@ -154,3 +156,21 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+
+class Dropout1d(Dropout):
+    """Zero whole channels of ``(N, C, L)`` inputs with probability ``p`` (in training)."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels of ``(N, C, H, W)`` inputs with probability ``p`` (in training)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+__all__ += ["Dropout1d", "Dropout2d", *_more]

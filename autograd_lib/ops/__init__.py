@@ -24,6 +24,12 @@ One module per family, each installing its Tensor methods next to its ops
 ``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``, ``gather``
 ``pieces.py``             ``split``, ``chunk`` (views, one node), ``repeat``
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
+``special.py``            ``tan``, ``asin``, ``log1p``, ``erf``, ``erfinv``, ``logit``, ``isinf``, ...
+``structure.py``          ``flip``, ``roll``, ``rot90``, ``tril``/``triu``, ``diagonal``, ``diag``, ``trace``
+``products.py``           ``prod``, ``cumprod``, ``outer``, ``inner``, ``addmv``, ``baddbmm``, ``tile``, ``repeat_interleave``
+``scatter.py``            ``masked_select``, ``take``, ``index_fill``, ``scatter(_add)``, ``tensor_split``, ``diff``
+``reductions_more.py``    ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``, ``kron``
+``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
 ========================  =================================================
 
 ``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
@@ -50,3 +56,10 @@ from .rounding import *            # noqa: F401,F403
 from .sorting import *             # noqa: F401,F403
 from .index_ops import *           # noqa: F401,F403
 from .pieces import *              # noqa: F401,F403
+from .nn_ops import *              # noqa: F401,F403
+from .special import *             # noqa: F401,F403
+from .binary_math import *         # noqa: F401,F403
+from .structure import *           # noqa: F401,F403
+from .products import *            # noqa: F401,F403
+from .scatter import *             # noqa: F401,F403
+from .reductions_more import *     # noqa: F401,F403

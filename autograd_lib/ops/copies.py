@@ -91,8 +91,12 @@ Tensor.type_as = lambda self, other: to(self, other.dtype)
 
 
 def clone(input):
-    """A copy with its own storage; gradients flow through it unchanged."""
-    return record("clone", np.array(input._data, copy=True), (input,))
+    """A copy with its own storage; gradients flow through it unchanged.  The copy keeps
+    the memory layout (a transposed tensor's clone is transposed too), except that of an
+    expanded tensor, whose repeated elements each get their own place in row-major order."""
+    a = input._data
+    expanded = any(stride == 0 and size > 1 for stride, size in zip(a.strides, a.shape))
+    return record("clone", np.array(a, copy=True, order="C" if expanded else "K"), (input,))
 
 
 def contiguous(input):

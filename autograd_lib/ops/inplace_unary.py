@@ -16,6 +16,7 @@ from .. import creation
 from ..recording import record
 from ..tensor import Tensor
 from . import pointwise as _pw
+from . import special as _special
 from .arithmetic import neg, pow, reciprocal
 from .inplace import _inplace
 from .shape import reshape, view
@@ -117,3 +118,32 @@ def reshape_as(input, other):
 
 
 Tensor.view_as, Tensor.reshape_as = view_as, reshape_as
+
+
+# ------------------------------------- in-place forms of ops/special.py's functions
+
+def _special_in_place():
+    """``x.tan_()``, ``x.erfinv_()``, ``x.logit_(eps)``, ...: one per function of
+    ops/special.py that PyTorch writes in place (installed as methods)."""
+    names = ["tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "log1p",
+             "expm1", "log2", "log10", "exp2", "rsqrt", "erf", "erfc", "erfinv", "sinc", "frac",
+             "deg2rad", "rad2deg"]
+    made = {name + "_": _in_place(getattr(_special, name)) for name in names}
+    for name in ("asinh", "acosh", "atanh"):        # no derivative when written in place
+        made[name + "_"] = _in_place(_special.written_in_place(name))
+        made[name + "_"].__name__ = name + "_"
+    for alias, name in (("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"),
+                        ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh")):
+        made[alias + "_"] = made[name + "_"]
+    made["logit_"] = lambda self, eps=None: _inplace(self, _special.logit, eps)
+    made["nan_to_num_"] = lambda self, nan=0.0, posinf=None, neginf=None: _inplace(
+        self, _special.nan_to_num, nan, posinf, neginf)
+    for name, method in made.items():
+        setattr(Tensor, name, method)
+    return made
+
+
+SPECIAL_IN_PLACE = _special_in_place()
+# PyTorch has all of them as functions too (torch.tan_(x)) but erfinv_.
+globals().update({k: v for k, v in SPECIAL_IN_PLACE.items() if k != "erfinv_"})
+__all__ += [k for k in SPECIAL_IN_PLACE if k != "erfinv_"]

@@ -1,0 +1,219 @@
+"""More of ``nn.functional``: the rest of PyTorch's activations (re-exported by
+``functional.py``).
+
+Those with a node of their own are ops of ``ops/nn_ops.py``; the others are built
+from existing ops exactly as PyTorch builds them, so the graph is the same
+(``softsign`` is ``x / (|x| + 1)``: DivBackward0; ``softmin`` is ``softmax(-x)``).
+"""
+
+import warnings
+
+import numpy as _np
+
+from .. import ops as _ops
+from ..grad_mode import no_grad as _no_grad
+from ..ops import losses as _losses
+from ..ops.norms import vector_norm as _vector_norm
+from ..ops.pointwise import exp as _exp
+from ..ops.inplace import _inplace
+from ..ops import nn_ops as _N
+from ..ops.pointwise import tanh as _tanh
+from .functional_losses import _reduce
+
+__all__ = ["relu6", "hardtanh", "hardtanh_", "selu", "celu", "mish", "softsign", "hardsigmoid",
+           "hardswish", "logsigmoid", "softmin", "tanhshrink", "hardshrink", "softshrink", "threshold",
+           "threshold_", "glu"]
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``input`` clipped to ``[min_val, max_val]`` (HardtanhBackward0)."""
+    return (_N.hardtanh_ if inplace else _N.hardtanh)(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return _N.hardtanh_(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    """``min(max(x, 0), 6)``: recorded as hardtanh (HardtanhBackward0), as in PyTorch."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with fixed constants (EluBackward0)."""
+    return _N.selu_(input) if inplace else _N.selu(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``x`` where positive, else ``alpha * (exp(x / alpha) - 1)`` (CeluBackward0)."""
+    return _N.celu_(input, alpha) if inplace else _N.celu(input, alpha)
+
+
+def _in_place(fn, input):
+    """``fn(input)`` written back into ``input`` (PyTorch's in-place form)."""
+    return _inplace(input, fn)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))`` (MishBackward0)."""
+    return _in_place(_N.mish, input) if inplace else _N.mish(input)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``, into (-1, 1)."""
+    return input / (input.abs() + 1)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6`` (HardsigmoidBackward0)."""
+    return _in_place(_N.hardsigmoid, input) if inplace else _N.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6`` (HardswishBackward0)."""
+    return _in_place(_N.hardswish, input) if inplace else _N.hardswish(input)
+
+
+def logsigmoid(input):
+    """``log(sigmoid(x))``, computed stably (LogSigmoidBackward0)."""
+    return _N.logsigmoid(input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x, dim)``: probabilities favouring the smallest values."""
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call to "
+                      "include dim=X as an argument.", stacklevel=_stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _losses.softmax(-input, dim, dtype=dtype)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)`` (SubBackward0)."""
+    return input - _tanh(input)
+
+
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0 (HardshrinkBackward0)."""
+    return _N.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0 (SoftshrinkBackward0)."""
+    return _N.softshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
+    return (_N.threshold_ if inplace else _N.threshold)(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return _N.threshold_(input, threshold, value)
+
+
+def glu(input, dim=-1):
+    """``a * sigmoid(b)``, ``a`` and ``b`` the halves of ``input`` along ``dim`` (GluBackward0)."""
+    return _N.glu(input, dim)
+
+
+# ------------------------------------------------- embeddings, distances, norms, pad
+
+def one_hot(tensor, num_classes=-1):
+    """Class indices as one-hot rows (int64): ``one_hot(tensor([0, 2]))`` is ``[[1,0,0],[0,0,1]]``."""
+    return _N.one_hot(tensor, num_classes)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """The rows of ``weight`` at the indices ``input`` (EmbeddingBackward0).  Row
+    ``padding_idx`` gets no gradient."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        raise NotImplementedError("embedding(..., max_norm=...) is not implemented in autograd_lib "
+                                  "(it renormalizes the weight in place): use max_norm=None")
+    if sparse:
+        raise NotImplementedError("embedding(..., sparse=True) is not implemented in autograd_lib: "
+                                  "sparse gradients do not exist here")
+    return _N.embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along ``dim``: unit vectors."""
+    norm = _vector_norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / norm
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (||x1|| ||x2||)`` along ``dim``, each norm at least ``eps`` (as PyTorch:
+    the norms are clamped without recording it, on a clone)."""
+    if x1.shape != x2.shape:
+        shape = _np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+        x1, x2 = x1.expand(shape), x2.expand(shape)
+
+    def unit(x):
+        norm = _vector_norm(x, 2, dim, keepdim=True).clone()
+        with _no_grad():
+            norm.clamp_min_(eps)
+        return x / norm
+    return (unit(x1) * unit(x2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` along the last dim (NormBackward1)."""
+    return _N.norm_with_dims(_ops.add_scalar(x1 - x2, eps), p, -1, keepdim)   # AddBackward1
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Each sample normalized over its last dims (``normalized_shape``) to mean 0 and
+    variance 1, then ``* weight + bias`` (NativeLayerNormBackward0)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return _N.native_layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The KL divergence ``target * (log(target) - input)``, ``input`` being log-probabilities
+    (``log_target``: so is ``target``).  ``"batchmean"`` divides the sum by the batch size."""
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with the "
+                      "KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if log_target:
+        loss = _exp(target) * (target - input)
+    else:
+        loss = _xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``input`` with ``pad = (left, right, top, bottom, ...)`` added around its last dims
+    (ConstantPadNdBackward0); only ``mode="constant"`` is implemented."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad(mode={mode!r}) is not implemented in autograd_lib: only "
+                                  "mode='constant'")
+    return _N.constant_pad_nd(input, list(pad), 0 if value is None else value)
+
+
+def _xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (the library's xlogy when it has one)."""
+    xlogy = getattr(_ops, "xlogy", None)
+    if xlogy is not None:
+        return xlogy(x, y)
+    return _ops.where(x == 0, 0.0, x * _ops.log(y))
+
+
+__all__ += ["one_hot", "embedding", "normalize", "cosine_similarity", "pairwise_distance",
+            "layer_norm", "kl_div", "pad"]

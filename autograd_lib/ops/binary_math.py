@@ -1,0 +1,264 @@
+"""Pointwise functions of two or three inputs: ``atan2``, ``hypot``, ``logaddexp``,
+``xlogy``, ``copysign``, ``fmod``, ``remainder``, ``float_power``, ``lerp``,
+``addcmul``, ``addcdiv``, ``clamp_min``/``clamp_max``, their in-place forms, and
+the aliases PyTorch keeps for NumPy users (``subtract``, ``multiply``, ``greater``, ...).
+
+As in ``arithmetic.py``, the operands get their common dtype
+(``operands.promote``) and broadcast; a number operand picks PyTorch's ``Scalar``
+overload, which has a node of its own (``fmod(x, 2)`` records FmodBackward0,
+``fmod(x, y)`` FmodBackward1).  The gradient rules are in ``derivatives_special.py``.
+"""
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..recording import record
+from ..tensor import Tensor
+from . import comparison as _cmp
+from .arithmetic import div, mul, pow, sub
+from .inplace import _inplace, clamp_, div_, mul_, sub_
+from .operands import cast_operand, promote, quietly, reflected, to_tensor
+from .pointwise import abs
+
+__all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "fmod",
+           "remainder", "float_power", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max",
+           "subtract", "multiply", "divide", "true_divide", "absolute", "clip_", "greater",
+           "greater_equal", "less", "less_equal", "not_equal", "xlogy_", "clamp_min_", "clamp_max_"]
+
+
+def _float_pair(input, other):
+    """Both operands in their common dtype, made floating (int inputs give float32)."""
+    a, b, dtype = promote(input, other)
+    if not dtype.is_floating_point:
+        dtype = _dt.get_default_dtype()
+        a, b = cast_operand(input, dtype), cast_operand(other, dtype)
+    return a, b
+
+
+def _binary_float(op, np_fn, ints=True):
+    """A two-input float function; ``ints``: integer inputs allowed (computed as floats).
+    Both must be tensors (``_position``: where ``other`` is in the call, for the error)."""
+    def fn(input, other, _position=2):
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{op}(): argument 'other' (position {_position}) must be Tensor, "
+                            f"not {type(other).__name__}")
+        if not ints and not _dt.result_type(input, other).is_floating_point:
+            dtype = _dt.result_type(input, other)
+            raise NotImplementedError(f'"{op}_cpu" not implemented for '
+                                      f"'{_dt.LEGACY_NAMES[dtype.name][:-6]}'")
+        a, b = _float_pair(input, other)
+        return record(op, quietly(np_fn, a._data, b._data), (a, b))
+    fn.__name__ = op
+    return fn
+
+
+atan2 = arctan2 = _binary_float("atan2", np.arctan2)
+hypot = _binary_float("hypot", np.hypot, ints=False)
+logaddexp = _binary_float("logaddexp", np.logaddexp, ints=False)
+logaddexp2 = _binary_float("logaddexp2", np.logaddexp2, ints=False)
+
+
+def _np_xlogy(x, y):
+    """``x * log(y)``, 0 where ``x == 0`` (unless y is nan)."""
+    return np.where((x == 0) & ~np.isnan(y), np.zeros((), x.dtype), x * np.log(y))
+
+
+def xlogy(input, other):
+    a, b = _float_pair(input, other)
+    if not isinstance(input, Tensor):                     # number * log(tensor)
+        return record("xlogy.Scalar_Self", quietly(_np_xlogy, a._data, b._data), (b,), {"self": input})
+    if not isinstance(other, Tensor):                     # tensor * log(number)
+        return record("xlogy.Scalar_Other", quietly(_np_xlogy, a._data, b._data), (a,), {"other": other})
+    return record("xlogy.Tensor", quietly(_np_xlogy, a._data, b._data), (a, b))
+
+
+def copysign(input, other):
+    a, b = _float_pair(input, other)
+    if not isinstance(other, Tensor):
+        return record("copysign.Scalar", quietly(np.copysign, a._data, b._data), (a,), {"other": other})
+    return record("copysign.Tensor", quietly(np.copysign, a._data, b._data), (a, b))
+
+
+def _modulo(name, np_fn):
+    """fmod (sign of the dividend) or remainder (sign of the divisor)."""
+    def fn(input, other):
+        if name == "fmod" and not isinstance(input, Tensor):
+            raise TypeError(f"fmod() received an invalid combination of arguments - got "
+                            f"({type(input).__name__}, Tensor), but expected one of:\n"
+                            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                            " * (Tensor input, Number other, *, Tensor out = None)\n")
+        a, b, dtype = promote(input, other)
+        if not dtype.is_floating_point and np.any(b._data == 0):
+            raise RuntimeError("ZeroDivisionError")
+        array = quietly(np_fn, a._data, b._data)
+        if not isinstance(input, Tensor):                  # number % tensor: no derivative
+            return record(f"{name}.Scalar_Tensor", array, (b,))
+        if not isinstance(other, Tensor):
+            return record(f"{name}.Scalar", array, (a,), {"other": other})
+        return record(f"{name}.Tensor", array, (a, b))
+    fn.__name__ = name
+    return fn
+
+
+def _np_remainder(a, b):
+    """Python's ``%`` (the sign of the divisor), as PyTorch computes it for floats: fmod,
+    then ``+ b`` where the signs differ (so -5 % 2.5 is -0., as in PyTorch)."""
+    if a.dtype.kind != "f":
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((m < 0) != (b < 0)), m + b, m).astype(m.dtype, copy=False)
+
+
+fmod, remainder = _modulo("fmod", np.fmod), _modulo("remainder", _np_remainder)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (the inputs are cast: ToCopyBackward0)."""
+    def as_double(x):
+        return x.to(_dt.float64) if isinstance(x, Tensor) else float(x)
+    return pow(as_double(input), as_double(exponent))
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)`` (a number or a tensor weight)."""
+    for name, t in (("end", end), ("weight", weight)):
+        if (isinstance(t, Tensor) and isinstance(input, Tensor) and t.dtype is not input.dtype
+                and (name == "end" or t.ndim)):
+            raise RuntimeError(f"expected dtype {_dt.LEGACY_NAMES[input.dtype.name][:-6].lower()} "
+                               f"for `{name}` but got dtype "
+                               f"{_dt.LEGACY_NAMES[t.dtype.name][:-6].lower()}")
+    a, b, dtype = promote(input, end)
+
+    def np_lerp(s, e, w):         # PyTorch's two-sided form: exact at both ends
+        return np.where(np.abs(w) < 0.5, s + w * (e - s), e - (e - s) * (1 - w)).astype(s.dtype)
+    if isinstance(weight, Tensor):
+        w = cast_operand(weight, dtype)
+        return record("lerp.Tensor", quietly(np_lerp, a._data, b._data, w._data), (a, b, w))
+    w = np.asarray(weight, dtype=a._data.dtype)
+    return record("lerp.Scalar", quietly(np_lerp, a._data, b._data, w), (a, b), {"weight": weight})
+
+
+def _three(input, tensor1, tensor2):
+    dtype = _dt.result_type(input, tensor1, tensor2)
+    return dtype, tuple(cast_operand(to_tensor(t), dtype) for t in (input, tensor1, tensor2))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    _, (s, t1, t2) = _three(input, tensor1, tensor2)
+    array = quietly(lambda x, p, q: x + np.asarray(value, x.dtype) * p * q, s._data, t1._data, t2._data)
+    return record("addcmul", array, (s, t1, t2), {"value": value})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    dtype, (s, t1, t2) = _three(input, tensor1, tensor2)
+    if not (to_tensor(tensor1).dtype.is_floating_point or to_tensor(tensor2).dtype.is_floating_point):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           "The historic addcdiv behavior can be implemented as (input + value * "
+                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and "
+                           "as (input + value * tensor1 / tensor2) for float inputs. The future "
+                           "addcdiv behavior is just the latter implementation: (input + value * "
+                           "tensor1 / tensor2), for all dtypes.")
+    array = quietly(lambda x, p, q: x + np.asarray(value, x.dtype) * (p / q), s._data, t1._data, t2._data)
+    return record("addcdiv", array.astype(s._data.dtype, copy=False), (s, t1, t2), {"value": value})
+
+
+def _clamp_one(name, np_fn):
+    """clamp_min / clamp_max: a number bound (ClampXBackward0) or a tensor one (...1)."""
+    def fn(input, bound):
+        a, b, _ = promote(input, bound)
+        array = quietly(np_fn, a._data, b._data)
+        if isinstance(bound, Tensor):
+            return record(f"{name}.Tensor", array, (a, b))
+        return record(name, array, (a,), {"bound": bound})
+    fn.__name__ = name
+    return fn
+
+
+clamp_min, clamp_max = _clamp_one("clamp_min", np.maximum), _clamp_one("clamp_max", np.minimum)
+
+
+
+
+def _method(fn):
+    return lambda self, other: fn(self, other, _position=1)
+
+
+Tensor.atan2 = Tensor.arctan2 = _method(atan2)
+Tensor.hypot, Tensor.logaddexp, Tensor.logaddexp2 = _method(hypot), _method(logaddexp), _method(logaddexp2)
+Tensor.xlogy, Tensor.copysign, Tensor.fmod, Tensor.remainder = xlogy, copysign, fmod, remainder
+Tensor.__mod__, Tensor.__rmod__ = remainder, reflected(remainder)
+Tensor.float_power, Tensor.lerp, Tensor.addcmul, Tensor.addcdiv = float_power, lerp, addcmul, addcdiv
+Tensor.clamp_min, Tensor.clamp_max = clamp_min, clamp_max
+
+
+# ------------------------------------------------------------ in-place forms
+
+def _in_place2(out_of_place):
+    def method(self, *args, **kwargs):
+        return _inplace(self, lambda s, *a: out_of_place(s, *a, **kwargs), *args)
+    method.__name__ = out_of_place.__name__ + "_"
+    method.__doc__ = f"``{out_of_place.__name__}`` written into the tensor itself."
+    return method
+
+
+def float_power_(self, exponent):
+    if self.dtype is not _dt.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_dt.LEGACY_NAMES[self.dtype.name][:-6]} but the operation's result "
+                           f"requires dtype Double")
+    return _inplace(self, float_power, exponent)
+
+
+xlogy_, clamp_min_, clamp_max_ = _in_place2(xlogy), _in_place2(clamp_min), _in_place2(clamp_max)
+Tensor.atan2_ = Tensor.arctan2_ = _in_place2(atan2)
+Tensor.hypot_, Tensor.xlogy_, Tensor.copysign_ = _in_place2(hypot), xlogy_, _in_place2(copysign)
+Tensor.fmod_, Tensor.remainder_, Tensor.__imod__ = _in_place2(fmod), _in_place2(remainder), _in_place2(remainder)
+Tensor.float_power_, Tensor.lerp_ = float_power_, _in_place2(lerp)
+Tensor.addcmul_, Tensor.addcdiv_ = _in_place2(addcmul), _in_place2(addcdiv)
+Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
+
+
+# ------------------------------------------------------------------ aliases
+# NumPy-style names PyTorch keeps: the same ops, the same nodes.
+
+subtract, multiply, absolute, clip_ = sub, mul, abs, clamp_
+greater, greater_equal, less, less_equal, not_equal = _cmp.gt, _cmp.ge, _cmp.lt, _cmp.le, _cmp.ne
+
+
+def divide(input, other, *, rounding_mode=None):
+    """``input / other``; with ``rounding_mode`` "trunc" or "floor" the quotient is
+    rounded (and integer inputs stay integers): a node of its own, DivBackward2/3."""
+    if rounding_mode is None:
+        return div(input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                         f"found '{rounding_mode}'")
+    a, b, dtype = promote(input, other)
+    if not dtype.is_floating_point and np.any(b._data == 0):
+        raise RuntimeError("ZeroDivisionError")
+    array = quietly(_np_rounded_quotient, a._data, b._data, rounding_mode)
+    if not isinstance(other, Tensor):
+        return record("div.Scalar_mode", array, (a,), {"rounding_mode": rounding_mode})
+    return record("div.Tensor_mode", array, (a, b), {"rounding_mode": rounding_mode})
+
+
+def _np_rounded_quotient(a, b, mode):
+    if mode == "floor":
+        return np.floor_divide(a, b)
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    q = np.floor_divide(a, b)                       # integers: floor, then toward zero
+    return q + ((q < 0) & (q * b != a))
+
+
+true_divide = div
+Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = subtract, multiply, divide, div
+Tensor.div = divide                     # x.div(y, rounding_mode=...); x / y stays the plain div
+Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = sub_, mul_, div_, div_
+Tensor.absolute, Tensor.absolute_ = absolute, lambda self: _inplace(self, abs)
+Tensor.clip_ = clip_
+Tensor.greater, Tensor.greater_equal, Tensor.less = greater, greater_equal, less
+Tensor.less_equal, Tensor.not_equal = less_equal, not_equal

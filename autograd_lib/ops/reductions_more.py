@@ -1,0 +1,329 @@
+"""More reductions: ``median``, ``nanmedian``, ``kthvalue``, ``mode`` (values and indices),
+``nansum``, ``nanmean``; running ``cummax``/``cummin`` and ``logcumsumexp``; counting
+``nonzero``, ``argwhere``, ``count_nonzero``, ``unique``; and ``isclose``, ``cross``,
+``kron``, ``dist``.
+
+A reduction that *selects* one element along a dim (median, kthvalue, mode) returns
+its index too, and its gradient goes to that index only (as ``max(dim)``'s); over
+all elements (``median()``), ties share the gradient equally (as ``max()``'s).
+Ties pick the index a stable sort gives, which is what PyTorch's CPU kernels give
+for small inputs.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..broadcasting import broadcast_shape
+from ..recording import record
+from ..tensor import Tensor, _wrap_dim
+from .arithmetic import div
+from .norms import vector_norm
+from .pointwise import where
+from .structure import contiguous_array as _contiguous
+from .operands import promote, quietly, to_tensor, wrap_dims
+from .reductions import _ReturnType, return_types
+from .shape import unsafe_view
+
+__all__ = ["median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "cummax", "cummin",
+           "logcumsumexp", "logcumsumexp_backward", "nonzero", "argwhere", "count_nonzero", "unique",
+           "isclose", "cross", "kron", "dist"]
+
+for _name in ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin"):
+    setattr(return_types, _name, type(_name, (_ReturnType,), {"_name": _name}))
+
+
+# ------------------------------------------------------- selecting one value
+
+def _select(name, input, dim, keepdim, pick):
+    """(values, indices) along ``dim``: ``pick(sorted_values, order)`` gives, for each row
+    (the last axis), the position in the stable sorted order to take."""
+    d = _wrap_dim(dim, input.ndim) if input.ndim else _wrap_dim(dim, 1)
+    data = np.moveaxis(input._data, d, -1) if input.ndim else input._data.reshape(1)
+    if data.shape[-1] == 0:
+        raise IndexError(f"{name.split('.')[0]}(): Expected reduction dim {d} to have non-zero size.")
+    order = np.argsort(data, axis=-1, kind="stable")
+    ordered = np.take_along_axis(data, order, -1)
+    at = pick(ordered, order)[..., None]                       # position in sorted order
+    values = np.take_along_axis(ordered, at, -1)[..., 0]
+    indices = np.take_along_axis(order, at, -1)[..., 0].astype(np.int64)
+    if input.ndim:
+        if keepdim:
+            values, indices = np.expand_dims(values, d), np.expand_dims(indices, d)
+    else:
+        values, indices = values.reshape(()), indices.reshape(())
+    indices_t = Tensor._make(_contiguous(indices))
+    values_t = record(name, _contiguous(values), (input,),
+                      {"self_shape": input.shape, "dim": d, "keepdim": keepdim, "indices": indices_t})
+    return getattr(return_types, name.split(".")[0])(values_t, indices_t)
+
+
+def _lower_median(ordered, order, ignore_nan):
+    """The position of the lower median in each sorted row (NaNs sort last: with
+    ``ignore_nan`` they are left out, otherwise a row with one has NaN as median)."""
+    n = ordered.shape[-1]
+    nans = np.isnan(ordered).sum(-1) if ordered.dtype.kind == "f" else np.zeros(ordered.shape[:-1], int)
+    if ignore_nan:
+        return np.maximum((n - nans - 1) // 2, 0)
+    return np.where(nans > 0, n - nans, (n - 1) // 2)   # the first NaN, or the lower median
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all elements (MedianBackward0), or ``(values, indices)`` along
+    ``dim`` (MedianBackward1).  A NaN makes the median NaN."""
+    input = to_tensor(input)
+    if dim is None:
+        return _global_median("median", input, ignore_nan=False)
+    return _select("median.dim", input, dim, keepdim, lambda s, o: _lower_median(s, o, False))
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """``median`` with the NaNs left out (NaN only where all are NaN)."""
+    input = to_tensor(input)
+    if dim is None:
+        return _global_median("nanmedian", input, ignore_nan=True)
+    return _select("nanmedian.dim", input, dim, keepdim, lambda s, o: _lower_median(s, o, True))
+
+
+def _global_median(op, input, ignore_nan):
+    if input.numel() == 0:
+        return record(op, np.asarray(np.nan, dtype=input._data.dtype), (input,))
+    flat = np.sort(input._data.reshape(-1), kind="stable")
+    at = int(_lower_median(flat, None, ignore_nan))
+    return record(op, np.asarray(flat[at]), (input,))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest element along ``dim`` (from 1), and its index (KthvalueBackward0)."""
+    input = to_tensor(input)
+    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    size = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _select("kthvalue", input, dim, keepdim, lambda s, o: np.full(s.shape[:-1], k - 1))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest among equally frequent ones) and
+    the index of its last occurrence (ModeBackward0)."""
+    input = to_tensor(input)
+
+    def pick(ordered, order):
+        n = ordered.shape[-1]
+        rows = ordered.reshape(-1, n)
+        at = np.empty(len(rows), dtype=np.int64)
+        for r, row in enumerate(rows):               # runs of equal values in the sorted row
+            _, first, counts = np.unique(row, return_index=True, return_counts=True)
+            best = np.argmax(counts)                 # the first (smallest) of the most frequent
+            at[r] = first[best] + counts[best] - 1   # its last run position: its last occurrence
+        return at.reshape(ordered.shape[:-1])
+    return _select("mode", input, dim, keepdim, pick)
+
+
+Tensor.median, Tensor.nanmedian, Tensor.kthvalue, Tensor.mode = median, nanmedian, kthvalue, mode
+
+
+# -------------------------------------------------------------- ignoring NaN
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """``sum`` with NaNs counted as zero (NansumBackward0)."""
+    input = to_tensor(input)
+    target = _dt.as_dtype(dtype) or (input.dtype if input.dtype.is_floating_point else _dt.int64)
+    dims = None if dim is None or dim in ((), []) else wrap_dims(dim, input.ndim) if input.ndim else ()
+    array = np.nansum(input._data, axis=dims, keepdims=keepdim if dims is not None else False,
+                      dtype=target.numpy)
+    return record("nansum", np.asarray(array, dtype=target.numpy, order="C"), (input,),
+                  {"dim": dims, "keepdim": keepdim})
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the non-NaN elements: ``nansum`` divided by their count."""
+    input = to_tensor(input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {_dt.LEGACY_NAMES[input.dtype.name][:-6]}")
+    counted = Tensor._make(np.logical_not(np.isnan(input._data)))
+    return div(nansum(input, dim, keepdim, dtype=dtype), counted.sum(dim, keepdim) if dim is not None
+               else counted.sum())
+
+
+Tensor.nansum, Tensor.nanmean = nansum, nanmean
+
+
+# -------------------------------------------------------------- running ones
+
+def _running_extreme(name, input, dim, better):
+    input = to_tensor(input)
+    d = _wrap_dim(dim, input.ndim) if input.ndim else _wrap_dim(dim, 1)
+    data = np.moveaxis(input._data, d, -1) if input.ndim else input._data.reshape(1)
+    values, indices = np.empty_like(data), np.empty(data.shape, dtype=np.int64)
+    best, at = data[..., 0], np.zeros(data.shape[:-1], dtype=np.int64)
+    for j in range(data.shape[-1]):
+        x = data[..., j]
+        take = better(x, best) | (x == best)          # ties: the latest index
+        if data.dtype.kind == "f":                     # a NaN wins, and stays
+            take = (take | np.isnan(x)) & (~np.isnan(best) | np.isnan(x))
+        best, at = np.where(take, x, best), np.where(take, j, at)
+        values[..., j], indices[..., j] = best, at
+    if input.ndim:
+        values, indices = np.moveaxis(values, -1, d), np.moveaxis(indices, -1, d)
+    else:
+        values, indices = values.reshape(()), indices.reshape(())
+    indices_t = Tensor._make(_contiguous(indices))
+    values_t = record(name, _contiguous(values), (input,), {"dim": d, "indices": indices_t})
+    return getattr(return_types, name)(values_t, indices_t)
+
+
+def cummax(input, dim):
+    """Running maximum along ``dim`` and where it was (the latest of equal ones)."""
+    return _running_extreme("cummax", input, dim, np.greater)
+
+
+def cummin(input, dim):
+    """Running minimum along ``dim`` and where it was (the latest of equal ones)."""
+    return _running_extreme("cummin", input, dim, np.less)
+
+
+def logcumsumexp(input, dim):
+    """Running ``log(sum(exp(x)))`` along ``dim``, without overflow."""
+    input = to_tensor(input)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{_dt.LEGACY_NAMES[input.dtype.name][:-6]}'")
+    d = _wrap_dim(dim, input.ndim) if input.ndim else _wrap_dim(dim, 1)
+    array = quietly(np.logaddexp.accumulate, input._data, axis=d) if input.ndim else input._data.copy()
+    return record("logcumsumexp", np.asarray(array, dtype=input._data.dtype), (input,), {"dim": d})
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """Element ``k`` is in every running sum ``j >= k``, with weight ``exp(x[k] - out[j])``:
+    that matrix (a new dim for ``k``; -inf, so weight 0, where ``j < k``) times ``grad``."""
+    if self.ndim == 0:
+        return grad
+    x, out, g = (t.movedim(dim, -1) for t in (self, result, grad))
+    n = x.shape[-1]
+    later = Tensor._make(np.triu(np.ones((n, n), dtype=bool)))            # [k, j]: j >= k
+    exponent = where(later, x.unsqueeze(-1) - out.unsqueeze(-2), -math.inf)
+    return (exponent.exp() * g.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+
+
+Tensor.cummax, Tensor.cummin, Tensor.logcumsumexp = cummax, cummin, logcumsumexp
+# ----------------------------------------------------------------- finding
+
+def nonzero(input, *, as_tuple=False):
+    """The coordinates of the non-zero elements: an ``(n, ndim)`` int64 tensor, or
+    (``as_tuple``) one 1-D tensor per dim."""
+    input = to_tensor(input)
+    data = input._data if input.ndim else input._data.reshape(1)
+    where = np.nonzero(data)
+    if as_tuple:
+        return tuple(Tensor._make(_contiguous(w, dtype=np.int64)) for w in where)
+    coords = np.stack(where, axis=1) if input.ndim else np.zeros((len(where[0]), 0), dtype=np.int64)
+    return Tensor._make(_contiguous(coords, dtype=np.int64))
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+def count_nonzero(input, dim=None):
+    input = to_tensor(input)
+    dims = None if dim is None else (tuple(_wrap_dim(d, input.ndim) for d in dim)
+                                     if isinstance(dim, (tuple, list)) else _wrap_dim(dim, input.ndim))
+    return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
+
+
+Tensor.nonzero, Tensor.argwhere, Tensor.count_nonzero = nonzero, argwhere, count_nonzero
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values (sorted), and optionally where each element went (``inverse``)
+    and how often each value occurs (``counts``); with ``dim``, the distinct slices.
+    Not differentiable (its backward raises, as PyTorch's)."""
+    input = to_tensor(input)
+    if dim is None:
+        values, inverse, counts = np.unique(input._data.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(input.shape)
+        op = "_unique2"
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True, axis=d)
+        inverse = inverse.reshape(-1)
+        op = "unique_dim"
+    out = record(op, _contiguous(values), (input,))
+    extra = []
+    if return_inverse:
+        extra.append(Tensor._make(np.asarray(inverse, dtype=np.int64)))
+    if return_counts:
+        extra.append(Tensor._make(np.asarray(counts, dtype=np.int64)))
+    return (out, *extra) if extra else out
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where ``|input - other| <= atol + rtol * |other|`` (infinities equal to themselves)."""
+    input, other = to_tensor(input), to_tensor(other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_dt.LEGACY_NAMES[input.dtype.name][:-6]} did not match "
+                           f"{_dt.LEGACY_NAMES[other.dtype.name][:-6]}")
+    a, b = input._data, other._data
+    if a.dtype.kind == "b":
+        return Tensor._make(np.asarray(a == b))
+    close = quietly(np.isclose, a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor._make(np.asarray(close))
+
+
+Tensor.unique, Tensor.isclose = unique, isclose
+
+
+def cross(input, other, dim=None):
+    """The cross product of 3-vectors along ``dim`` (LinalgCrossBackward0); without ``dim``,
+    the first dim of size 3 (deprecated in PyTorch, with a warning)."""
+    input, other = to_tensor(input), to_tensor(other)
+    input, other, _ = promote(input, other)
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
+                      "of dim will change to agree with that of linalg.cross in a future release.",
+                      UserWarning, stacklevel=2)
+        shape = broadcast_shape(input.shape, other.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    if input.ndim != other.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    shape = broadcast_shape(input.shape, other.shape)
+    d = _wrap_dim(dim, len(shape))
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    array = np.cross(np.broadcast_to(input._data, shape), np.broadcast_to(other._data, shape), axis=d)
+    return record("linalg_cross", _contiguous(array, dtype=input._data.dtype), (input, other),
+                  {"dim": d})
+
+
+def kron(input, other):
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, in
+    blocks (reshapes and a mul, as PyTorch records it)."""
+    input, other = to_tensor(input), to_tensor(other)
+    n = max(input.ndim, other.ndim)
+    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = unsafe_view(input, tuple(x for s in a_shape for x in (s, 1)))
+    b = unsafe_view(other, tuple(x for s in b_shape for x in (1, s)))
+    return unsafe_view(a * b, tuple(p * q for p, q in zip(a_shape, b_shape)))
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (DistBackward0)."""
+    input, other = to_tensor(input), to_tensor(other)
+    input, other, dtype = promote(input, other)
+    if not dtype.is_floating_point:
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{_dt.LEGACY_NAMES[dtype.name][:-6]} instead.")
+    diff = Tensor._make(quietly(np.subtract, input._data, other._data))
+    array = vector_norm(diff, p)._data
+    return record("dist", array, (input, other), {"p": p})
+
+
+Tensor.cross, Tensor.kron, Tensor.dist = cross, kron, dist

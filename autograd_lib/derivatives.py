@@ -444,6 +444,13 @@ rule("huber_loss", "HuberLossBackward0",
      self=("self target delta reduction", EL.huber_loss_backward),
      target=("self target delta reduction", lambda grad, self, target, delta, reduction:
              -EL.huber_loss_backward(grad, self, target, delta, reduction)))
-from .derivatives_nn import declare as _declare_nn; _declare_nn(rule, NODES)  # noqa: E402,E702
-from .derivatives_special import declare as _declare_special; _declare_special(rule, NODES)  # noqa: E402,E702
-from .derivatives_structure import declare as _declare_structure; _declare_structure(rule)  # noqa: E402,E702
+
+# ------------------------------------------------------------ the rest of the table
+# The families added later keep their rules in modules of their own (nn layers,
+# elementwise math, structure and reductions), so this file stays readable.  Each
+# declares its rules with this module's ``rule``, passed in, so none imports this one.
+from . import derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402
+
+derivatives_nn.declare(rule, NODES)
+derivatives_special.declare(rule, NODES)
+derivatives_structure.declare(rule)

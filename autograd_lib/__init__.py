@@ -66,6 +66,7 @@ from .ops import (argwhere, count_nonzero, diff, dsplit, hsplit, index_copy, ind
 from .ops import (cross, cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
                   mode, nanmean, nanmedian, nansum, unique)
 from .ops.binary_math import *    # noqa: F401,F403  (atan2, xlogy, lerp, aliases, ...)
+from .ops.compositions import *   # noqa: F401,F403  (hstack, meshgrid, fmax, var_mean, ...)
 from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsinh_, arctan_,  # noqa: F401
                                 arctanh_, asin_, asinh_, atan_, atanh_, cosh_, deg2rad_, erf_, erfc_,
                                 exp2_, expm1_, frac_, log10_, log1p_, log2_, logit_, nan_to_num_,

@@ -447,10 +447,11 @@ rule("huber_loss", "HuberLossBackward0",
 
 # ------------------------------------------------------------ the rest of the table
 # The families added later keep their rules in modules of their own (nn layers,
-# elementwise math, structure and reductions), so this file stays readable.  Each
+# elementwise math, structure and reductions, compositions), so this file stays readable.  Each
 # declares its rules with this module's ``rule``, passed in, so none imports this one.
-from . import derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402
+from . import derivatives_compositions, derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402,E501
 
 derivatives_nn.declare(rule, NODES)
 derivatives_special.declare(rule, NODES)
 derivatives_structure.declare(rule)
+derivatives_compositions.declare(rule, NODES)

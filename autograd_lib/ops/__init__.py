@@ -30,6 +30,7 @@ One module per family, each installing its Tensor methods next to its ops
 ``scatter.py``            ``masked_select``, ``take``, ``index_fill``, ``scatter(_add)``, ``tensor_split``, ``diff``
 ``reductions_more.py``    ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``, ``kron``
 ``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
+``compositions.py``       ``hstack``, ``meshgrid``, ``broadcast_tensors``, ``fmax``, ``vdot``, ``var_mean``, ...
 ========================  =================================================
 
 ``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
@@ -63,3 +64,4 @@ from .structure import *           # noqa: F401,F403
 from .products import *            # noqa: F401,F403
 from .scatter import *             # noqa: F401,F403
 from .reductions_more import *     # noqa: F401,F403
+from .compositions import *       # noqa: F401,F403

@@ -67,8 +67,11 @@ c.Authenticator.admin_users = {INSTRUCTOR}
 c.Spawner.cmd = [str(ENV_BIN / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.notebook_dir = "~"
-c.Spawner.http_timeout = 60
-c.Spawner.start_timeout = 120
+# Generous: when a whole class starts its servers at the beginning of a lecture (or the
+# machine is busy grading), a server may take minutes to answer; the hub must not give up
+# on it and leave the student with a failed spawn.
+c.Spawner.http_timeout = 180
+c.Spawner.start_timeout = 300
 _PATH = os.pathsep.join([str(ENV_BIN), "/usr/local/bin", "/usr/bin", "/bin"])
 
 

@@ -47,6 +47,7 @@ STUDENTS = ["agct-ada", "agct-ben", "agct-cy"]
 STAGE = 1                                        # the students' edition: week 1 of the term
 MARKER = "autograd-course hub test"              # the full name of the test's accounts
 TIMEOUT = 120
+SPAWN_TIMEOUT = 330      # the hub's own Spawner.start_timeout (300 s), and a margin
 TAIL = 4000
 
 
@@ -263,8 +264,14 @@ class Classroom:
             time.sleep(0.5)
         pytest.fail(f"JupyterHub did not answer on {self.url} within {TIMEOUT} s:\n{self.hub_tail()}")
 
-    def hub_tail(self):
-        return self.hub_log.read_text(errors="replace")[-TAIL:] if self.hub_log.exists() else ""
+    def hub_tail(self, skip=None):
+        """The end of the hub's log; ``skip``: leave out the lines that contain it."""
+        if not self.hub_log.exists():
+            return ""
+        text = self.hub_log.read_text(errors="replace")
+        if skip:
+            text = "\n".join(line for line in text.splitlines() if skip not in line)
+        return text[-TAIL:]
 
     def limits(self):
         """{line of /proc/PID/limits: value} that hub.env sets for a student's server (the
@@ -372,13 +379,14 @@ class Person:
         hub = f"{self.room.url}/hub/api/users/{self.name}"
         started = requests.post(f"{hub}/server", headers=self.headers, timeout=60)
         assert started.status_code in (201, 202, 400), f"starting {self.name}'s server: {started.status_code} {started.text}"
-        end = time.monotonic() + TIMEOUT
+        end = time.monotonic() + SPAWN_TIMEOUT
         while time.monotonic() < end:
             state = requests.get(hub, headers=self.headers, timeout=30).json()["servers"].get("", {})
             if state.get("ready"):
                 return self
             time.sleep(0.5)
-        pytest.fail(f"{self.name}'s server was not ready within {TIMEOUT} s:\n{self.room.hub_tail()}")
+        pytest.fail(f"{self.name}'s server was not ready within {SPAWN_TIMEOUT} s; the hub's log, "
+                    f"without this wait's own requests:\n{self.room.hub_tail(skip=f'GET /hub/api/users/{self.name} ')}")
 
     def memory_mb(self):
         """Resident memory (MB) of this account's processes: {pid command: MB}."""

@@ -51,7 +51,7 @@ from .views import AsStridedBackward0
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
 
 NODES = {}          # backward node name -> its class (the exercises' rule slots name nodes)
-BY_INPUT_COUNT = {}  # (node name, number of tensors) -> the class of a variadic rule for them
+BY_INPUT_COUNT = {}  # (variadic rule's node class, number of tensors) -> its class for them
 
 
 def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
@@ -94,11 +94,11 @@ def _one_input_per_tensor(cls):
     (name, (fn, needs)), = cls.formulas.items()
 
     def for_inputs(n):
-        sub = BY_INPUT_COUNT.get((cls.__name__, n))
+        sub = BY_INPUT_COUNT.get((cls, n))     # by class: several ops share a node name
         if sub is None:
             formulas = {f"{name}{i}": ((lambda i: lambda grad, *values: fn(grad, *values, i))(i),
                                        needs) for i in range(n)}
-            sub = BY_INPUT_COUNT[cls.__name__, n] = type(cls.__name__, (cls,), {
+            sub = BY_INPUT_COUNT[cls, n] = type(cls.__name__, (cls,), {
                 "input_names": tuple(formulas), "formulas": formulas, "variadic": False,
                 "__slots__": ()})
             sub.__module__ = cls.__module__

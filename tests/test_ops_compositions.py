@@ -335,3 +335,21 @@ def test_einsum_contracts_pairs_with_bmm():
             stack.extend(n for n, _ in node.next_functions)
     assert "BmmBackward0" in names and "MulBackward0" not in names, (
         f"expected einsum's graph to contract with BmmBackward0 and no MulBackward0; saw {sorted(names)}")
+
+
+def test_ops_sharing_a_node_name_keep_their_own_formulas():
+    """floor_divide and heaviside both record PyTorch's "NotImplemented" node with one input
+    per tensor; whichever ran first, each must keep its own message (the per-count classes
+    were cached by node name, so heaviside raised floor_divide's)."""
+    import autograd_lib
+    a = autograd_lib.tensor([1., -1.], requires_grad=True)
+    b = autograd_lib.tensor([0.5, 0.5], requires_grad=True)
+    messages = []
+    for op in (lambda: a // b, lambda: autograd_lib.heaviside(a, b)):
+        try:
+            op().sum().backward()
+        except RuntimeError as error:
+            messages.append(str(error))
+    assert messages == ["derivative for aten::floor_divide is not implemented",
+                        "derivative for aten::heaviside is not implemented"], (
+        f"expected each op's own 'not implemented' message, in order; saw {messages}")

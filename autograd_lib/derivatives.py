@@ -50,7 +50,7 @@ from .views import AsStridedBackward0
 
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
 
-NODES = {}          # backward node name -> its class (the exercises' rule slots name nodes)
+NODES = {}          # backward node name -> its first class (the exercises' rule slots name nodes)
 BY_INPUT_COUNT = {}  # (variadic rule's node class, number of tensors) -> its class for them
 
 
@@ -84,7 +84,7 @@ def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
     if variadic:
         _one_input_per_tensor(cls)
     RULES[op] = cls
-    NODES[cls.__name__] = cls
+    NODES.setdefault(cls.__name__, cls)   # ops sharing a node name: the first declared keeps it
     return cls
 
 
@@ -451,7 +451,7 @@ rule("huber_loss", "HuberLossBackward0",
 # declares its rules with this module's ``rule``, passed in, so none imports this one.
 from . import derivatives_compositions, derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402,E501
 
-derivatives_nn.declare(rule, NODES)
-derivatives_special.declare(rule, NODES)
+derivatives_nn.declare(rule)
+derivatives_special.declare(rule)
 derivatives_structure.declare(rule)
-derivatives_compositions.declare(rule, NODES)
+derivatives_compositions.declare(rule)

@@ -56,7 +56,7 @@ def _powers_of_two(other):
     return powers if other.dtype.is_floating_point else F.masked_fill(powers, other < 0, 0)
 
 
-def declare(rule, nodes):
+def declare(rule):
     """Add this family's rules to the table with ``rule`` (derivatives.py calls it at its end)."""
     for op, node, larger in (("fmax", "FmaxBackward0", True), ("fmin", "FminBackward0", False)):
         rule(op, node,
@@ -78,10 +78,8 @@ def declare(rule, nodes):
     rule("ldexp", "LdexpBackward0",
          self=("other", lambda grad, other: grad * _powers_of_two(other)),
          other=("self other", lambda grad, self, other: F.mul_scalar(grad * self * F.exp2(other), 0.6931471805599453)))
-    before = nodes["NotImplemented"]                   # PyTorch does not differentiate heaviside
-    rule("heaviside", "NotImplemented", variadic=True,
+    rule("heaviside", "NotImplemented", variadic=True,  # PyTorch does not differentiate it
          tensors=lambda grad, i: H.derivative_not_implemented("heaviside"))
-    nodes["NotImplemented"] = before                   # (floor_divide's keeps the name)
     rule("lgamma", "LgammaBackward0", self=("self", lambda grad, self: grad * F.digamma(self)))
     rule("digamma", "DigammaBackward0", self=("self", lambda grad, self: grad * F.polygamma(1, self)))
     rule("polygamma", "PolygammaBackward0",

@@ -3,8 +3,8 @@ table for the activations of ``nn.functional`` (hardtanh, selu, celu, mish, hard
 hardswish, logsigmoid, hardshrink, softshrink, threshold, glu) and ``embedding``.
 
 Several forward ops share one PyTorch node name (``selu`` records EluBackward0, as
-``elu`` does; the in-place ``hardtanh_`` records HardtanhBackward0): ``alias``
-declares such a rule without replacing the node class already known by that name.
+``elu`` does; the in-place ``hardtanh_`` records HardtanhBackward0); the name keeps
+naming the class declared first (``rule`` never replaces it).
 """
 
 from . import ops as F
@@ -16,18 +16,6 @@ from .ops import norms
 from .creation import tensor as _tensor
 
 __all__ = ["declare"]
-
-
-def _aliasing(rule, NODES):
-    """``alias(op, node, ...)``: ``rule(op, node, ...)``, keeping ``NODES[node]`` as it was
-    when already taken."""
-    def alias(op, node, **formulas):
-        before = NODES.get(node)
-        cls = rule(op, node, **formulas)
-        if before is not None:
-            NODES[node] = before
-        return cls
-    return alias
 
 
 def _log1p(t):
@@ -123,35 +111,34 @@ def _group_norm_grads(grad, input, weight, num_groups, eps, channel, dims):
     return grad_in, _layer_norm_parts(rows, (2,), eps)[0].reshape(input.shape)
 
 
-def declare(rule, NODES):
+def declare(rule):
     """Add this family's rules to the table (``derivatives.py`` calls it, with its
-    ``rule`` and ``NODES``, at its end)."""
-    alias = _aliasing(rule, NODES)
+    ``rule``, at its end)."""
     # --------------------------------------------------------- hardtanh, relu6
     _HARDTANH = "min_val max_val"
-    alias("hardtanh_", "HardtanhBackward0",                  # in place: from the result
-          self=("result " + _HARDTANH, lambda grad, result, lo, hi: N.hardtanh_backward(grad, result, lo, hi)))
     rule("hardtanh", "HardtanhBackward0",
          self=("self " + _HARDTANH, lambda grad, self, lo, hi: N.hardtanh_backward(grad, self, lo, hi)))
+    rule("hardtanh_", "HardtanhBackward0",                   # in place: from the result
+         self=("result " + _HARDTANH, lambda grad, result, lo, hi: N.hardtanh_backward(grad, result, lo, hi)))
     rule("hardtanh_backward", "HardtanhBackwardBackward0",
          grad_output=("self " + _HARDTANH, lambda grad, self, lo, hi: N.hardtanh_backward(grad, self, lo, hi)),
          self=lambda grad: zeros_like(grad))
     # ------------------------------------------------- selu, celu (general elu)
     for op, node, is_result in (("selu", "EluBackward0", False), ("selu_", "EluBackward1", True),
                                 ("celu", "CeluBackward0", False), ("celu_", "CeluBackward1", True)):
-        alias(op, node, self=_elu_formula(is_result))
-    alias("elu_backward.general", "EluBackwardBackward0",
-          grad_output=(f"self_or_result {_ELU} is_result", lambda grad, x, alpha, scale, input_scale, is_result:
-                       N.elu_backward(grad, alpha, scale, input_scale, is_result, x)),
-          self_or_result=(f"grad_output self_or_result {_ELU} is_result",
-                          lambda grad, grad_output, x, alpha, scale, input_scale, is_result:
-                          _elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, x)))
+        rule(op, node, self=_elu_formula(is_result))
+    rule("elu_backward.general", "EluBackwardBackward0",
+         grad_output=(f"self_or_result {_ELU} is_result", lambda grad, x, alpha, scale, input_scale, is_result:
+                      N.elu_backward(grad, alpha, scale, input_scale, is_result, x)),
+         self_or_result=(f"grad_output self_or_result {_ELU} is_result",
+                         lambda grad, grad_output, x, alpha, scale, input_scale, is_result:
+                         _elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, x)))
     # --------------------------------------------------------------------- mish
     rule("mish", "MishBackward0", self=("self", _mish_backward))
     # ------------------------------------------------- hardsigmoid, hardswish
     rule("hardsigmoid", "HardsigmoidBackward0", self=("self", lambda grad, self: N.hardsigmoid_backward(grad, self)))
-    alias("hardsigmoid_backward", "NotImplemented",         # PyTorch has no second derivative
-          self=lambda grad: H.derivative_not_implemented("hardsigmoid_backward"))
+    rule("hardsigmoid_backward", "NotImplemented",          # PyTorch has no second derivative
+         self=lambda grad: H.derivative_not_implemented("hardsigmoid_backward"))
     rule("hardswish", "HardswishBackward0", self=("self", lambda grad, self: N.hardswish_backward(grad, self)))
     rule("hardswish_backward", "HardswishBackwardBackward0",
          grad_output=("self", lambda grad, self: N.hardswish_backward(grad, self)),
@@ -198,8 +185,8 @@ def declare(rule, NODES):
     # ----------------------------------------------------------- pad, norm
     rule("constant_pad_nd", "ConstantPadNdBackward0",
          self=("pad", lambda grad, pad: L.constant_pad_nd(grad, [-p for p in pad])))
-    alias("norm.ScalarOpt_dim", "NormBackward1",
-          self=("self result ord dim keepdim", norms.vector_norm_backward))
+    rule("norm.ScalarOpt_dim", "NormBackward1",
+         self=("self result ord dim keepdim", norms.vector_norm_backward))
     rule("soft_margin_loss", "SoftMarginLossBackward0",
          self=("self target reduction count", L.soft_margin_loss_backward))
     _BN = "training eps dims channel"

@@ -51,8 +51,8 @@ def _xlogy_self(grad, self, other):
     return F.masked_fill(F.xlogy(grad, other), (self == 0) & (other <= 0), 0)
 
 
-def declare(rule, nodes):
-    """Add this family's rules to the table (``nodes``: derivatives.NODES)."""
+def declare(rule):
+    """Add this family's rules to the table (``derivatives.py`` calls it with its ``rule``)."""
     # --------------------------------------------------------- trigonometry
     rule("tan", "TanBackward0", self=("result", lambda grad, result: grad * F.add_scalar(result ** 2, 1)))
     rule("sinh", "SinhBackward0", self=("self", lambda grad, self: grad * F.cosh(self)))
@@ -116,10 +116,8 @@ def declare(rule, nodes):
     rule("fmod.Tensor", "FmodBackward1", self=lambda grad: grad,
          other=("self other", lambda grad, self, other: -grad * F.divide(self, other, rounding_mode="trunc")))
     rule("remainder.Scalar", "RemainderBackward0", self=lambda grad: grad)
-    before = nodes["NotImplemented"]                   # number % tensor: PyTorch refuses
-    rule("remainder.Scalar_Tensor", "NotImplemented",
+    rule("remainder.Scalar_Tensor", "NotImplemented",   # number % tensor: PyTorch refuses
          other=lambda grad: H.derivative_not_implemented("remainder"))
-    nodes["NotImplemented"] = before                   # (floor_divide's keeps the name)
     rule("remainder.Tensor", "RemainderBackward1", self=lambda grad: grad,
          other=("self other", lambda grad, self, other: -grad * F.divide(self, other, rounding_mode="floor")))
     rule("lerp.Scalar", "LerpBackward0",

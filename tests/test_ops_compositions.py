@@ -353,3 +353,15 @@ def test_ops_sharing_a_node_name_keep_their_own_formulas():
     assert messages == ["derivative for aten::floor_divide is not implemented",
                         "derivative for aten::heaviside is not implemented"], (
         f"expected each op's own 'not implemented' message, in order; saw {messages}")
+
+
+def test_a_shared_node_name_names_the_first_rule_declared():
+    """Exercise slots reach a rule through its node name (``NODES``); when several ops
+    record the same PyTorch node, the name must stay with the op declared first (the
+    core table's), not with whichever family module declared one last."""
+    from autograd_lib.derivatives import NODES, RULES
+    for node, op in (("NotImplemented", "floor_divide"), ("EluBackward0", "elu"),
+                     ("HardtanhBackward0", "hardtanh")):
+        assert NODES[node] is RULES[op], (
+            f"expected NODES[{node!r}] to be {op}'s node class; saw the class of "
+            f"{[o for o, c in RULES.items() if c is NODES[node]]}")

@@ -1,6 +1,5 @@
 """Products and repeats: ``prod``, ``cumprod``; ``outer`` (``ger``), ``inner``, ``addmv``,
-``addr``, ``baddbmm``, ``addbmm``; ``tile``, ``repeat_interleave``; and the NumPy
-names ``moveaxis``, ``swapdims`` of ``movedim``, ``swapaxes``.
+``addr``, ``baddbmm``, ``addbmm``; ``tile``, ``repeat_interleave``.
 
 The gradient of a product for one factor is the product of the *other* factors.
 Dividing the result by the factor gives it, unless the factor is zero; so
@@ -26,13 +25,13 @@ from .linalg import dot, mm
 from .structure import contiguous_array as _contiguous
 from .operands import cast_operand, to_tensor
 from .pointwise import where
-from .shape import cat, movedim, permute, reshape, swapaxes, view
+from .shape import cat, movedim, permute, reshape, view
 from .pieces import repeat
 from .structure import flip
 
 __all__ = ["prod", "cumprod", "prod_backward", "cumprod_backward", "prod_of_others", "outer", "ger",
            "inner", "addmv", "addr", "baddbmm", "addbmm", "addmv_", "addr_", "baddbmm_", "addbmm_",
-           "tile", "repeat_interleave", "moveaxis", "swapdims"]
+           "tile", "repeat_interleave"]
 
 
 def _product_dtype(t, dtype):
@@ -268,16 +267,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     spread = input.unsqueeze(d + 1).expand(input.shape[:d + 1] + (r,) + input.shape[d + 1:])
     shape = input.shape[:d] + (input.shape[d] * r,) + input.shape[d + 1:]
     return view(contiguous(spread), shape)         # a copy (CloneBackward0), row-major
-
-
-def moveaxis(input, source, destination):
-    """NumPy's name for ``movedim``."""
-    return movedim(input, source, destination)
-
-
-def swapdims(input, dim0, dim1):
-    """Another name for ``transpose`` (``swapaxes``)."""
-    return swapaxes(input, dim0, dim1)
 
 
 Tensor.tile, Tensor.repeat_interleave = tile, repeat_interleave

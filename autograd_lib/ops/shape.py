@@ -26,8 +26,8 @@ from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
 
-__all__ = ["view", "reshape", "flatten", "unflatten", "transpose", "swapaxes", "t", "permute",
-           "movedim", "select", "squeeze", "unsqueeze",
+__all__ = ["view", "reshape", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t",
+           "permute", "movedim", "moveaxis", "select", "squeeze", "unsqueeze",
            "expand", "expand_as", "broadcast_to", "unbind", "cat", "stack", "dim_key", "select_key",
            "views_of_one_node"]
 
@@ -198,8 +198,9 @@ def select(input, dim, index):
                   replay=operator.itemgetter(key))
 
 
+moveaxis, swapdims = movedim, swapaxes       # NumPy's names, and PyTorch's other one
 Tensor.transpose, Tensor.t, Tensor.permute, Tensor.movedim = transpose, t, permute, movedim
-Tensor.moveaxis, Tensor.swapaxes, Tensor.swapdims, Tensor.select = movedim, swapaxes, swapaxes, select
+Tensor.moveaxis, Tensor.swapaxes, Tensor.swapdims, Tensor.select = moveaxis, swapaxes, swapdims, select
 
 
 def _T(self):

@@ -73,7 +73,6 @@ from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsi
                                 negative, rad2deg_, rsqrt_, sinc_, sinh_, tan_)
 from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select, log_,  # noqa: F401
                   masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
-from .ops.binary_math import divide as div    # with rounding_mode=, as torch.div
 from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401
                             pairwise_distance, rms_norm, selu, threshold)
 from . import derivatives           # the gradient rules: what every op above records

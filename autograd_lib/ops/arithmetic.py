@@ -68,12 +68,38 @@ Tensor.mul = Tensor.__mul__ = mul
 Tensor.__rmul__ = commuted(mul)
 
 
-def div(input, other):
+def div(input, other, *, rounding_mode=None):
+    """``input / other``; with ``rounding_mode`` "trunc" or "floor" the quotient is
+    rounded (and integer inputs stay integers): a node of its own, DivBackward2/3."""
+    if rounding_mode is not None:
+        return _rounded_div(input, other, rounding_mode)
     dtype = _dt.result_type(input, other)
     if not dtype.is_floating_point:                       # true division, as Python's /
         dtype = _dt.get_default_dtype()
     a, b = cast_operand(input, dtype), cast_operand(other, dtype)
     return record("div.Tensor", quietly(np.true_divide, a._data, b._data), (a, b))
+
+
+def _rounded_div(input, other, rounding_mode):
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                           f"found '{rounding_mode}'")
+    a, b, dtype = promote(input, other)
+    if not dtype.is_floating_point and np.any(b._data == 0):
+        raise RuntimeError("ZeroDivisionError")
+    array = quietly(_np_rounded_quotient, a._data, b._data, rounding_mode)
+    if not isinstance(other, Tensor):
+        return record("div.Scalar_mode", array, (a,), {"rounding_mode": rounding_mode})
+    return record("div.Tensor_mode", array, (a, b), {"rounding_mode": rounding_mode})
+
+
+def _np_rounded_quotient(a, b, mode):
+    if mode == "floor":
+        return np.floor_divide(a, b)
+    if a.dtype.kind == "f":
+        return np.trunc(a / b)
+    q = np.floor_divide(a, b)                       # integers: floor, then toward zero
+    return q + ((q < 0) & (q * b != a))
 
 
 Tensor.div = Tensor.__truediv__ = div

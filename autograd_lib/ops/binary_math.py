@@ -226,37 +226,8 @@ Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
 
 subtract, multiply, absolute, clip_ = sub, mul, abs, clamp_
 greater, greater_equal, less, less_equal, not_equal = _cmp.gt, _cmp.ge, _cmp.lt, _cmp.le, _cmp.ne
-
-
-def divide(input, other, *, rounding_mode=None):
-    """``input / other``; with ``rounding_mode`` "trunc" or "floor" the quotient is
-    rounded (and integer inputs stay integers): a node of its own, DivBackward2/3."""
-    if rounding_mode is None:
-        return div(input, other)
-    if rounding_mode not in ("trunc", "floor"):
-        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                         f"found '{rounding_mode}'")
-    a, b, dtype = promote(input, other)
-    if not dtype.is_floating_point and np.any(b._data == 0):
-        raise RuntimeError("ZeroDivisionError")
-    array = quietly(_np_rounded_quotient, a._data, b._data, rounding_mode)
-    if not isinstance(other, Tensor):
-        return record("div.Scalar_mode", array, (a,), {"rounding_mode": rounding_mode})
-    return record("div.Tensor_mode", array, (a, b), {"rounding_mode": rounding_mode})
-
-
-def _np_rounded_quotient(a, b, mode):
-    if mode == "floor":
-        return np.floor_divide(a, b)
-    if a.dtype.kind == "f":
-        return np.trunc(a / b)
-    q = np.floor_divide(a, b)                       # integers: floor, then toward zero
-    return q + ((q < 0) & (q * b != a))
-
-
-true_divide = div
+divide = true_divide = div              # rounding_mode= included
 Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = subtract, multiply, divide, div
-Tensor.div = divide                     # x.div(y, rounding_mode=...); x / y stays the plain div
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = sub_, mul_, div_, div_
 Tensor.absolute, Tensor.absolute_ = absolute, lambda self: _inplace(self, abs)
 Tensor.clip_ = clip_

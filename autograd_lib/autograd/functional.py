@@ -17,8 +17,8 @@ from ..engine import run_backward
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
-from .functional_checks import (OUTPUTS, as_tuple, check_requires_grad, fill_in_zeros, finish,
-                                prepare, single_output, unpack, validate_v)
+from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
+                                finish, prepare, single_output, unpack, validate_v)
 
 __all__ = ["backward", "grad", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
@@ -282,17 +282,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     for a dummy output gradient ``u``) is linear in ``u``; its gradient with respect
     to ``u``, in direction ``v``, is ``J v``."""
     with enable_grad():
-        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "jvp")
-        inputs = prepare(inputs, create_graph)
-        if v is not None:
-            v = prepare(as_tuple(v, "v", "jvp")[1], create_graph, need_graph=False)
-            validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "jvp")
-        check_requires_grad(outputs, "outputs", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = call_with_v(
+            func, inputs, v, create_graph, strict, "jvp")
         # The dummy u: its values never matter (u^T J is linear in u), zeros are safe.
         dummies = tuple(zeros_like(o).requires_grad_(True) for o in outputs)
         grad_inputs = grad_or_none(outputs, inputs, dummies, create_graph=True)
@@ -412,17 +403,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)``: the gradient of ``g . v``, ``g`` the gradient of ``func``."""
     with enable_grad():
-        is_inputs_tuple, inputs = as_tuple(inputs, "inputs", "vhp")
-        inputs = prepare(inputs, create_graph)
-        if v is not None:
-            v = prepare(as_tuple(v, "v", "vhp")[1], create_graph, need_graph=False)
-            validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                               "function is a single Tensor with a single element.")
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = as_tuple(outputs, OUTPUTS, "vhp")
-        check_requires_grad(outputs, "outputs", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs = call_with_v(
+            func, inputs, v, create_graph, strict, "vhp")
         if is_outputs_tuple:
             raise RuntimeError("The function given to vhp should return a single Tensor")
         if outputs[0].numel() != 1:

@@ -8,7 +8,7 @@ from ..creation import zeros_like
 from ..tensor import Tensor
 
 __all__ = ["as_tuple", "unpack", "prepare", "finish", "validate_v", "check_requires_grad",
-           "fill_in_zeros", "single_output", "OUTPUTS"]
+           "fill_in_zeros", "single_output", "call_with_v", "OUTPUTS"]
 
 OUTPUTS = "outputs of the user-provided function"
 
@@ -124,3 +124,20 @@ def single_output(func, name, strict):
                                "contain a single element")
         return out.squeeze()
     return checked
+
+
+def call_with_v(func, inputs, v, create_graph, strict, fn_name):
+    """The opening of ``jvp`` and ``vhp`` (``v`` has the inputs' shapes): check and prepare
+    ``inputs`` and ``v``, run ``func``, check its outputs.  Returns ``(inputs_were_tuple,
+    inputs, v, outputs_were_tuple, outputs)``.  Call it with grad mode on."""
+    is_inputs_tuple, inputs = as_tuple(inputs, "inputs", fn_name)
+    inputs = prepare(inputs, create_graph)
+    if v is not None:
+        v = prepare(as_tuple(v, "v", fn_name)[1], create_graph, need_graph=False)
+        validate_v(v, inputs, is_inputs_tuple)
+    elif len(inputs) != 1 or inputs[0].numel() != 1:
+        raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                           "function is a single Tensor with a single element.")
+    is_outputs_tuple, outputs = as_tuple(func(*inputs), OUTPUTS, fn_name)
+    check_requires_grad(outputs, "outputs", strict)
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs

@@ -275,6 +275,15 @@ def forward_name(node):
     return name
 
 
+def _names_an_unsaved_tensor(node_cls, key):
+    """Whether a formula of ``node_cls`` names tensor ``key`` (an input, the result, a value
+    kept with the saved tensors): a node that did not keep it shows it as None, as PyTorch."""
+    formulas = getattr(node_cls, "formulas", None) or {}
+    if not any(key in needs for _, needs in formulas.values()):
+        return False
+    return key == "result" or key in node_cls.input_names or key in getattr(node_cls, "saves", ())
+
+
 class Node:
     """Base class of every backward node (``grad_fn``)."""
 
@@ -341,6 +350,8 @@ class Node:
             params = self.__dict__.get("_params", {})
             if key in params:
                 return params[key]
+            if _names_an_unsaved_tensor(type(self), key):
+                return None             # (x * c)._saved_self when c needs no gradient: not kept
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def register_hook(self, fn):

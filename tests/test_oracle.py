@@ -1576,6 +1576,18 @@ def backward_saved_tensor_after_free(lib):
 
 
 @scenario
+def unsaved_input_reads_none(lib):
+    # x * c with c constant keeps c for x's gradient, and not x: _saved_self is None,
+    # before and after backward; _saved_other is kept, then freed.
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    c = lib.tensor([4., 5., 6.])
+    y = x * c
+    before = (y.grad_fn._saved_self, y.grad_fn._saved_other)
+    y.sum().backward()
+    return before, y.grad_fn._saved_self, caught(lambda: y.grad_fn._saved_other)
+
+
+@scenario
 def backward_gradient_argument(lib):
     x = lib.tensor([1., 2., 3.], requires_grad=True)
     y = x * 2

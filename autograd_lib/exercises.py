@@ -54,6 +54,7 @@ class Slot:
     kind: str = "function"
     guards: tuple = ()        # "module:function" helpers that hold the whole answer: armed too
     values: tuple = ()        # rules: the values the student's VJP is given after grad, in order
+    resets: tuple = ()        # "module:function"s to call when the slot changes (caches of its results)
 
     @property
     def assignment(self):
@@ -78,12 +79,15 @@ class Slot:
             node_cls = owner.NODES[self.attribute]
             node_cls.formulas = (fn if isinstance(fn, dict) else
                                  _formulas_from_vjp(fn, node_cls.input_names, self.values))
-            node_cls._save_plans = {}        # what to save depends on what the formulas need
+            # What a node saves depends on what the formulas need: plan it again.
+            importlib.import_module("autograd_lib.recording").forget_save_plans()
         elif self.kind == "property":
             setter = owner.__dict__[self.attribute].fset      # a settable property stays settable
             setattr(owner, self.attribute, property(fn, setter))
         else:
             setattr(owner, self.attribute, fn)
+        for path in self.resets:
+            _resolve(path)()
 
     def functions(self, value):
         """The plain functions behind a slot value (to arm tripwires)."""
@@ -93,11 +97,7 @@ class Slot:
 
     def guarded(self):
         """Library helpers that would answer the exercise in one call."""
-        found = []
-        for path in self.guards:
-            module_name, _, name = path.partition(":")
-            found.append(getattr(importlib.import_module(module_name), name))
-        return found
+        return [_resolve(path) for path in self.guards]
 
 
 def _formulas_from_vjp(vjp, input_names, values):
@@ -135,8 +135,14 @@ def _positional_parameters(fn):
 SLOTS = {}
 
 
-def _register(exercise_id, owner, attribute, summary, kind="function", guards=(), values=()):
-    SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind, guards, values)
+def _resolve(path):
+    """The object that ``"module:name"`` names."""
+    module_name, _, name = path.partition(":")
+    return getattr(importlib.import_module(module_name), name)
+
+
+def _register(exercise_id, owner, attribute, summary, kind="function", guards=(), values=(), resets=()):
+    SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind, guards, values, resets)
 
 
 _T = "autograd_lib.tensor:Tensor"
@@ -192,6 +198,9 @@ _register("05.var_backward", "autograd_lib.ops.norms", "var_backward",
 _register("05.amax_backward", "autograd_lib.ops.backward_helpers", "share_among_ties",
           "the gradient of amax/amin over dims: tied extremes share each gradient equally",
           guards=("autograd_lib.ops.backward_helpers:evenly_distribute",))
+_register("06.plan_saves", "autograd_lib.recording", "plan_saves",
+          "what a new node keeps: the values the formulas of its grad-requiring inputs name, "
+          "each once, with where each comes from", resets=("autograd_lib.recording:forget_save_plans",))
 _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
 _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",

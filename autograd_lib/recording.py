@@ -15,9 +15,10 @@ differentiated, attaches its ``grad_fn``:
 2. **Where the gradients go** (assignment 02): one edge per input, in input
    order (:func:`collect_next_functions`); an input's edge is its
    :func:`gradient_edge` (``Tensor._gradient_edge``).
-3. **Which node, saving what**: ``derivatives.py`` declares, for each forward
-   op, the backward node class and what each input's formula needs.  The node
-   keeps only what the formulas of its grad-requiring inputs need.
+3. **Which node, saving what** (assignment 06): ``derivatives.py`` declares, for
+   each forward op, the backward node class and what each input's formula needs.
+   The node keeps only what the formulas of its grad-requiring inputs need
+   (:func:`plan_saves`).
 
 Ops never import ``derivatives.py``: it fills :data:`RULES` when the library
 is imported, and ``record`` looks the op up there when it runs.
@@ -32,7 +33,8 @@ from .graph import AccumulateGrad, SavedTensor, SavedValue
 from .tensor import Tensor
 from .views import make_view
 
-__all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge"]
+__all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge",
+           "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
 
 RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives.py)
 
@@ -130,19 +132,24 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     # Save what the formulas of the inputs that need a gradient say they need.
     saved, kept = {}, {}
     for value_name, source in _save_plan(node_cls, edges):
-        if source == _RESULT:
+        if source.__class__ is int:                   # input number `source`
+            if tensors[source] is None:               # an optional input left out (clamp's max)
+                kept[value_name] = None
+            else:
+                saved[value_name] = SavedTensor(tensors[source])
+        elif source == RESULT:
             saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
-        elif source == _PARAM:
+        elif source == PARAM:
             kept[value_name] = params[value_name]
-        elif source == _GIVEN_PARAM:                  # kept for grad_fn._saved_*, when given
+        elif source == PARAM_IF_GIVEN:                # kept for grad_fn._saved_*, when given
             if params is not None and value_name in params:
                 kept[value_name] = params[value_name]
-        elif source == _SAVED_PARAM:                  # freed with the saved tensors (indices)
+        elif source == SAVED_PARAM:                   # freed with the saved tensors (indices)
             saved[value_name] = SavedValue(params[value_name])
-        elif tensors[source] is None:                 # an optional input left out (clamp's max)
-            kept[value_name] = None
         else:
-            saved[value_name] = SavedTensor(tensors[source])
+            raise ValueError(f"plan_saves gave {node_cls.__name__}'s value {value_name!r} the source "
+                             f"{source!r}: expected an input's position, {RESULT!r}, {PARAM!r}, "
+                             f"{SAVED_PARAM!r} or {PARAM_IF_GIVEN!r}")
     if saved:                                         # else the node shares Node's empty default
         node._saved = saved
     if kept:
@@ -151,44 +158,65 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     return out
 
 
-_RESULT, _PARAM, _SAVED_PARAM, _GIVEN_PARAM = -1, -2, -3, -4
+# Where a saved value comes from (besides an input's position, an int).
+RESULT = "result"                   # the op's result, saved as a tensor
+PARAM = "param"                     # a plain value of the op (a dim, a number), kept
+SAVED_PARAM = "saved param"         # a plain value kept with the saved tensors, freed with them
+PARAM_IF_GIVEN = "param if given"   # a plain value only a no-gradient input's formula names
+
+_PLANS = {}                         # node class -> {which inputs need a gradient: its plan}
+
+
+def plan_saves(node_cls, needs_grad):
+    """What a new node of class ``node_cls`` keeps, when input ``i`` needs a gradient
+    exactly if ``needs_grad[i]``: a tuple of ``(value_name, source)``, each name once.
+
+    The values are those the formulas of the inputs that need a gradient name
+    (``node_cls.formulas[input_name][1]``); the source of each is the input's position
+    when it is an input (``node_cls.input_names``), ``RESULT`` for ``"result"``,
+    ``SAVED_PARAM`` for a name in ``node_cls.saves``, ``PARAM`` otherwise.  A plain
+    value that only the formula of an input needing no gradient names is kept too,
+    as ``PARAM_IF_GIVEN`` (PyTorch keeps ``grad_fn._saved_alpha`` whichever input needs
+    a gradient); that input's tensors are not.
+
+    (Exercise 06.plan_saves: ``record`` asks it once per node class and pattern of
+    inputs needing a gradient.)"""
+    names = node_cls.input_names
+    plan, seen = [], set()
+    for name, needed in sorted(zip(names, needs_grad), key=lambda pair: not pair[1]):
+        for value_name in node_cls.formulas[name][1]:
+            if value_name in seen:
+                continue
+            if value_name == "result":
+                source = RESULT
+            elif value_name in names:
+                source = names.index(value_name)
+            elif value_name in node_cls.saves:
+                source = SAVED_PARAM
+            else:
+                source = PARAM if needed else PARAM_IF_GIVEN
+            if needed or source == PARAM_IF_GIVEN:
+                seen.add(value_name)
+                plan.append((value_name, source))
+    return tuple(plan)
+
+
+def forget_save_plans():
+    """Drop every cached plan (called when ``plan_saves`` or a formula is replaced)."""
+    _PLANS.clear()
 
 
 def _save_plan(node_cls, edges):
-    """What a node must keep, given which inputs need a gradient: the values that
-    those inputs' formulas state they need, each with its source (an input's
-    position, the result, or a plain parameter; a parameter the rule ``saves`` is
-    kept with the saved tensors, to be freed with them).  Computed once per node type and
-    pattern of inputs that need a gradient."""
+    """``plan_saves`` for the inputs that need a gradient (those with an edge), cached per
+    node class and pattern of them."""
     mask = tuple([next_node is not None for next_node, _ in edges])
     try:                                   # the common case: planned before
-        return node_cls.__dict__["_save_plans"][mask]
+        return _PLANS[node_cls][mask]
     except KeyError:
         pass
-    plans = node_cls.__dict__.get("_save_plans")
-    if plans is None:
-        plans = node_cls._save_plans = {}
-    plan = plans.get(mask)
-    if plan is None:
-        names = node_cls.input_names
-        if len(names) != len(mask):
-            raise TypeError(f"{node_cls.__name__} has inputs {names}, but the op recorded "
-                            f"{len(mask)} input(s)")
-        plan, seen = [], set()
-        for name, needed in sorted(zip(names, mask), key=lambda p: not p[1]):   # needed first
-            for value_name in node_cls.formulas[name][1]:
-                if value_name in seen:
-                    continue
-                source = (_RESULT if value_name == "result" else
-                          names.index(value_name) if value_name in names else
-                          _SAVED_PARAM if value_name in node_cls.saves else _PARAM)
-                if not needed:
-                    # PyTorch keeps a node's plain parameters whichever inputs need a
-                    # gradient (grad_fn._saved_alpha), and its tensors only when needed.
-                    if source != _PARAM:
-                        continue
-                    source = _GIVEN_PARAM
-                seen.add(value_name)
-                plan.append((value_name, source))
-        plans[mask] = plan = tuple(plan)
+    if len(node_cls.input_names) != len(mask):
+        raise TypeError(f"{node_cls.__name__} has inputs {node_cls.input_names}, but the op recorded "
+                        f"{len(mask)} input(s)")
+    plan = tuple(plan_saves(node_cls, mask))
+    _PLANS.setdefault(node_cls, {})[mask] = plan
     return plan

@@ -7,8 +7,9 @@ the same rules on random inputs.  The constants are the rules the checks name
 ``grads_of``, ``plain``, ``cubes``, ``exps`` and ``pair_check`` are the helpers
 the tests share.
 
-Why one module of this length: it is the visible half of the notebook's 8 test cells,
-one function per cell, kept together so that a student reads one file per notebook.
+Why one module of this length: it is the visible half of the notebook's 8 test cells after
+exercise 1, one function per cell, kept together so that a student reads one file per
+notebook.  Exercise 1's checks (``plan_saves``) are in ``saving.py``, imported here.
 """
 
 import gc
@@ -21,10 +22,15 @@ from autograd_lib.utils.checkpoint import CheckpointFunction, checkpoint, get_rn
 from autograd_course import grading
 from autograd_course.notebook import outcome
 
-__all__ = ["release_saved", "release_saved_in_the_engine",
+from .saving import (IF_GIVEN, NEEDED_FIRST, NEEDED_ONLY, PAIRS, SOURCES, grads_of, plan_of,  # noqa: F401
+                     plan_rule, plan_saves, plan_saves_in_the_engine, random_records)
+
+__all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "plan_rule", "random_records",
+           "release_saved", "release_saved_in_the_engine",
            "saved_values", "saved_values_in_the_engine",
            "hvp", "hvp_in_the_library", "checkpoint_forward", "checkpoint_backward",
            "random_graph", "random_node", "grads_of", "plain", "cubes", "exps", "pair_check",
+           "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST",
            "RETURNS_NONE", "KEEPS_NAMES", "DROPS", "MARKED", "RECLAIMED", "NOTHING_SAVED", "PARAMS_STAY",
            "FREED", "RETURNS_LIST", "UNPACKED", "IN_ORDER", "PLAIN", "VERSION_CHECKED", "REFUSES", "PLAIN_KEPT",
            "SECOND_GRADIENT", "A_PAIR", "VALUE_FIRST", "H_TIMES_V", "UNTOUCHED", "DETACHED",
@@ -73,11 +79,6 @@ def random_node(seed, op):
         ops["h.reshape(1)"] = lambda: h.reshape(1)
     op = list(ops)[op % len(ops)]
     return f"{op} for a {name} h of shape {shape}", ops[op]().grad_fn, h, k
-
-
-def grads_of(tensors):
-    """The .grad of each tensor as a rounded list (None where there is none)."""
-    return [None if t.grad is None else np.round(t.grad._data, 10).tolist() for t in tensors]
 
 
 def plain(value):

@@ -8,6 +8,7 @@ test cells of every other exercise must keep passing.
 
 from autograd_course.mistakes import Mistake
 
+_PLAN = "06_plan_saves_answer"
 _RELEASE = "06_release_saved_answer"
 _VALUES = "06_saved_values_answer"
 _HVP = "06_hvp_answer"
@@ -15,6 +16,43 @@ _CK_FORWARD = "06_checkpoint_forward_answer"
 _CK_BACKWARD = "06_checkpoint_backward_answer"
 
 MISTAKES = [
+    # ------------------------------------------------------------ 06.plan_saves
+    Mistake(_PLAN, "keeps what every formula names, whether its input needs a gradient or not",
+            edits=[('wanted = [i for i, needed in enumerate(needs_grad) if needed]',
+                    'wanted = list(range(len(inputs)))')],
+            rule="a node keeps the values that the formulas of its grad-requiring inputs name"),
+    Mistake(_PLAN, "an input's source is its name instead of its position",
+            edits=[('plan.setdefault(name, inputs.index(name))', 'plan.setdefault(name, name)')],
+            rule="each value's source: an input's position (an int) for an input"),
+    Mistake(_PLAN, "the result taken from the first input",
+            edits=[('plan.setdefault(name, RESULT)', 'plan.setdefault(name, 0)')],
+            rule="each value's source: an input's position (an int) for an input, RESULT for the result"),
+    Mistake(_PLAN, "the values of node_cls.saves kept as plain values, never freed",
+            edits=[('''            elif name in node_cls.saves:
+                plan.setdefault(name, SAVED_PARAM)
+''', '')],
+            rule="SAVED_PARAM for a name in node_cls.saves"),
+    Mistake(_PLAN, "drops the plain values of the inputs that need no gradient",
+            edits=[('''    for i in others:
+        for name in node_cls.formulas[inputs[i]][1]:
+            is_plain = name != "result" and name not in inputs and name not in node_cls.saves
+            if is_plain:
+                plan.setdefault(name, PARAM_IF_GIVEN)
+''', '')],
+            rule="is kept as PARAM_IF_GIVEN"),
+    Mistake(_PLAN, "walks the inputs in order, so a value another input names first becomes PARAM_IF_GIVEN",
+            edits=[('''    for i in wanted:
+        for name in node_cls.formulas[inputs[i]][1]:
+            if name == "result":
+''', '''    for i in range(len(inputs)):
+        for name in node_cls.formulas[inputs[i]][1]:
+            if i in others:
+                if name != "result" and name not in inputs and name not in node_cls.saves:
+                    plan.setdefault(name, PARAM_IF_GIVEN)
+            elif name == "result":
+''')],
+            rule="is a PARAM, even when the formula of an input needing no gradient names it too"),
+
     # ------------------------------------------------------------ 06.release_saved
     Mistake(_RELEASE, "empties the dict, forgetting the saved names",
             edits=[('node._saved = {name: None for name in node._saved}', 'node._saved = {}')],

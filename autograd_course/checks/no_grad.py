@@ -29,7 +29,7 @@ __all__ = [
     "detach_inplace", "detach_inplace_in_recurrence_and_zero_grad",
     "grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated",
     "random_program", "program_text", "run_program", "random_programs", "check_programs",
-    "reused_contexts", "check_reused", "recorder_class", "Split",
+    "reused_contexts", "check_reused", "recorder_class",
     "REMEMBER", "SWITCH", "RETURNS_NONE",
     "RESTORE", "NO_SWALLOW", "RESTORE_RAISED",
     "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES",
@@ -537,18 +537,6 @@ def data_on_views_and_saved_tensors(fn):
 
 # ------------------------------------------------------------------ 07.detach_
 
-class Split(ag.autograd.Function):
-    """Two outputs, 2x and 3x: one node, outputs 0 and 1 (the notebook's ``Split``)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2, x * 3
-
-    @staticmethod
-    def backward(ctx, grad_first, grad_second):
-        return 2 * grad_first + 3 * grad_second
-
-
 VIEW = "Can't detach views in-place. Use detach() instead."
 CUTS = "detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False"
 RETURNS_SELF = "detach_() returns the tensor itself, like every in-place method"
@@ -564,7 +552,7 @@ def detach_inplace(fn):
     """Your ``detach_`` on a non-leaf ``b = a * 3`` (it becomes a leaf without grad, is
     returned, keeps its array, counter and values), on a leaf that requires grad (LEAF_OFF),
     on two views (a RuntimeError with VIEW's message, and the view unchanged), and on output 1
-    of ``Split`` (``_output_nr`` back to 0)."""
+    of a node with two outputs, the max of ``ag.aminmax(x)`` (``_output_nr`` back to 0)."""
     grad_mode_on()
     with grading.checking("07.detach_", fn):
         a = ag.tensor([1.0, 2.0], requires_grad=True)
@@ -602,12 +590,12 @@ def detach_inplace(fn):
 
     with grading.checking("07.detach_", fn):
         x = ag.tensor([1.0, 2.0], requires_grad=True)
-        first, second = Split.apply(x)
+        first, second = ag.aminmax(x)                # one node, AminmaxBackward0: outputs 0 and 1
         outcome(fn, second)
         second_state = (second._output_nr, second.grad_fn is None, second.requires_grad)
     grading.expect_equal(second_state, (0, True, False),
                          what="(second._output_nr, second.grad_fn is None, second.requires_grad) after detach_(second), "
-                              "the output 1 of Split", rule=OUTPUT_NR)
+                              "the output 1 of (first, second) = ag.aminmax(x)", rule=OUTPUT_NR)
 
 
 def detach_inplace_in_recurrence_and_zero_grad(fn):

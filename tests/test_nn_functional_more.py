@@ -258,6 +258,46 @@ def pad_constant(lib):
 
 
 @scenario
+def pad_reflect_and_replicate(lib):
+    # 1, 2 and 3 padded dims, with and without a batch dim, negative pads; gradients of
+    # orders 1 and 2 (the second through ReflectionPad*BackwardBackward0)
+    F = lib.nn.functional
+    out = []
+    for mode in ("reflect", "replicate"):
+        for shape, pad in (((2, 5), (1, 3)), ((1, 2, 5), (4, -1)), ((2, 4, 5), (1, 1, 2, 0)),
+                           ((1, 2, 3, 4), (2, 0, -1, 2)), ((2, 3, 3, 4), (1, 1, 1, 2, 2, 0))):
+            x = lib.tensor(arr(shape, seed=21), requires_grad=True)
+            y = F.pad(x, pad, mode=mode)
+            w = lib.tensor(arr(tuple(y.shape), seed=22), requires_grad=True)
+            g, = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+            gw, = lib.autograd.grad((g * g).sum(), w)
+            out += [y, g, gw]
+    return out
+
+
+@scenario
+def pad_modes_refuse(lib):
+    F = lib.nn.functional
+    x = lib.zeros(2, 5)
+    return (caught(F.pad, lib.zeros(5), (1, 1), mode="reflect"), caught(F.pad, x, (5, 0), mode="reflect"),
+            caught(F.pad, x, (1, 1, 1, 1), mode="replicate"), caught(F.pad, x, (-6, 1), mode="replicate"),
+            caught(F.pad, lib.zeros(2, 0), (1, 1), mode="replicate"), caught(F.pad, x, (1,), mode="reflect"),
+            caught(F.pad, x, (1, 1), mode="bogus"), caught(F.pad, x, (1, 1), mode="reflect", value=2.0))
+
+
+@scenario
+def padding_modules(lib):
+    nn = lib.nn
+    x = lib.tensor(arr((1, 2, 3, 4), seed=23), requires_grad=True)
+    layers = [nn.ReflectionPad2d((1, 2, 0, 1)), nn.ReplicationPad1d(2), nn.ZeroPad2d(1),
+              nn.ConstantPad1d(2, 3.5), nn.ReflectionPad3d(1), nn.ReplicationPad3d((0, 1, 1, 0, 1, 1)),
+              nn.ConstantPad2d((1, 0, 0, 2), -1.0), nn.ZeroPad1d((2, 0))]
+    ys = [m(x) for m in layers]
+    g, = lib.autograd.grad(sum(y.sum() for y in ys), x)
+    return [repr(m) for m in layers], [m.padding for m in layers], ys, g
+
+
+@scenario
 def unflatten_module(lib):
     m = lib.nn.Unflatten(1, (2, 3))
     x = lib.tensor(arr((4, 6), seed=15), requires_grad=True)

@@ -14,6 +14,7 @@
 ``sparse.py``       ``Embedding``
 ``normalization.py`` ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``GroupNorm``
 ``distance.py``     ``CosineSimilarity``, ``PairwiseDistance``
+``padding.py``      ``ReflectionPad2d``, ``ReplicationPad1d``, ``ZeroPad2d``, ``ConstantPad3d``, ...
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
 ==================  ====================================================
@@ -27,6 +28,9 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Ha
 from .container import ModuleDict, ModuleList, Sequential
 from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,  # noqa: F401
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d,
+                      ZeroPad2d, ZeroPad3d)
 from .normalization import BatchNorm1d, GroupNorm, LayerNorm, RMSNorm
 from .activation import Dropout1d, Dropout2d
 from .parameter_containers import ParameterDict, ParameterList

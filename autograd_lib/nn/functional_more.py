@@ -17,6 +17,7 @@ from ..ops.norms import vector_norm as _vector_norm
 from ..ops.pointwise import exp as _exp
 from ..ops.inplace import _inplace
 from ..ops import nn_ops as _N
+from ..ops import padding as _padding
 from ..ops.pointwise import tanh as _tanh
 from .functional_losses import _reduce
 
@@ -199,12 +200,18 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 def pad(input, pad, mode="constant", value=None):
-    """``input`` with ``pad = (left, right, top, bottom, ...)`` added around its last dims
-    (ConstantPadNdBackward0); only ``mode="constant"`` is implemented."""
-    if mode != "constant":
-        raise NotImplementedError(f"pad(mode={mode!r}) is not implemented in autograd_lib: only "
-                                  "mode='constant'")
-    return _N.constant_pad_nd(input, list(pad), 0 if value is None else value)
+    """``input`` with ``pad = (left, right, top, bottom, ...)`` added around its last dims:
+    ``value`` (ConstantPadNdBackward0), or the border mirrored (``"reflect"``) or repeated
+    (``"replicate"``).  ``"circular"`` is not implemented here."""
+    if mode == "constant":
+        return _N.constant_pad_nd(input, list(pad), 0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode in ("reflect", "replicate"):
+        return _padding.non_constant_pad(input, pad, mode)
+    if mode == "circular":
+        raise NotImplementedError("pad(mode='circular') is not implemented in autograd_lib")
+    raise NotImplementedError(f"Unrecognised padding mode {mode}")
 
 
 def _xlogy(x, y):

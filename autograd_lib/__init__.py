@@ -75,6 +75,8 @@ from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select
                   masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
 from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401
                             pairwise_distance, rms_norm, selu, threshold)
+from .ops.linalg_more import det, inverse, logdet, matrix_power  # noqa: F401
+from .ops.linalg_more import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from . import linalg

@@ -450,8 +450,10 @@ rule("huber_loss", "HuberLossBackward0",
 # elementwise math, structure and reductions, compositions), so this file stays readable.  Each
 # declares its rules with this module's ``rule``, passed in, so none imports this one.
 from . import derivatives_compositions, derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402,E501
+from . import derivatives_linalg  # noqa: E402
 
 derivatives_nn.declare(rule)
 derivatives_special.declare(rule)
 derivatives_structure.declare(rule)
 derivatives_compositions.declare(rule)
+derivatives_linalg.declare(rule)

@@ -48,7 +48,7 @@ LAYERS = (
           "the forward ops, each registering its Tensor method; backward/grad/Function/gradcheck"),
     Layer("rules", ("autograd_lib.derivatives", "autograd_lib.derivatives_special",
                     "autograd_lib.derivatives_structure", "autograd_lib.derivatives_nn",
-                    "autograd_lib.derivatives_compositions"),
+                    "autograd_lib.derivatives_compositions", "autograd_lib.derivatives_linalg"),
           "every gradient formula, keyed by forward op"),
     Layer("nn and optim", ("autograd_lib.nn", "autograd_lib.nn.*", "autograd_lib.optim", "autograd_lib.optim.*",
                            "autograd_lib.utils", "autograd_lib.utils.*"),

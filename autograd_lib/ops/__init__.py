@@ -65,3 +65,4 @@ from .products import *            # noqa: F401,F403
 from .scatter import *             # noqa: F401,F403
 from .reductions_more import *     # noqa: F401,F403
 from .compositions import *       # noqa: F401,F403
+from .linalg_more import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401

@@ -35,7 +35,7 @@ from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
 __all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "call_tensor_hooks",
-           "store_retained_grad"]
+           "store_retained_grad", "current_pass", "queue_callback"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -77,11 +77,14 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
             node.release_saved()
         return grad_inputs
 
-    # 2. Execute, in topological order.
-    _passes.__dict__.setdefault("stack", []).append(bool(inputs))
+    # 2. Execute, in topological order; then the callbacks queued meanwhile.
+    this_pass = _Pass(bool(inputs), dependencies, [node for node, _ in root_edges])
+    _passes.__dict__.setdefault("stack", []).append(this_pass)
     try:
         with set_grad_enabled(create_graph):
             execute(root_edges, root_grads, dependencies, run_node)
+            while this_pass.callbacks:                 # a callback may queue another
+                this_pass.callbacks.pop(0)()
     finally:
         _passes.stack.pop()
 
@@ -91,15 +94,43 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accum
     return captured
 
 
-_passes = threading.local()            # .stack: per running backward pass, whether it has inputs=
+_passes = threading.local()            # .stack: the backward passes running in this thread
+
+
+class _Pass:
+    """One running backward pass (PyTorch's graph task): whether it was given ``inputs=``,
+    the nodes it visits, and the callbacks to run when it ends."""
+    __slots__ = ("with_inputs", "dependencies", "roots", "callbacks")
+
+    def __init__(self, with_inputs, dependencies, roots):
+        self.with_inputs, self.dependencies, self.roots, self.callbacks = with_inputs, dependencies, roots, []
+
+    def will_run(self, node):
+        """Whether this pass visits ``node`` (PyTorch's ``_will_engine_execute_node``)."""
+        return node in self.dependencies or node in self.roots
+
+
+def current_pass():
+    """The innermost backward pass running in this thread, or None."""
+    stack = getattr(_passes, "stack", None)
+    return stack[-1] if stack else None
 
 
 def running_with_inputs():
     """Whether the innermost backward pass running in this thread was given ``inputs=``
     (``autograd.grad``, ``backward(inputs=...)``); a node that starts a backward pass of its
     own (a reentrant checkpoint) asks, as PyTorch's node asks its graph task."""
-    stack = getattr(_passes, "stack", None)
-    return bool(stack and stack[-1])
+    running = current_pass()
+    return running is not None and running.with_inputs
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the running backward pass has run its last node
+    (``Variable._execution_engine.queue_callback``)."""
+    running = current_pass()
+    if running is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    running.callbacks.append(callback)
 
 
 def execute(root_edges, root_grads, dependencies, run_node):

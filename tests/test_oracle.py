@@ -1576,6 +1576,43 @@ def backward_saved_tensor_after_free(lib):
 
 
 @scenario
+def multi_grad_hook_once_per_pass(lib):
+    # "all": once the tensors a pass reaches have their gradients, None for the others;
+    # "any": the first gradient of each pass
+    a = lib.tensor([1., 2.], requires_grad=True)
+    b = lib.tensor([3., 4.], requires_grad=True)
+    c = lib.tensor([5.], requires_grad=True)
+    log = []
+    register = lib.autograd.graph.register_multi_grad_hook
+    handles = [register((a, b, c), lambda gs: log.append(("all", [None if g is None else g.tolist() for g in gs]))),
+               register((a, b, c), lambda g: log.append(("any", g.tolist())), mode="any")]
+    (a * b).sum().backward()
+    (c * 2).sum().backward()
+    (a.sum() + c.sum()).backward()
+    for h in handles:
+        h.remove()
+    (a * b).sum().backward()
+    return log
+
+
+@scenario
+def queue_callback_runs_after_the_pass(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    log = []
+    engine = lib.autograd.Variable._execution_engine
+
+    def hook(grad):
+        engine.queue_callback(lambda: log.append(("callback", x.grad.tolist())))
+        log.append(("hook", grad.tolist()))
+    y = x * 3
+    y.register_hook(hook)
+    y.sum().backward()
+    v = lib.autograd.Variable(y, requires_grad=True)
+    return (log, caught(engine.queue_callback, lambda: None), v.is_leaf, v.requires_grad,
+            isinstance(x, lib.autograd.Variable), v.grad_fn)
+
+
+@scenario
 def unsaved_input_reads_none(lib):
     # x * c with c constant keeps c for x's gradient, and not x: _saved_self is None,
     # before and after backward; _saved_other is kept, then freed.

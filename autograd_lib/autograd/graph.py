@@ -12,6 +12,7 @@
 
 from typing import NamedTuple
 
+from .. import engine as _engine
 from .. import graph as _graph
 from ..graph import Node
 from ..saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
@@ -61,32 +62,32 @@ class _MultiHandle:
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
-    """One hook for several tensors.
+    """One hook for several tensors, once per backward pass that reaches any of them.
 
-    * ``mode="all"``: ``fn(grads)`` once their gradients are all computed, ``grads``
-      holding one gradient per tensor;
-    * ``mode="any"``: ``fn(grad)`` with the first of their gradients to be computed.
-
-    (PyTorch counts per backward pass the tensors that pass reaches, and calls
-    ``fn`` with None for the others; autograd_lib's engine does not tell a hook which
-    pass it runs in, so here a round ends when every tensor has had its gradient.)"""
+    * ``mode="all"``: ``fn(grads)`` once the gradients of all the tensors this pass reaches
+      are computed, ``grads`` holding one per tensor (None for a tensor the pass does not
+      reach);
+    * ``mode="any"``: ``fn(grad)`` with the first of their gradients to be computed."""
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
-    grads = [None] * len(tensors)
-    seen = set()
+    state = {}                                   # this pass -> [grads, how many are expected]
 
     def make_hook(i):
         def hook(grad):
-            if mode == "any" and not seen:
-                fn(grad)
-            grads[i] = grad
-            seen.add(i)
-            if len(seen) == len(tensors):       # the round is complete
-                if mode == "all":
-                    fn(list(grads))
-                grads[:] = [None] * len(tensors)
-                seen.clear()
+            running = _engine.current_pass()
+            if running not in state:             # the first gradient of this pass
+                _engine.queue_callback(state.clear)          # forgotten when the pass ends
+                expected = sum(1 for t in tensors if t.requires_grad
+                               and running is not None and running.will_run(t._gradient_edge()[0]))
+                state[running] = [[None] * len(tensors), expected]
+                if mode == "any":
+                    fn(grad)
+            grads = state[running]
+            grads[0][i] = grad
+            grads[1] -= 1
+            if mode == "all" and grads[1] == 0:
+                fn(list(grads[0]))
         return hook
     return _MultiHandle([t.register_hook(make_hook(i))
                          for i, t in enumerate(tensors) if t.requires_grad])

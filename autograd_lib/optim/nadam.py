@@ -1,0 +1,81 @@
+"""``NAdam``: Adam with Nesterov momentum (Dozat, 2016).
+
+For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch's
+``_single_tensor_nadam``, same operations in the same order)::
+
+    g = g + weight_decay * p                  # L2 penalty, if weight_decay; with
+                                              # decoupled_weight_decay: p *= 1 - lr * weight_decay
+    mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))       # the momentum schedule
+    mu_product = mu_product * mu_t            # prod of mu_1..mu_t (a float32 0-dim tensor)
+    exp_avg = lerp(exp_avg, g, 1 - beta1);  exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+    denom = sqrt(exp_avg_sq / (1 - beta2**t)) + eps
+    p = p + (-lr * (1 - mu_t) / (1 - mu_product)) * g / denom               # addcdiv_
+    p = p + (-lr * mu_{t+1} / (1 - mu_product * mu_{t+1})) * exp_avg / denom
+
+The step looks ahead: it mixes the current gradient with the momentum ``exp_avg``
+as it will be weighted at the next step.  ``maximize=True`` uses ``-g``.  ``foreach``
+and ``capturable`` are accepted and change nothing (see
+``optimizer._check_implementation``).
+"""
+
+from ..creation import tensor, zeros_like
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, _check_betas, _check_implementation
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam: Adam whose momentum step is Nesterov's look-ahead."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _check_betas(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay,
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable, "differentiable": differentiable}
+        super().__init__(params, defaults)
+        _check_implementation(foreach, None, differentiable)
+
+    @no_grad()
+    def step(self, closure=None):
+        """Update, in place, every parameter whose ``.grad`` is not None."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+            weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = tensor(0.0)
+                    state["mu_product"] = tensor(1.0)
+                    state["exp_avg"] = zeros_like(p)
+                    state["exp_avg_sq"] = zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                grad = p.grad if not group["maximize"] else -p.grad
+                state["step"] += 1
+                step = state["step"].item()
+                bias_correction2 = 1 - beta2 ** step
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+                state["mu_product"] *= mu                     # in float32, as PyTorch
+                mu_product = state["mu_product"].item()
+                mu_product_next = mu_product * mu_next
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
+                denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+                # PyTorch: two addcdiv_, of grad then of exp_avg, each over denom.
+                p.add_(-lr * (1.0 - mu) / (1.0 - mu_product) * grad / denom)
+                p.add_((-lr * mu_next) / (1.0 - mu_product_next) * exp_avg / denom)
+        return loss

@@ -1,0 +1,81 @@
+"""``RAdam``: Adam with a rectified adaptive learning rate (Liu et al., 2020).
+
+For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch's
+``_single_tensor_radam``, same operations in the same order)::
+
+    g = g + weight_decay * p                  # L2 penalty, if weight_decay; with
+                                              # decoupled_weight_decay: p *= 1 - lr * weight_decay
+    exp_avg = lerp(exp_avg, g, 1 - beta1);  exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * g * g
+    m = exp_avg / (1 - beta1**t)                                    # bias-corrected
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * t * beta2**t / (1 - beta2**t)
+    if rho_t > 5:     # the variance of the adaptive rate is tractable: rectify it
+        rect = sqrt((rho_t - 4) (rho_t - 2) rho_inf / ((rho_inf - 4) (rho_inf - 2) rho_t))
+        p = p - m * lr * (sqrt(1 - beta2**t) / (sqrt(exp_avg_sq) + eps)) * rect
+    else:             # the first few steps: plain momentum SGD
+        p = p - m * lr
+
+``maximize=True`` uses ``-g``.  ``foreach`` and ``capturable`` are accepted and change
+nothing (see ``optimizer._check_implementation``).
+"""
+
+from ..creation import tensor, zeros_like
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, _check_betas, _check_implementation
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam: momentum SGD at first, then Adam with its adaptive rate rectified."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check_betas(lr, eps, betas, weight_decay)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "decoupled_weight_decay": decoupled_weight_decay,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+        _check_implementation(foreach, None, differentiable)
+
+    @no_grad()
+    def step(self, closure=None):
+        """Update, in place, every parameter whose ``.grad`` is not None."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+            weight_decay = group["weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = tensor(0.0)
+                    state["exp_avg"] = zeros_like(p)
+                    state["exp_avg_sq"] = zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                grad = p.grad if not group["maximize"] else -p.grad
+                state["step"] += 1
+                step = state["step"].item()
+                if weight_decay != 0:
+                    if group["decoupled_weight_decay"]:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                bias_corrected_exp_avg = exp_avg / bias_correction1
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                    adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+                    p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+                else:
+                    p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+        return loss

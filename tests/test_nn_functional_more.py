@@ -161,6 +161,21 @@ def embedding_errors(lib):
 
 
 @scenario
+def embedding_max_norm_renormalizes_looked_up_rows(lib):
+    # rows looked up with a norm above max_norm are scaled down in place (one version bump),
+    # the others untouched; norm_type picks the norm
+    F = lib.nn.functional
+    w = lib.tensor(arr((5, 3), seed=40) * 2, requires_grad=True)
+    before = w._version
+    y = F.embedding(lib.tensor([[0, 2], [2, 4]]), w, max_norm=1.0)
+    y.sum().backward()
+    m = lib.nn.Embedding(4, 3, max_norm=0.5, norm_type=1.0)
+    with lib.no_grad():
+        m.weight.copy_(lib.tensor(arr((4, 3), seed=41)))
+    return y, w._version - before, w.detach(), w.grad, m(lib.tensor([1, 1, 3])), m.weight.detach()
+
+
+@scenario
 def embedding_module(lib):
     lib.manual_seed(0)
     m = lib.nn.Embedding(6, 3, padding_idx=2)

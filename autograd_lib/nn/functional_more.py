@@ -11,6 +11,7 @@ import warnings
 import numpy as _np
 
 from .. import ops as _ops
+from ..creation import tensor as _tensor
 from ..grad_mode import no_grad as _no_grad
 from ..ops import losses as _losses
 from ..ops.norms import vector_norm as _vector_norm
@@ -140,12 +141,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     else:
         padding_idx = -1
     if max_norm is not None:
-        raise NotImplementedError("embedding(..., max_norm=...) is not implemented in autograd_lib "
-                                  "(it renormalizes the weight in place): use max_norm=None")
+        _embedding_renorm_(weight, input, max_norm, norm_type)
     if sparse:
         raise NotImplementedError("embedding(..., sparse=True) is not implemented in autograd_lib: "
                                   "sparse gradients do not exist here")
     return _N.embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+def _embedding_renorm_(weight, indices, max_norm, norm_type):
+    """Rescale, in place and without recording, each row of ``weight`` that ``indices`` looks
+    up and whose ``norm_type``-norm is above ``max_norm``, to a norm of ``max_norm`` (as
+    PyTorch's ``embedding_renorm_``, one in-place write: ``weight._version`` goes up by one)."""
+    rows = _np.unique(_np.asarray(indices._data).reshape(-1))
+    data = weight._data[rows]
+    norms = _np.linalg.norm(data, ord=norm_type, axis=1)
+    scale = _np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
+    with _no_grad():
+        weight[_tensor(rows)] = _tensor(data * scale[:, None])
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -239,7 +239,9 @@ NODE_CHECKS = []
 
 def validate_outputs(node, grad_inputs):
     """Bring each input gradient to its input's shape and dtype (as PyTorch's
-    ``validate_outputs``): broadcasting in the forward pass becomes a sum here."""
+    ``validate_outputs``): broadcasting in the forward pass becomes a sum here.
+
+    (Exercise 05.validate_outputs: the engine runs it after every node.)"""
     out = []
     for i, (grad, (next_node, _), meta) in enumerate(zip(grad_inputs, node.next_functions,
                                                          node._input_meta)):

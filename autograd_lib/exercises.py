@@ -181,6 +181,9 @@ _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad"
           "store a retained non-leaf gradient: a copy first, then summed out of place")
 _register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
+_register("05.validate_outputs", "autograd_lib.engine", "validate_outputs",
+          "after each node: bring each input gradient to its input's shape (a broadcast sum) and "
+          "dtype; refuse a shape that does not broadcast")
 _register("05.sum_backward", "autograd_lib.derivatives", "SumBackward1",
           "the gradient of sum over dims, with and without keepdim", "rule",
           values=("self_shape", "dim", "keepdim"), guards=("autograd_lib.ops.backward_helpers:restore_reduced_dims",))

@@ -6,7 +6,7 @@ the same rules on random inputs.  The constants are the rules the checks name
 (the hidden tests name them too), and :func:`reference_rule` is how the hidden
 tests compute an expected gradient.
 
-Why one module of this length: it is the visible half of the notebook's 16 test cells,
+Why one module of this length: it is the visible half of the notebook's 18 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
 """
 
@@ -15,10 +15,11 @@ import numpy as np
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import call
+from autograd_course.notebook import call, error_of, library_version
 
 __all__ = ["reference_rule",
-           "sum_to", "sum_to_in_the_engine",
+           "sum_to", "sum_to_in_the_engine", "validate_outputs", "validate_outputs_in_the_engine",
+           "validate_case", "validate_rule", "random_broadcast_grads", "VALIDATE_LIST", "VALIDATE_SHAPE", "VALIDATE_DTYPE", "VALIDATE_REFUSE", "VALIDATE_KEEP",
            "sum_backward", "sum_backward_in_the_engine",
            "exp_backward", "exp_backward_second_derivative",
            "sigmoid_backward", "sigmoid_backward_second_derivative",
@@ -117,6 +118,161 @@ def sum_to_in_the_engine(fn):
     grading.expect_close(q.grad, np.ones((2, 3)), what="q.grad after grad_p.sum().backward(), grad_p = q.sum(0)",
                          rule="sum_to must be built from tensor ops (sum, reshape) so that the gradient stays "
                               "differentiable")
+
+
+# ------------------------------------------------------------ 05.validate_outputs
+
+VALIDATE_LIST = "validate_outputs returns a list with one gradient per input, in input order"
+VALIDATE_SHAPE = "a gradient whose shape broadcasts to its input's shape is summed to that shape (sum_to)"
+VALIDATE_DTYPE = "a gradient of another dtype is cast to its input's dtype"
+VALIDATE_REFUSE = ("a gradient whose shape does not broadcast to its input's shape is refused: RuntimeError "
+                   "naming the node, the index and both shapes")
+VALIDATE_KEEP = ("None, a gradient that already fits, and the gradient of an input without an edge "
+                 "pass unchanged")
+
+
+def validate_case(fn, node, grads):
+    """What ``fn(node, grads)`` gives, comparable: per gradient None or (shape, dtype, values),
+    or the error as a text."""
+    try:
+        out = fn(node, list(grads))
+    except Exception as error:                       # report a crash as what was seen
+        return f"{type(error).__name__}: {error}"
+    if not isinstance(out, (list, tuple)):
+        return f"a {type(out).__name__}, not a list"
+    return [None if g is None else (tuple(g.shape), str(g.dtype), np.round(g._data.astype(float), 10).tolist())
+            for g in out]
+
+
+def validate_rule(seen, expected, node, grads):
+    """The rule that ``seen`` (as ``validate_case`` gives it for ``node`` and ``grads``) breaks,
+    ``expected`` being right."""
+    if isinstance(expected, str):
+        return VALIDATE_REFUSE
+    if isinstance(seen, str):                        # an error where none was due
+        nothing_to_fit = any(g is None or edge[0] is None for g, edge in zip(grads, node.next_functions))
+        return VALIDATE_KEEP if nothing_to_fit else VALIDATE_SHAPE
+    if not isinstance(seen, list) or len(seen) != len(expected):
+        return VALIDATE_LIST
+    for s, e in zip(seen, expected):
+        if s is None or e is None or s == e:
+            continue
+        return VALIDATE_SHAPE if s[0] != e[0] else VALIDATE_DTYPE if s[1] != e[1] else VALIDATE_KEEP
+    return VALIDATE_KEEP
+
+
+def random_broadcast_grads(seed):
+    """Backward through random broadcasting ops on leaves of random shapes and dtypes (the
+    same ones for the same seed): each leaf's gradient as (shape, dtype, values), or the error."""
+    rng = np.random.default_rng(seed)
+    out = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(1, 4))))
+    leaves = []
+    for _ in range(3):
+        keep = int(rng.integers(0, len(out) + 1))
+        shape = tuple(1 if rng.integers(3) == 0 else n for n in out[len(out) - keep:])
+        dtype = ag.float32 if rng.integers(2) else ag.float64
+        leaves.append(ag.tensor(rng.uniform(0.5, 2.0, size=shape), dtype=dtype, requires_grad=True))
+    a, b, c = leaves
+    y = [lambda: a * b + c, lambda: (a + b) / (c + 1), lambda: a * b * c,
+         lambda: (a - c).expand(out) * b][int(rng.integers(4))]
+    try:
+        (y() * ag.tensor(rng.standard_normal(out))).sum().backward()
+    except Exception as error:                       # report a crash as what was seen
+        return f"{type(error).__name__}: {error}"
+    return [None if t.grad is None else (tuple(t.grad.shape), str(t.grad.dtype),
+                                         np.round(t.grad._data.astype(float), 6).tolist()) for t in leaves]
+
+
+def _node_of(build):
+    with library_version("05"):
+        return build().grad_fn
+
+
+def validate_outputs(fn):
+    """Your ``validate_outputs`` called directly on the nodes of ``x * y`` (``x`` of shape
+    ``(3,)``, ``y`` of shape ``(2, 3)``), ``x * c`` (``c`` constant) and ``s * y`` (``s``
+    0-dim), with gradients that fit, that broadcast, of another dtype, None, and of a shape
+    that does not broadcast."""
+    reference = exercises.reference("05.validate_outputs")
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = ag.tensor([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]], requires_grad=True)
+    s = ag.tensor(2.0, requires_grad=True)
+    g = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    both, constant, scalar = (_node_of(lambda: x * y), _node_of(lambda: x * y.detach()), _node_of(lambda: s * y))
+    cases = [("the node of x * y", both, [g, g]), ("the node of x * y", both, [g.double(), g.double()]),
+             ("the node of x * y", both, [None, g]), ("the node of x * y", both, [g.sum(0), g]),
+             ("the node of x * c, c constant", constant, [g, ag.ones(5)]),
+             ("the node of s * y, s 0-dim", scalar, [g, g]), ("the node of x * y", both, [g.unsqueeze(0), g]),
+             ("the node of x * y", both, [ag.ones(2), g]), ("the node of x * y", both, [g, ag.ones(3, 3)])]
+    with library_version("05"):                     # the library's sum_to too, whatever you plugged
+        expected = [validate_case(reference, node, grads) for _, node, grads in cases]
+    with grading.checking("05.validate_outputs", fn):
+        seen = [validate_case(fn, node, grads) for _, node, grads in cases]
+    for (label, node, grads), s_, e in zip(cases, seen, expected):
+        shapes = [None if t is None else f"{tuple(t.shape)} {t.dtype}" for t in grads]
+        grading.expect_equal(s_, e, what=f"validate_outputs({label}, gradients {shapes}) as "
+                                         "(shape, dtype, values) per gradient",
+                             rule=validate_rule(s_, e, node, grads))
+
+
+def validate_outputs_in_the_engine(fn):
+    """Backward with your ``validate_outputs`` after every node: broadcasts (``x * y``, a
+    ``(2, 1)`` column, a 0-dim scale), a custom ``Function`` whose backward returns a
+    ``(1, 3)`` float64 gradient for a float32 ``(3,)`` input, one whose backward returns a
+    gradient of the wrong shape, and a gradient differentiated again."""
+
+    class Widen(ag.autograd.Function):
+        """y = 3x; backward returns the gradient with a leading size-1 dim, in float64."""
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            return (grad * 3).double().unsqueeze(0)
+
+    class Short(ag.autograd.Function):
+        """y = x + 1; backward drops the last element of the gradient."""
+        @staticmethod
+        def forward(ctx, x):
+            return x + 1
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad[:-1]
+
+    with grading.checking("05.validate_outputs", fn):
+        y = ag.tensor([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        c = ag.tensor([[1.0], [2.0]], requires_grad=True)
+        s = ag.tensor(2.0, requires_grad=True)
+        call(lambda: (x * y * c * s).sum().backward(), what="(x * y * c * s).sum().backward()", rule=VALIDATE_SHAPE)
+        w = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        call(lambda: Widen.apply(w).sum().backward(), what="Widen.apply(w).sum().backward()", rule=VALIDATE_SHAPE)
+        v = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        refused = error_of(lambda: Short.apply(v).sum().backward())
+        p = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        q = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        (grad_p,) = call(lambda: ag.autograd.grad((p * q).sum(), p, create_graph=True),
+                         what="autograd.grad((p * q).sum(), p, create_graph=True)", rule=VALIDATE_SHAPE)
+        call(lambda: grad_p.sum().backward(), what="grad_p.sum().backward() for grad_p = q.sum(0)",
+             rule="the summed gradient keeps its graph: sum_to builds it from tensor ops")
+    grading.expect_close(x.grad, [180.0, 240.0, 300.0], what="x.grad for (x * y * c * s).sum(), x (3,)",
+                         rule=VALIDATE_SHAPE)
+    grading.expect_close(c.grad, [[280.0], [640.0]], what="c.grad for (x * y * c * s).sum(), c (2, 1)",
+                         rule=VALIDATE_SHAPE)
+    grading.expect_close(s.grad, 780.0, what="s.grad for (x * y * c * s).sum(), s ()", rule=VALIDATE_SHAPE)
+    grading.expect_equal((tuple(w.grad.shape), str(w.grad.dtype)), ((3,), "autograd_lib.float32"),
+                         what="(shape, dtype) of w.grad for Widen.apply(w).sum().backward(), w float32 (3,)",
+                         rule=VALIDATE_DTYPE)
+    grading.expect_close(w.grad, [3.0, 3.0, 3.0], what="w.grad for Widen.apply(w).sum().backward()",
+                         rule=VALIDATE_SHAPE)
+    grading.expect_equal(refused, "RuntimeError: Function ShortBackward returned an invalid gradient at index 0 - "
+                                  "got [2] but expected shape compatible with [3]",
+                         what="the error of Short.apply(v).sum().backward(), whose backward returns 2 of 3 "
+                              "elements", rule=VALIDATE_REFUSE)
+    grading.expect_close(q.grad, np.ones((2, 3)), what="q.grad after grad_p.sum().backward(), grad_p = q.sum(0)",
+                         rule="the summed gradient keeps its graph: sum_to builds it from tensor ops")
 
 
 # ------------------------------------------------------------ 05.sum_backward

@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .. import graph as _graph
 from ..broadcasting import broadcast_shape, is_expandable_to
-from ..engine import validate_outputs
+from .. import engine as _engine
 from ..grad_mode import _state as _grad_state
 from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import Node, SavedTensor
@@ -183,7 +183,7 @@ class CopySlices(Node):
 
     def apply(self, grad_outputs):
         grad = grad_outputs[0]
-        fn_grads = validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
+        fn_grads = _engine.validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)
         if self.next_functions[0][0] is not None and fn_grads[0] is not None:
             base_grad = base_grad + embed_in_zeros(fn_grads[0], grad.shape, self.key)

@@ -9,6 +9,7 @@ test cells of every other exercise must keep passing.
 from autograd_course.mistakes import Mistake
 
 _SUM_TO = "05_sum_to_answer"
+_VALIDATE = "05_validate_outputs_answer"
 _SUM = "05_sum_backward_answer"
 _EXP = "05_exp_backward_answer"
 _SIGMOID = "05_sigmoid_backward_answer"
@@ -74,6 +75,25 @@ MISTAKES = [
                  '    return ag.tensor(grad._data.sum(axis=dims, keepdims=True).reshape(shape))\n'),
             ],
             rule="sum_to must be built from tensor ops (sum, reshape) so that the gradient stays differentiable"),
+
+    # ------------------------------------------------------------ 05.validate_outputs
+    Mistake(_VALIDATE, "never sums a broadcast gradient back: it reaches the input with the output's shape",
+            edits=[('            grad = ag.broadcasting.sum_to(grad, shape)\n', '')],
+            rule="a gradient whose shape broadcasts to its input's shape is summed to that shape"),
+    Mistake(_VALIDATE, "refuses every gradient whose shape differs, broadcast or not",
+            edits=[('if not ag.broadcasting.is_expandable_to(shape, tuple(grad.shape)):', 'if True:')],
+            rule="a gradient whose shape broadcasts to its input's shape is summed to that shape"),
+    Mistake(_VALIDATE, "keeps the gradient's dtype",
+            edits=[('''        if grad._data.dtype != dtype:
+            grad = grad.to(ag.dtypes.as_dtype(dtype))
+''', '')],
+            rule="a gradient of another dtype is cast to its input's dtype"),
+    Mistake(_VALIDATE, "also fits the gradient of an input that has no edge",
+            edits=[('if grad is None or next_node is None:', 'if grad is None:')],
+            rule="the gradient of an input without an edge"),
+    Mistake(_VALIDATE, "crashes on a None gradient",
+            edits=[('if grad is None or next_node is None:', 'if next_node is None:')],
+            rule="None, a gradient that already fits"),
 
     # ------------------------------------------------------------ 05.sum_backward
     Mistake(_SUM, "no unsqueeze: relies on broadcasting",

@@ -19,7 +19,8 @@ from autograd_course.notebook import call, error_of, library_version
 
 __all__ = ["reference_rule",
            "sum_to", "sum_to_in_the_engine", "validate_outputs", "validate_outputs_in_the_engine",
-           "validate_case", "validate_rule", "random_broadcast_grads", "VALIDATE_LIST", "VALIDATE_SHAPE", "VALIDATE_DTYPE", "VALIDATE_REFUSE", "VALIDATE_KEEP",
+           "validate_case", "validate_rule", "random_broadcast_grads",
+           "VALIDATE_LIST", "VALIDATE_SHAPE", "VALIDATE_DTYPE", "VALIDATE_REFUSE", "VALIDATE_KEEP",
            "sum_backward", "sum_backward_in_the_engine",
            "exp_backward", "exp_backward_second_derivative",
            "sigmoid_backward", "sigmoid_backward_second_derivative",

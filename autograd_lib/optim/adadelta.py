@@ -14,7 +14,7 @@ default ``lr`` is 1.0.  ``maximize=True`` uses ``-g``.  ``foreach`` and ``captur
 are accepted and change nothing (see ``optimizer._check_implementation``).
 """
 
-from ..creation import tensor, zeros_like
+from ..creation import zeros_like
 from ..grad_mode import no_grad
 from .optimizer import Optimizer, _check_implementation
 
@@ -46,19 +46,9 @@ class Adadelta(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, rho, eps = group["lr"], group["rho"], group["eps"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0)
-                    state["square_avg"] = zeros_like(p)
-                    state["acc_delta"] = zeros_like(p)
+            for p, grad, state in self._with_grads(group, lambda p: {"square_avg": zeros_like(p),
+                                                                      "acc_delta": zeros_like(p)}):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                state["step"] += 1
-                grad = p.grad if not group["maximize"] else -p.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
                 square_avg.mul_(rho).add_((1 - rho) * grad * grad)        # addcmul_
                 std = square_avg.add(eps).sqrt_()
                 delta = acc_delta.add(eps).sqrt_()

@@ -41,7 +41,7 @@ class Adagrad(Optimizer):
         _check_implementation(foreach, fused, differentiable)
         for group in self.param_groups:        # as PyTorch: the argument, not the group's value
             for p in group["params"]:
-                _init_state(self.state[p], p, initial_accumulator_value)
+                self.state[p].update(step=tensor(0.0), **self._fresh(p))
 
     @no_grad()
     def step(self, closure=None):
@@ -49,17 +49,8 @@ class Adagrad(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:            # a parameter of a group added after __init__
-                    _init_state(state, p, self.defaults["initial_accumulator_value"])
-                state["step"] += 1
+            for p, grad, state in self._with_grads(group, self._fresh):
                 step = state["step"].item()
-                grad = p.grad if not group["maximize"] else -p.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
                 clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum = state["sum"]
                 state_sum.add_(grad * grad)                     # addcmul_(grad, grad, value=1)
@@ -67,7 +58,7 @@ class Adagrad(Optimizer):
                 p.add_(-clr * grad / std)                       # addcdiv_(grad, std, value=-clr)
         return loss
 
-
-def _init_state(state, param, initial_accumulator_value):
-    state["step"] = tensor(0.0)
-    state["sum"] = full_like(param, initial_accumulator_value)
+    def _fresh(self, p):
+        """A parameter's first state (after ``step``): ``sum`` at ``initial_accumulator_value``,
+        the optimizer's (a group added later does not change it, as in PyTorch)."""
+        return {"sum": full_like(p, self.defaults["initial_accumulator_value"])}

@@ -14,7 +14,7 @@ average does), and ``eps`` sits inside the maximum, so it is never zero.
 nothing (see ``optimizer._check_implementation``).
 """
 
-from ..creation import tensor, zeros_like
+from ..creation import zeros_like
 from ..grad_mode import no_grad
 from .optimizer import Optimizer, _check_betas, _check_implementation
 
@@ -39,19 +39,9 @@ class Adamax(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_inf"] = zeros_like(p)
+            for p, grad, state in self._with_grads(group, lambda p: {"exp_avg": zeros_like(p),
+                                                                      "exp_inf": zeros_like(p)}):
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                grad = p.grad if not group["maximize"] else -p.grad
-                state["step"] += 1
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_inf.mul_(beta2)
                 exp_inf.copy_(exp_inf.maximum(grad.abs().add_(eps)))   # maximum(..., out=exp_inf)

@@ -48,25 +48,13 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
             weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0)
-                    state["mu_product"] = tensor(1.0)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
+            decoupled = group["decoupled_weight_decay"]
+            for p, grad, state in self._with_grads(group, _fresh, decay=not decoupled):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                grad = p.grad if not group["maximize"] else -p.grad
-                state["step"] += 1
                 step = state["step"].item()
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                if decoupled and weight_decay != 0:
+                    p.mul_(1 - lr * weight_decay)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 state["mu_product"] *= mu                     # in float32, as PyTorch
@@ -79,3 +67,8 @@ class NAdam(Optimizer):
                 p.add_(-lr * (1.0 - mu) / (1.0 - mu_product) * grad / denom)
                 p.add_((-lr * mu_next) / (1.0 - mu_product_next) * exp_avg / denom)
         return loss
+
+
+def _fresh(p):
+    """A parameter's first state (after ``step``): the momentum product, the two moments."""
+    return {"mu_product": tensor(1.0), "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}

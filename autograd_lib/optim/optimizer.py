@@ -25,6 +25,7 @@ import copy
 import warnings
 from collections import defaultdict
 
+from ..creation import tensor
 from ..dtypes import LEGACY_NAMES
 from ..grad_mode import enable_grad
 from ..nn import module as _module
@@ -155,6 +156,25 @@ class Optimizer:
         mode on) and returns its loss.
         """
         raise NotImplementedError
+
+    def _with_grads(self, group, fresh, decay=True):
+        """The parameters of ``group`` that have a ``.grad``, as ``(p, grad, state)``, for the
+        update rules of the adaptive optimizers.  The first time, ``state`` becomes ``step`` 0
+        then the entries of ``fresh(p)``; each time its ``step`` is counted.  ``grad`` is
+        negated under ``maximize``, and the L2 penalty ``weight_decay * p`` is added to it
+        unless ``decay`` is False (decoupled weight decay, applied by the caller)."""
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = tensor(0.0)
+                state.update(fresh(p))
+            grad = p.grad if not group["maximize"] else -p.grad
+            state["step"] += 1
+            if decay and group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            yield p, grad, state
 
     @staticmethod
     def _evaluate(closure):

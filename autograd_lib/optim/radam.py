@@ -19,7 +19,7 @@ For each parameter ``p`` with gradient ``g``, at step ``t = 1, 2, ...`` (PyTorch
 nothing (see ``optimizer._check_implementation``).
 """
 
-from ..creation import tensor, zeros_like
+from ..creation import zeros_like
 from ..grad_mode import no_grad
 from .optimizer import Optimizer, _check_betas, _check_implementation
 
@@ -47,23 +47,13 @@ class RAdam(Optimizer):
         for group in self.param_groups:
             lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
             weight_decay = group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0)
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
+            decoupled = group["decoupled_weight_decay"]
+            fresh = lambda p: {"exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}   # noqa: E731
+            for p, grad, state in self._with_grads(group, fresh, decay=not decoupled):
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                grad = p.grad if not group["maximize"] else -p.grad
-                state["step"] += 1
                 step = state["step"].item()
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                if decoupled and weight_decay != 0:
+                    p.mul_(1 - lr * weight_decay)
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
                 bias_correction1 = 1 - beta1 ** step

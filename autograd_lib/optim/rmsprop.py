@@ -14,7 +14,7 @@ divides by the running standard deviation instead.  ``maximize=True`` uses ``-g`
 ``capturable`` and ``foreach`` are accepted, and change nothing.
 """
 
-from ..creation import tensor, zeros_like
+from ..creation import zeros_like
 from ..grad_mode import no_grad
 from .optimizer import Optimizer, _check_implementation
 
@@ -44,21 +44,7 @@ class RMSprop(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = tensor(0.0)
-                    state["square_avg"] = zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_like(p)
-                    if group["centered"]:
-                        state["grad_avg"] = zeros_like(p)
-                grad = p.grad if not group["maximize"] else -p.grad
-                state["step"] += 1
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
+            for p, grad, state in self._with_grads(group, lambda p: _fresh(p, momentum, group["centered"])):
                 square_avg = state["square_avg"]
                 square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)   # addcmul_
                 if group["centered"]:
@@ -75,3 +61,13 @@ class RMSprop(Optimizer):
                 else:
                     p.add_(grad / avg, alpha=-group["lr"])                    # addcdiv_
         return loss
+
+
+def _fresh(p, momentum, centered):
+    """A parameter's first state (after ``step``): the buffers its options use."""
+    state = {"square_avg": zeros_like(p)}
+    if momentum > 0:
+        state["momentum_buffer"] = zeros_like(p)
+    if centered:
+        state["grad_avg"] = zeros_like(p)
+    return state

@@ -138,7 +138,6 @@ def declare(rule):
              F.mul_scalar(tensor1, value) / (tensor2 * tensor2))))
     rule("div.Tensor_mode", "DivBackward2",             # a rounded quotient: flat
          self=lambda grad: zeros_like(grad), other=lambda grad: zeros_like(grad))
-    rule("div.Scalar_mode", "DivBackward3", self=lambda grad: zeros_like(grad))
     rule("clamp_min", "ClampMinBackward0",
          self=("self bound", lambda grad, self, bound: F.where(self >= bound, grad, 0.0)))
     rule("clamp_max", "ClampMaxBackward0",

@@ -227,7 +227,22 @@ def divide_rounding_modes(lib):
     i, j = lib.tensor([7, -7, 6, -6]), lib.tensor([2, 2, -4, 4])
     return (t, f, a.grad, b.grad, lib.divide(i, j, rounding_mode="trunc"),
             lib.divide(i, j, rounding_mode="floor"), lib.divide(i, 2, rounding_mode="trunc"),
-            caught(lib.divide, a, b, rounding_mode="round"), caught(lib.divide, i, 0, rounding_mode="floor"))
+            caught(lib.divide, a, b, rounding_mode="round"), caught(lib.divide, i, 0, rounding_mode="floor"),
+            lib.divide(a, 3, rounding_mode="floor"), a.div(2.5, rounding_mode="trunc"))
+
+
+@scenario
+def divide_in_place_rounding_modes(lib):
+    # x.div_(y, rounding_mode=...): DivBackward2 for a tensor or a number divisor; integers stay
+    x = lib.tensor([5.0, -7.0, 3.5], requires_grad=True)
+    y = x * 1
+    y.div_(lib.tensor([2.0, 2.0, -2.0]), rounding_mode="floor")
+    z = x * 1
+    z.div_(3.0, rounding_mode="trunc")
+    (y + z).sum().backward()
+    i = lib.tensor([5, -7])
+    i.div_(2, rounding_mode="trunc")
+    return y, z, x.grad, i, y._version
 
 
 @scenario

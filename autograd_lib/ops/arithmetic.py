@@ -88,8 +88,8 @@ def _rounded_div(input, other, rounding_mode):
     if not dtype.is_floating_point and np.any(b._data == 0):
         raise RuntimeError("ZeroDivisionError")
     array = quietly(_np_rounded_quotient, a._data, b._data, rounding_mode)
-    if not isinstance(other, Tensor):
-        return record("div.Scalar_mode", array, (a,), {"rounding_mode": rounding_mode})
+    # A number divisor is wrapped in a tensor (promote), as PyTorch's Python binding does:
+    # DivBackward2 either way (div.Scalar_mode, DivBackward3, is only reached from C++).
     return record("div.Tensor_mode", array, (a, b), {"rounding_mode": rounding_mode})
 
 

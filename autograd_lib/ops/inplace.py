@@ -238,7 +238,9 @@ def mul_(self, other):
     return _arithmetic_(self, other, np.multiply, mul)
 
 
-def div_(self, other):
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is not None:                   # x.div_(y, rounding_mode="floor"): DivBackward2
+        return _inplace(self, lambda a, b: div(a, b, rounding_mode=rounding_mode), other)
     return _arithmetic_(self, other, np.true_divide, div)
 
 

@@ -423,3 +423,66 @@ def test_the_comparison_can_fail():
         check_same(0.1, 0.1000000001, "lr")
     with pytest.raises(AssertionError, match="expected"):
         check_same([0.1, 0.2], [0.1], "rates")
+
+
+# ======================================================================== CyclicLR
+
+class _Halving:
+    """A callable-object scale_fn (its attributes go into the state_dict; a function does not)."""
+    def __init__(self):
+        self.base = 2.0
+
+    def __call__(self, x):
+        return 1 / (self.base ** (x - 1))
+
+
+CYCLIC = {
+    "triangular": ({"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 4}, "SGD", {"momentum": 0.9}),
+    "triangular2, down 6": ({"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "step_size_down": 6,
+                             "mode": "triangular2"}, "SGD", {"momentum": 0.9}),
+    "exp_range": ({"base_lr": 0.001, "max_lr": 0.1, "step_size_up": 5, "mode": "exp_range",
+                   "gamma": 0.95}, "SGD", {"momentum": 0.8}),
+    "Adam betas": ({"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 4, "base_momentum": 0.85,
+                    "max_momentum": 0.95}, "Adam", {}),
+    "no momentum cycling": ({"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 2, "cycle_momentum": False},
+                            "SGD", {}),
+    "scale_fn per iteration": ({"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3,
+                                "scale_fn": lambda x: 0.99 ** x, "scale_mode": "iterations"}, "SGD",
+                               {"momentum": 0.9}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CYCLIC))
+def test_cyclic_matches_torch(name):
+    options, kind, optimizer_options = CYCLIC[name]
+    t_sched, a_sched = compare_runs({"kind": kind, **optimizer_options},
+                                    lambda S, o: S.CyclicLR(o, **options), 25)
+    check_state_dict_keys(t_sched, a_sched)
+
+
+def test_cyclic_per_group_values_and_state_dict_match_torch():
+    options = {"base_lr": [0.01, 0.02], "max_lr": (0.1, 0.3), "step_size_up": 3,
+               "base_momentum": [0.8, 0.7], "max_momentum": 0.9}
+    compare_runs({"lrs": (0.1, 0.2), "momentum": 0.9}, lambda S, o: S.CyclicLR(o, **options), 20)
+    states = {}
+    for lib in (torch, al):
+        opt = make_optimizer(lib, momentum=0.9)
+        sched = schedulers_of(lib).CyclicLR(opt, 0.01, 0.1, step_size_up=2, scale_fn=_Halving())
+        states[lib] = (sched.state_dict()["_scale_fn_custom"],
+                       schedulers_of(lib).CyclicLR(opt, 0.01, 0.1, scale_fn=lambda x: 1.0)
+                       .state_dict()["_scale_fn_custom"])
+    assert states[al] == states[torch], f"expected the saved scale_fn {states[torch]}, seen {states[al]}"
+
+
+def test_cyclic_refusals_match_torch():
+    for name, call in {
+        "no momentum": lambda lib: schedulers_of(lib).CyclicLR(
+            make_optimizer(lib, kind="Adagrad"), 0.01, 0.1),
+        "bad mode": lambda lib: schedulers_of(lib).CyclicLR(make_optimizer(lib, momentum=0.9), 0.01, 0.1,
+                                                           mode="cosine"),
+        "too few lrs": lambda lib: schedulers_of(lib).CyclicLR(make_optimizer(lib, lrs=(0.1, 0.2), momentum=0.9),
+                                                              [0.01], 0.1),
+    }.items():
+        expected, seen = error_of(lambda: call(torch)), error_of(lambda: call(al))
+        assert expected is not None, f"{name}: expected PyTorch to refuse"
+        assert seen == expected, f"{name}: expected the error {expected}, seen {seen}"

@@ -11,7 +11,7 @@
 ``nadam.py``           ``NAdam``: Adam with Nesterov momentum
 ``radam.py``           ``RAdam``: Adam with a rectified adaptive learning rate
 ``adadelta.py``        ``Adadelta``: steps scaled by the RMS of past steps
-``lr_scheduler.py``    ``StepLR``, ``ExponentialLR``, ``CosineAnnealingLR``, ...: the
+``lr_scheduler.py``    ``StepLR``, ``CosineAnnealingLR``, ``CyclicLR``, ...: the
                        learning rate as training goes on
 ``accumulation.py``    ``accumulate_gradients``: a large batch's gradient,
                        one micro-batch at a time

@@ -16,6 +16,8 @@ epoch, *after* ``optimizer.step()``), writes a new learning rate into every
 The base class and the schedulers with a ``step()`` of their own
 (``ReduceLROnPlateau``, ``CosineAnnealingWarmRestarts``, ``SequentialLR``,
 ``ChainedScheduler``) are in ``lr_scheduler_base.py``; they are all importable from here.
+This module keeps the schedules that only compute a rate (``get_lr``), one short class
+each, together so that they read side by side; that is its length.
 """
 
 import math
@@ -31,7 +33,7 @@ from .lr_scheduler_base import (EPOCH_DEPRECATION_WARNING, ChainedScheduler,  # 
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR"]
+           "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR", "CyclicLR"]
 
 
 class _LambdaScheduler(LRScheduler):
@@ -275,10 +277,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                                 "option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer)
             highs = self._format("max_momentum", max_momentum)
             lows = self._format("base_momentum", base_momentum)
             if last_epoch == -1:
@@ -302,11 +301,7 @@ class OneCycleLR(LRScheduler):
                 phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")]
 
     def _format(self, name, value):
-        n = len(self.optimizer.param_groups)
-        return _per_group(value, self.optimizer, name,
-                          f"{name} must have the same length as optimizer.param_groups. {name} has "
-                          f"{len(value) if isinstance(value, (list, tuple)) else 1} values, "
-                          f"param_groups has {n}.")
+        return _format_param(name, self.optimizer, value)
 
     def _set_momentum(self, group, value):
         if self.use_beta1:
@@ -339,3 +334,112 @@ class OneCycleLR(LRScheduler):
                     break
                 start_step = end_step
         return lrs
+
+
+def _uses_beta1(optimizer):
+    """Whether a momentum-cycling schedule moves ``betas[0]`` (Adam) rather than ``momentum``."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
+                         "option enabled")
+    return "betas" in optimizer.defaults
+
+
+def _format_param(name, optimizer, value):
+    """``value`` for each group (OneCycleLR's and CyclicLR's message when a list has too few)."""
+    n = len(optimizer.param_groups)
+    return _per_group(value, optimizer, name,
+                      f"{name} must have the same length as optimizer.param_groups. {name} has "
+                      f"{len(value) if isinstance(value, (list, tuple)) else 1} values, "
+                      f"param_groups has {n}.")
+
+
+class CyclicLR(LRScheduler):
+    """The rate goes back and forth between ``base_lr`` and ``max_lr`` (call ``step()``
+    after every batch): up over ``step_size_up`` steps, down over ``step_size_down``.
+
+    ``mode`` scales each cycle's height: ``"triangular"`` keeps it, ``"triangular2"``
+    halves it every cycle, ``"exp_range"`` multiplies it by ``gamma`` every step; or
+    ``scale_fn(x)`` of the cycle number or the step (``scale_mode``).  With
+    ``cycle_momentum`` the momentum (SGD) or ``betas[0]`` (Adam) goes the other way,
+    between ``max_momentum`` and ``base_momentum``.  Not recursive: each rate is computed
+    from ``last_epoch`` alone.
+    """
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True,
+                 base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                group["lr"] = lr
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom, self.scale_mode = scale_fn, scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.use_beta1 = _uses_beta1(optimizer)
+            self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref, self.scale_mode = (lambda x: 1.0), "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), "cycle"
+        elif self.mode == "exp_range":
+            gamma = self.gamma
+            self._scale_fn_ref, self.scale_mode = (lambda x: gamma ** x), "iterations"
+
+    def scale_fn(self, x):
+        fn = self._scale_fn_custom if self._scale_fn_custom is not None else self._scale_fn_ref
+        return fn(x)
+
+    _set_momentum = OneCycleLR._set_momentum
+
+    def get_lr(self):
+        self._warn_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base + (top - base) * factor * scale for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                self._set_momentum(group, high - (high - low) * factor * scale)
+        return lrs
+
+    def state_dict(self):
+        """As every scheduler's, but a custom ``scale_fn`` is kept only when it is a callable
+        object (its attributes), not a function."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()

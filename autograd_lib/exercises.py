@@ -79,8 +79,6 @@ class Slot:
             node_cls = owner.NODES[self.attribute]
             node_cls.formulas = (fn if isinstance(fn, dict) else
                                  _formulas_from_vjp(fn, node_cls.input_names, self.values))
-            # What a node saves depends on what the formulas need: plan it again.
-            importlib.import_module("autograd_lib.recording").forget_save_plans()
         elif self.kind == "property":
             setter = owner.__dict__[self.attribute].fset      # a settable property stays settable
             setattr(owner, self.attribute, property(fn, setter))
@@ -141,7 +139,12 @@ def _resolve(path):
     return getattr(importlib.import_module(module_name), name)
 
 
+_PLANS = "autograd_lib.recording:forget_save_plans"   # what a node saves follows its formulas
+
+
 def _register(exercise_id, owner, attribute, summary, kind="function", guards=(), values=(), resets=()):
+    if kind == "rule":                    # new formulas may name other values: plan saving again
+        resets = resets + (_PLANS,)
     SLOTS[exercise_id] = Slot(exercise_id, owner, attribute, summary, kind, guards, values, resets)
 
 
@@ -203,7 +206,7 @@ _register("05.amax_backward", "autograd_lib.ops.backward_helpers", "share_among_
           guards=("autograd_lib.ops.backward_helpers:evenly_distribute",))
 _register("06.plan_saves", "autograd_lib.recording", "plan_saves",
           "what a new node keeps: the values the formulas of its grad-requiring inputs name, "
-          "each once, with where each comes from", resets=("autograd_lib.recording:forget_save_plans",))
+          "each once, with where each comes from", resets=(_PLANS,))
 _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
 _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",

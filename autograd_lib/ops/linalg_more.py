@@ -196,7 +196,7 @@ def multi_dot(tensors):
     return result.view(*shape)
 
 
-Tensor.logdet, Tensor.matrix_power = lambda self: logdet(self), matrix_power
+Tensor.logdet, Tensor.matrix_power = logdet, matrix_power
 
 
 def vecdot(x, y, *, dim=-1):

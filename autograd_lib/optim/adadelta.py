@@ -15,13 +15,12 @@ are accepted and change nothing (see ``optimizer._check_implementation``).
 """
 
 from ..creation import zeros_like
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_implementation
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(GroupwiseOptimizer):
     """Adadelta: a running RMS of past steps over a running RMS of gradients."""
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
@@ -40,19 +39,15 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
         _check_implementation(foreach, None, differentiable)
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            lr, rho, eps = group["lr"], group["rho"], group["eps"]
-            for p, grad, state in self._with_grads(group, lambda p: {"square_avg": zeros_like(p),
-                                                                      "acc_delta": zeros_like(p)}):
-                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                square_avg.mul_(rho).add_((1 - rho) * grad * grad)        # addcmul_
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_()
-                delta.div_(std).mul_(grad)
-                acc_delta.mul_(rho).add_((1 - rho) * delta * delta)       # addcmul_
-                p.add_(delta, alpha=-lr)
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        for p, grad, state in self._with_grads(group, lambda p: {"square_avg": zeros_like(p),
+                                                                  "acc_delta": zeros_like(p)}):
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            square_avg.mul_(rho).add_((1 - rho) * grad * grad)        # addcmul_
+            std = square_avg.add(eps).sqrt_()
+            delta = acc_delta.add(eps).sqrt_()
+            delta.div_(std).mul_(grad)
+            acc_delta.mul_(rho).add_((1 - rho) * delta * delta)       # addcmul_
+            p.add_(delta, alpha=-lr)

@@ -17,13 +17,12 @@ change nothing (see ``optimizer._check_implementation``).
 """
 
 from ..creation import full_like, tensor
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_implementation
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(GroupwiseOptimizer):
     """Adagrad: per-coordinate steps shrinking with the sum of the squared gradients."""
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
@@ -43,20 +42,16 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 self.state[p].update(step=tensor(0.0), **self._fresh(p))
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-            for p, grad, state in self._with_grads(group, self._fresh):
-                step = state["step"].item()
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = state["sum"]
-                state_sum.add_(grad * grad)                     # addcmul_(grad, grad, value=1)
-                std = state_sum.sqrt().add_(eps)
-                p.add_(-clr * grad / std)                       # addcdiv_(grad, std, value=-clr)
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+        for p, grad, state in self._with_grads(group, self._fresh):
+            step = state["step"].item()
+            clr = lr / (1 + (step - 1) * lr_decay)
+            state_sum = state["sum"]
+            state_sum.add_(grad * grad)                     # addcmul_(grad, grad, value=1)
+            std = state_sum.sqrt().add_(eps)
+            p.add_(-clr * grad / std)                       # addcdiv_(grad, std, value=-clr)
 
     def _fresh(self, p):
         """A parameter's first state (after ``step``): ``sum`` at ``initial_accumulator_value``,

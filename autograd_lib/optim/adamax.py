@@ -15,13 +15,12 @@ nothing (see ``optimizer._check_implementation``).
 """
 
 from ..creation import zeros_like
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_betas, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_betas, _check_implementation
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(GroupwiseOptimizer):
     """Adamax: Adam whose denominator is a decaying maximum of ``|g|``."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
@@ -33,18 +32,14 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
         _check_implementation(foreach, None, differentiable)
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-            for p, grad, state in self._with_grads(group, lambda p: {"exp_avg": zeros_like(p),
-                                                                      "exp_inf": zeros_like(p)}):
-                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_inf.mul_(beta2)
-                exp_inf.copy_(exp_inf.maximum(grad.abs().add_(eps)))   # maximum(..., out=exp_inf)
-                clr = lr / (1 - beta1 ** state["step"].item())
-                p.add_(-clr * exp_avg / exp_inf)                     # addcdiv_(value=-clr)
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+        for p, grad, state in self._with_grads(group, lambda p: {"exp_avg": zeros_like(p),
+                                                                  "exp_inf": zeros_like(p)}):
+            exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_inf.mul_(beta2)
+            exp_inf.copy_(exp_inf.maximum(grad.abs().add_(eps)))   # maximum(..., out=exp_inf)
+            clr = lr / (1 - beta1 ** state["step"].item())
+            p.add_(-clr * exp_avg / exp_inf)                     # addcdiv_(value=-clr)

@@ -19,13 +19,12 @@ and ``capturable`` are accepted and change nothing (see
 """
 
 from ..creation import tensor, zeros_like
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_betas, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_betas, _check_implementation
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(GroupwiseOptimizer):
     """NAdam: Adam whose momentum step is Nesterov's look-ahead."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
@@ -41,32 +40,28 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
         _check_implementation(foreach, None, differentiable)
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-            weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            for p, grad, state in self._with_grads(group, _fresh, decay=not decoupled):
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                step = state["step"].item()
-                bias_correction2 = 1 - beta2 ** step
-                if decoupled and weight_decay != 0:
-                    p.mul_(1 - lr * weight_decay)
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-                state["mu_product"] *= mu                     # in float32, as PyTorch
-                mu_product = state["mu_product"].item()
-                mu_product_next = mu_product * mu_next
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
-                denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
-                # PyTorch: two addcdiv_, of grad then of exp_avg, each over denom.
-                p.add_(-lr * (1.0 - mu) / (1.0 - mu_product) * grad / denom)
-                p.add_((-lr * mu_next) / (1.0 - mu_product_next) * exp_avg / denom)
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+        weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
+        decoupled = group["decoupled_weight_decay"]
+        for p, grad, state in self._with_grads(group, _fresh, decay=not decoupled):
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            step = state["step"].item()
+            bias_correction2 = 1 - beta2 ** step
+            if decoupled and weight_decay != 0:
+                p.mul_(1 - lr * weight_decay)
+            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+            state["mu_product"] *= mu                     # in float32, as PyTorch
+            mu_product = state["mu_product"].item()
+            mu_product_next = mu_product * mu_next
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
+            denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+            # PyTorch: two addcdiv_, of grad then of exp_avg, each over denom.
+            p.add_(-lr * (1.0 - mu) / (1.0 - mu_product) * grad / denom)
+            p.add_((-lr * mu_next) / (1.0 - mu_product_next) * exp_avg / denom)
 
 
 def _fresh(p):

@@ -27,11 +27,11 @@ from collections import defaultdict
 
 from ..creation import tensor
 from ..dtypes import LEGACY_NAMES
-from ..grad_mode import enable_grad
+from ..grad_mode import enable_grad, no_grad
 from ..nn import module as _module
 from ..tensor import Tensor
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "GroupwiseOptimizer"]
 
 
 def _typename(obj):
@@ -251,3 +251,19 @@ def _check_betas(lr, eps, betas, weight_decay):
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if not 0.0 <= weight_decay:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class GroupwiseOptimizer(Optimizer):
+    """An optimizer whose step updates each parameter group on its own: subclasses give
+    ``_update_group(group)`` (the adaptive ones, with :meth:`Optimizer._with_grads`)."""
+
+    @no_grad()
+    def step(self, closure=None):
+        """Update, in place, every parameter whose ``.grad`` is not None."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            self._update_group(group)
+        return loss
+
+    def _update_group(self, group):
+        raise NotImplementedError

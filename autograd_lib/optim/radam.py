@@ -20,13 +20,12 @@ nothing (see ``optimizer._check_implementation``).
 """
 
 from ..creation import zeros_like
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_betas, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_betas, _check_implementation
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(GroupwiseOptimizer):
     """RAdam: momentum SGD at first, then Adam with its adaptive rate rectified."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
@@ -40,32 +39,28 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
         _check_implementation(foreach, None, differentiable)
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-            weight_decay = group["weight_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            fresh = lambda p: {"exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}   # noqa: E731
-            for p, grad, state in self._with_grads(group, fresh, decay=not decoupled):
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                step = state["step"].item()
-                if decoupled and weight_decay != 0:
-                    p.mul_(1 - lr * weight_decay)
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                bias_corrected_exp_avg = exp_avg / bias_correction1
-                rho_inf = 2 / (1 - beta2) - 1
-                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
-                    p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
-                else:
-                    p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+        weight_decay = group["weight_decay"]
+        decoupled = group["decoupled_weight_decay"]
+        fresh = lambda p: {"exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}   # noqa: E731
+        for p, grad, state in self._with_grads(group, fresh, decay=not decoupled):
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            step = state["step"].item()
+            if decoupled and weight_decay != 0:
+                p.mul_(1 - lr * weight_decay)
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)   # addcmul_
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            bias_corrected_exp_avg = exp_avg / bias_correction1
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            if rho_t > 5.0:
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                adaptive_lr = (bias_correction2 ** 0.5) / exp_avg_sq.sqrt().add_(eps)
+                p.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
+            else:
+                p.add_(bias_corrected_exp_avg * lr, alpha=-1.0)

@@ -15,13 +15,12 @@ divides by the running standard deviation instead.  ``maximize=True`` uses ``-g`
 """
 
 from ..creation import zeros_like
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, _check_implementation
+from .optimizer import GroupwiseOptimizer, _check_implementation
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(GroupwiseOptimizer):
     """RMSprop (Hinton's lecture 6e): per-coordinate steps scaled by recent gradient sizes."""
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
@@ -38,29 +37,25 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
         _check_implementation(foreach, None, differentiable)
 
-    @no_grad()
-    def step(self, closure=None):
-        """Update, in place, every parameter whose ``.grad`` is not None."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
-            for p, grad, state in self._with_grads(group, lambda p: _fresh(p, momentum, group["centered"])):
-                square_avg = state["square_avg"]
-                square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)   # addcmul_
-                if group["centered"]:
-                    grad_avg = state["grad_avg"]
-                    grad_avg.add_(grad - grad_avg, alpha=1 - alpha)       # lerp_
-                    avg = (square_avg - grad_avg * grad_avg).sqrt_()
-                else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    buf.mul_(momentum).add_(grad / avg)                   # addcdiv_
-                    p.add_(buf, alpha=-group["lr"])
-                else:
-                    p.add_(grad / avg, alpha=-group["lr"])                    # addcdiv_
-        return loss
+    def _update_group(self, group):
+        """Update, in place, the parameters of ``group`` that have a ``.grad``."""
+        alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
+        for p, grad, state in self._with_grads(group, lambda p: _fresh(p, momentum, group["centered"])):
+            square_avg = state["square_avg"]
+            square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)   # addcmul_
+            if group["centered"]:
+                grad_avg = state["grad_avg"]
+                grad_avg.add_(grad - grad_avg, alpha=1 - alpha)       # lerp_
+                avg = (square_avg - grad_avg * grad_avg).sqrt_()
+            else:
+                avg = square_avg.sqrt()
+            avg = avg.add_(eps)
+            if momentum > 0:
+                buf = state["momentum_buffer"]
+                buf.mul_(momentum).add_(grad / avg)                   # addcdiv_
+                p.add_(buf, alpha=-group["lr"])
+            else:
+                p.add_(grad / avg, alpha=-group["lr"])                    # addcdiv_
 
 
 def _fresh(p, momentum, centered):

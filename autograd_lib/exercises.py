@@ -239,6 +239,9 @@ _register("08.check_version", "autograd_lib.graph:SavedTensor", "check_version",
 _register("08.check_inplace", "autograd_lib.ops.inplace", "check_inplace",
           "the leaf rule: no in-place write, while recording, into a leaf that requires grad "
           "or a view of one")
+_register("08.copy_slices_backward", "autograd_lib.ops.inplace:CopySlices", "apply",
+          "the backward of a write through a view: the written cells' gradient through the op's "
+          "node, the other cells' straight to the base's old history", "method")
 _register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",
           "walk the module tree: every parameter (or buffer) once, under its dotted name", "method")
 _register("09.clear_grads", "autograd_lib.nn.module", "clear_grads",

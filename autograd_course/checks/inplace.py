@@ -13,8 +13,9 @@ one function per cell, kept together so that a student reads one file per notebo
 import numpy as np
 
 import autograd_lib as ag
+from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import outcome
+from autograd_course.notebook import library_version, outcome
 
 __all__ = [
     "increment_version", "increment_version_in_the_library",
@@ -24,6 +25,10 @@ __all__ = [
     "ONE", "ALWAYS", "SHARED", "VALUES", "EACH",
     "DETECT", "PASS", "SAVED_VERSION", "OUTPUT", "INPUT", "ERROR", "VERSIONS", "PREFIX",
     "LEAF_MESSAGE", "VIEW_MESSAGE", "LEAF", "VIEW", "NO_GRAD", "NOT_LEAF", "NO_GRAD_NEEDED",
+    "copy_slices_backward", "copy_slices_in_the_engine",
+    "gradients_of", "copy_slices_case", "copy_slices_rule", "base_gradient", "written_nodes",
+    "expect_copy_slices", "through_views",
+    "THROUGH", "PASS_ON", "OTHERS", "UNTOUCHED", "NONE_GIVEN",
 ]
 
 
@@ -388,3 +393,197 @@ def check_inplace_in_the_library(fn):
         error = error_text(outcome(c.add_, w))
         grading.expect_equal((error, c.requires_grad), (None, True), what="(error, c.requires_grad) for c.add_(w), "
                              "c = ag.zeros(3)", rule="a tensor that does not require grad may be written in place")
+
+
+# --------------------------------------------------- 08.copy_slices_backward
+
+THROUGH = ("the written cells' gradient goes through the op's node (self.fn), and what it gives for the "
+           "view's old values replaces the gradient in those cells")
+PASS_ON = "the cells the write did not touch pass their gradient on unchanged, to the base's old history"
+OTHERS = ("after the base's gradient come the op's gradients for its other inputs, in order "
+          "(one per entry of self.next_functions)")
+UNTOUCHED = ("the gradient you receive is not yours to change: the engine may also give it to another "
+             "node, a hook or a retained .grad")
+NONE_GIVEN = "when the op's node gives None for the view's old values, those cells get zero gradient"
+
+
+def gradients_of(grads):
+    """Each gradient of a list as (shape, dtype, values), None as None: comparable with ==."""
+    return [None if g is None else (tuple(g.shape), str(g.dtype), np.round(g.tolist(), 9).tolist())
+            if isinstance(g, ag.Tensor) else repr(g) for g in grads]
+
+
+def copy_slices_rule(seen, expected):
+    """The rule a wrong list of gradients breaks, judged from where it differs."""
+    if not isinstance(seen, list) or len(seen) != len(expected):
+        return OTHERS
+    if seen[0] != expected[0]:
+        return THROUGH + "; " + PASS_ON
+    return OTHERS
+
+
+def copy_slices_case(fn, node, grad):
+    """``fn(node, [grad])`` as comparable gradients, and whether ``grad`` kept its values."""
+    before = grad.tolist()
+    returned = fn(node, [grad])
+    return (gradients_of(list(returned)) if isinstance(returned, (list, tuple)) else repr(returned),
+            grad.tolist() == before)
+
+
+def base_gradient(node, seed=0):
+    """A gradient for the base a CopySlices node belongs to: distinct values, the base's shape."""
+    shape, dtype = node._input_meta[0]
+    values = np.random.default_rng(seed).integers(-9, 10, size=shape).astype(dtype)
+    return ag.tensor(values)
+
+
+def written_nodes():
+    """{label: the CopySlices node} of five writes through views."""
+    x = ag.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], requires_grad=True)
+    w = ag.tensor([2.0, 3.0, 4.0], requires_grad=True)
+    m = ag.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    nodes = {}
+    b = x * 1
+    b[1:4].mul_(10)
+    nodes["b = x * 1; b[1:4].mul_(10)"] = b.grad_fn
+    b = x * x
+    b[::2].mul_(w)
+    nodes["b = x * x; b[::2].mul_(w)"] = b.grad_fn
+    b = m * 2
+    b[0].copy_(w)
+    nodes["b = m * 2; b[0].copy_(w)"] = b.grad_fn
+    b = m * 2
+    b[:, 1].add_(w[:2], alpha=3)
+    nodes["b = m * 2; b[:, 1].add_(w[:2], alpha=3)"] = b.grad_fn
+    b = ag.zeros(6)
+    b[2:5].mul_(w)
+    nodes["b = ag.zeros(6) (a constant); b[2:5].mul_(w)"] = b.grad_fn
+    return nodes
+
+
+def expect_copy_slices(fn, cases):
+    """fn (your CopySlices backward) on each case {label: (node, grad, expected)}."""
+    for label, (node, grad, expected) in cases.items():
+        seen, kept = copy_slices_case(fn, node, grad)
+        rule = copy_slices_rule(seen, expected)
+        grading.expect_equal(seen, expected, what=f"the gradients (shape, dtype, values) your function returns "
+                             f"for the base of {label}, given {grad.tolist()}",
+                             rule=NONE_GIVEN + "; " + rule if node.next_functions[0][0] is None else rule)
+        grading.expect_true(kept, what=f"the gradient given for the base of {label} after your function ran",
+                            rule=UNTOUCHED)
+
+
+def copy_slices_backward(fn):
+    """Your function called directly on the ``CopySlices`` nodes of five writes through views
+    (``mul_`` by a number and by a tensor, ``copy_``, ``add_`` into a column, a write into a
+    constant base), each with a gradient of distinct values: the gradients it returns, and
+    the gradient it was given, which must keep its values."""
+    reference = exercises.reference("08.copy_slices_backward")
+    cases = {}
+    with library_version("08"):
+        for n, (label, node) in enumerate(written_nodes().items()):
+            expected = copy_slices_case(reference, node, base_gradient(node, seed=n))[0]
+            cases[label] = (node, base_gradient(node, seed=n), expected)
+    with grading.checking("08.copy_slices_backward", fn):
+        expect_copy_slices(fn, cases)
+
+
+def through_views(seed=None):
+    """Writes through views of a base, then backward: the leaves' gradients (and the base's
+    retained one).  Without a seed, the five fixed stories of the visible check; with one,
+    a random story of one to three writes, second derivatives included."""
+    stories = [lambda x, w: _story_section8(x, w), _story_weights, _story_shared, _story_twice,
+               _story_second] if seed is None else [lambda x, w: _random_story(x, w, seed)]
+    results = []
+    for story in stories:
+        x = ag.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=ag.float64, requires_grad=True)
+        w = ag.tensor([2.0, 3.0, 4.0], dtype=ag.float64, requires_grad=True)
+        results.append(gradients_of(story(x, w)))
+    return results
+
+
+def _story_section8(x, w):
+    b = x * 1
+    u, v = b[3:], b[1:4]
+    v.mul_(10)
+    (u * ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64)).sum().backward()
+    return [x.grad]
+
+
+def _story_weights(x, w):
+    b = x * x
+    b[1:4].mul_(w)
+    b.retain_grad()
+    (b * ag.arange(6.0, dtype=ag.float64)).sum().backward()
+    return [x.grad, w.grad, b.grad]
+
+
+def _story_shared(x, w):
+    b = x * 2
+    d = x * 3
+    b[::2].mul_(w)
+    ((b + d) * ag.arange(6.0, dtype=ag.float64)).sum().backward()      # b and d get the same gradient
+    return [x.grad, w.grad]
+
+
+def _story_twice(x, w):
+    b = (x * 1).view(2, 3)
+    b[0].copy_(w)
+    b[:, 2].mul_(w[1:])
+    b[1, 0] = w[0] * 5
+    (b * b).sum().backward()
+    return [x.grad, w.grad]
+
+
+def _story_second(x, w):
+    b = x * x
+    b[2:5].mul_(w)
+    gx, gw = ag.autograd.grad((b * b).sum(), [x, w], create_graph=True)
+    return [gx, gw] + list(ag.autograd.grad((gx * gx).sum() + gw.sum(), [x, w]))
+
+
+WRITES = [("mul_(w)", lambda v, w: v.mul_(w)), ("add_(w)", lambda v, w: v.add_(w)),
+          ("sub_(w, alpha=2)", lambda v, w: v.sub_(w, alpha=2)), ("div_(w)", lambda v, w: v.div_(w)),
+          ("copy_(w)", lambda v, w: v.copy_(w)), ("mul_(3)", lambda v, w: v.mul_(3)),
+          ("clamp_(min=4)", lambda v, w: v.clamp_(min=4.0)), ("[...] = w * w", lambda v, w: v.__setitem__(
+              Ellipsis, w * w))]
+VIEWS = [lambda b: b[1:4], lambda b: b[::2], lambda b: b[3:], lambda b: b.view(2, 3)[:, 1],
+         lambda b: b.view(3, 2)[1:, 0], lambda b: b[2:5]]
+
+
+def _random_story(x, w, seed):
+    rng = np.random.default_rng(seed)
+    b = [x * 1, x * x, x.sin(), x * 2 + 1][int(rng.integers(4))]
+    d = x * 3                       # b + d: the two get the same gradient tensor
+    for _ in range(int(rng.integers(1, 4))):
+        v = VIEWS[int(rng.integers(len(VIEWS)))](b)
+        _, write = WRITES[int(rng.integers(len(WRITES)))]
+        write(v, w[:v.shape[0]] if v.shape[0] <= 3 else w[:1])
+    r = ag.tensor(rng.integers(-3, 4, size=6).astype(np.float64))
+    if rng.integers(2):
+        gx, gw = ag.autograd.grad(((b + d) * b * r).sum(), [x, w], create_graph=True, allow_unused=True)
+        return [gx, gw] + list(ag.autograd.grad((gx * gx).sum(), [x, w], allow_unused=True))
+    ((b + d) * r).sum().backward()
+    return [x.grad, w.grad]
+
+
+def copy_slices_in_the_engine(fn):
+    """Your function inside ``backward()``: the gradient of section 8's old view after
+    ``v.mul_(10)``; a base multiplied through a view by a weight ``w``, with the base's
+    retained gradient; a base whose gradient is also another node's (``b + d``); three writes
+    into one base; and second derivatives through a write (``create_graph=True``)."""
+    with library_version("08"):
+        expected = through_views()
+    with grading.checking("08.copy_slices_backward", fn):
+        seen = through_views()
+    labels = ["x.grad after b = x * 1; u, v = b[3:], b[1:4]; v.mul_(10); (u * [1, 2, 3]).sum().backward()",
+              "(x.grad, w.grad, b.grad) after b = x * x; b[1:4].mul_(w); b.retain_grad(); (b * arange(6)).sum()"
+              ".backward()",
+              "(x.grad, w.grad) after b = x * 2; d = x * 3; b[::2].mul_(w); ((b + d) * arange(6)).sum()"
+              ".backward()",
+              "(x.grad, w.grad) after three writes into b = x.view(2, 3): b[0].copy_(w); b[:, 2].mul_(w[1:]); "
+              "b[1, 0] = w[0] * 5; then (b * b).sum().backward()",
+              "(gx, gw, and their second derivatives) through b = x * x; b[2:5].mul_(w), create_graph=True"]
+    rules = [THROUGH, UNTOUCHED + "; " + THROUGH, UNTOUCHED, PASS_ON + "; " + OTHERS, THROUGH]
+    for label, rule, s, e in zip(labels, rules, seen, expected):
+        grading.expect_equal(s, e, what=label + " (shape, dtype, values)", rule=rule)

@@ -182,6 +182,9 @@ class CopySlices(Node):
         return node
 
     def apply(self, grad_outputs):
+        """The base's gradient: the written cells' part through ``fn`` (what it gives for the
+        view's old values goes back into those cells), the rest unchanged; then ``fn``'s
+        gradients for its other inputs.  (Exercise 08.copy_slices_backward.)"""
         grad = grad_outputs[0]
         fn_grads = _engine.validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)

@@ -11,6 +11,7 @@ from autograd_course.mistakes import Mistake
 _VERSION = "08_increment_version_answer"
 _CHECK = "08_check_version_answer"
 _LEAF = "08_check_inplace_answer"
+_SLICES = "08_copy_slices_backward_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 08.increment_version
@@ -238,4 +239,20 @@ MISTAKES = [
             edits=[('if base is not None and base.requires_grad and base.grad_fn is None:',
                     'if base is not None and base.is_leaf:')],
             rule="a tensor that does not require grad may be written in place"),
+    Mistake(_SLICES, "writes the result into the gradient it was given instead of a copy",
+            edits=[("base_grad = grad.clone()", "base_grad = grad")],
+            rule="the gradient you receive is not yours to change"),
+    Mistake(_SLICES, "adds the op's gradient to the written cells instead of replacing theirs",
+            edits=[("base_grad[self.key] = 0. if written[0] is None else written[0]",
+                    "base_grad[self.key] = base_grad[self.key] + (0. if written[0] is None else written[0])")],
+            rule="replaces the gradient in those cells"),
+    Mistake(_SLICES, "lets the whole gradient pass to the base's old history, the written cells too",
+            edits=[("    base_grad[self.key] = 0. if written[0] is None else written[0]\n", "")],
+            rule="the written cells' gradient goes through the op's node"),
+    Mistake(_SLICES, "returns every gradient of the op's node after the base's, the view's old values again",
+            edits=[("list(written[1:])", "list(written)")],
+            rule="after the base's gradient come the op's gradients for its other inputs"),
+    Mistake(_SLICES, "writes None into the written cells when the op's node gives no gradient there",
+            edits=[("0. if written[0] is None else written[0]", "written[0]")],
+            rule="when the op's node gives None for the view's old values, those cells get zero gradient"),
 ]

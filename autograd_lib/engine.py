@@ -35,7 +35,7 @@ from .grad_mode import set_grad_enabled
 from .graph import AccumulateGrad
 
 __all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "call_tensor_hooks",
-           "store_retained_grad", "current_pass", "queue_callback"]
+           "store_retained_grad", "nodes_to_run", "current_pass", "queue_callback"]
 
 
 def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
@@ -326,18 +326,29 @@ def _nodes_to_run(dependencies, root_edges, targets, accumulate):
     if not targets:
         return None, None
     target_nodes = {node for node, _ in targets}
+    needed = set(nodes_to_run(set(dependencies).union(node for node, _ in root_edges), target_nodes))
+    if accumulate:
+        needed |= target_nodes
+    return needed, needed | target_nodes
+
+
+def nodes_to_run(nodes, targets):
+    """The nodes among ``nodes`` from which a node of ``targets`` can be reached along
+    ``next_functions`` (by one edge or more): those whose gradients lead to a target.
+
+    Walks backwards from the targets, through each node's parents (the nodes with an
+    edge into it), iteratively: a chain of thousands of nodes needs no recursion.
+    (Exercise 04.nodes_to_run.)"""
     parents = {}
-    for node in set(dependencies).union(node for node, _ in root_edges):
+    for node in nodes:
         for next_node, _ in node.next_functions:
             if next_node is not None:
                 parents.setdefault(next_node, []).append(node)
     needed = set()
-    stack = list(target_nodes)
+    stack = list(targets)
     while stack:
         for parent in parents.get(stack.pop(), ()):
             if parent not in needed:
                 needed.add(parent)
                 stack.append(parent)
-    if accumulate:
-        needed |= target_nodes
-    return needed, needed | target_nodes
+    return needed

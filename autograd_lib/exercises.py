@@ -182,6 +182,8 @@ _register("04.call_tensor_hooks", "autograd_lib.engine", "call_tensor_hooks",
           "before a node runs: its outputs' tensor hooks, chained, then the retained gradients")
 _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad",
           "store a retained non-leaf gradient: a copy first, then summed out of place")
+_register("04.nodes_to_run", "autograd_lib.engine", "nodes_to_run",
+          "backward(inputs=...) and autograd.grad: the nodes from which a wanted gradient can be reached")
 _register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
 _register("05.validate_outputs", "autograd_lib.engine", "validate_outputs",

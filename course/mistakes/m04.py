@@ -12,6 +12,7 @@ _ACC = "04_accumulate_grad_answer"
 _RETAIN = "04_retain_grad_answer"
 _STORE = "04_store_retained_grad_answer"
 _HOOKS = "04_call_tensor_hooks_answer"
+_PRUNE = "04_nodes_to_run_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 04.accumulate_grad
@@ -232,4 +233,36 @@ MISTAKES = [
                 replaced = hook(grads[nr])''', '''            if True:
                 replaced = hook(grads[nr])''')],
             rule="the hooks of an output that received no gradient (None) do not run"),
+    Mistake(_PRUNE, "starts the walk with the targets already in the set",
+            edits=[("    needed = set()\n", "    needed = set(targets)\n")],
+            rule="a target's own node is in the set only when another target can be reached from it"),
+    Mistake(_PRUNE, "follows next_functions down from the targets instead of back up to the roots",
+            edits=[("parents.setdefault(next_node, []).append(node)", "parents.setdefault(node, []).append(next_node)")],
+            rule="a node runs when a wanted gradient's node can be reached from it"),
+    Mistake(_PRUNE, "keeps only the targets' direct parents",
+            edits=[("                stack.append(parent)\n", "")],
+            rule="by one edge or more"),
+    Mistake(_PRUNE, "walks with recursion",
+            edits=[("""    needed = set()
+    stack = list(targets)
+    while stack:
+        node = stack.pop()
+        for parent in parents.get(node, []):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+""", """    needed = set()
+
+    def visit(node):
+        for parent in parents.get(node, []):
+            if parent not in needed:
+                needed.add(parent)
+                visit(parent)
+    for target in targets:
+        visit(target)
+""")],
+            rule="walk without recursion"),
+    Mistake(_PRUNE, "returns every node",
+            edits=[("    return needed\n", "    return set(nodes)\n")],
+            rule="a node from which no target can be reached is not in the set"),
 ]

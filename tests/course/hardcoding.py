@@ -60,6 +60,8 @@ FINGERPRINT = textwrap.dedent('''
                         f"{_hc_fp(getattr(node, 'next_functions', None), budget, depth + 1)})")
             if isinstance(obj, (list, tuple)):
                 return type(obj).__name__ + "(" + ",".join(_hc_fp(x, budget, depth + 1) for x in obj[:64]) + ")"
+            if isinstance(obj, (set, frozenset)):     # in an order that does not depend on addresses
+                return type(obj).__name__ + "(" + ",".join(sorted(_hc_fp(x, budget, depth + 1) for x in obj)[:64]) + ")"
             if isinstance(obj, dict):      # keys by fingerprint too: a node's repr holds its address
                 items = sorted(((_hc_fp(k, budget, depth + 1), v) for k, v in list(obj.items())[:64]),
                                key=lambda kv: kv[0])

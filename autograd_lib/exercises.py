@@ -261,6 +261,9 @@ _register("09.evaluate", "autograd_lib.optim", "evaluate",
           "eval mode and no_grad: the mean loss per sample and the accuracy")
 _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
           "central finite differences of a scalar function")
+_register("05.analytic_jacobian", "autograd_lib.autograd.gradcheck", "analytic_jacobian",
+          "gradcheck's analytic side: the Jacobians from backward, a vector-Jacobian product per "
+          "output element")
 
 
 _ORIGINALS = {}     # exercise id -> the library's own implementation, taken before the first plug

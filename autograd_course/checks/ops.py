@@ -8,6 +8,7 @@ tests compute an expected gradient.
 
 Why one module of this length: it is the visible half of the notebook's 18 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
+Exercise 10's checks (``analytic_jacobian``) are in ``jacobians.py``, imported here.
 """
 
 import numpy as np
@@ -16,6 +17,8 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import call, error_of, library_version
+
+from .jacobians import analytic_jacobian, analytic_jacobian_in_gradcheck  # noqa: F401  (exercise 10)
 
 __all__ = ["reference_rule",
            "sum_to", "sum_to_in_the_engine", "validate_outputs", "validate_outputs_in_the_engine",
@@ -27,7 +30,7 @@ __all__ = ["reference_rule",
            "index_backward", "index_backward_in_the_engine",
            "log_softmax_backward", "log_softmax_backward_in_the_engine",
            "var_backward", "var_backward_in_the_engine", "amax_backward", "amax_backward_in_the_engine",
-           "numerical_vjp",
+           "numerical_vjp", "analytic_jacobian", "analytic_jacobian_in_gradcheck",
            "SUM_TO_LEAD", "SUM_TO_ONES", "SUM_TO_SAME", "SUM_TO_ZERO", "SUM_TO_BOTH", "SUM_TO_ENGINE",
            "SUM_BACKWARD_KEEP", "SUM_BACKWARD_UNSQUEEZE", "SUM_BACKWARD_ORDER", "SUM_BACKWARD_ENGINE",
            "EXP_RULE", "SIGMOID_RULE",

@@ -8,7 +8,8 @@ element, as PyTorch).  Backward gives the analytic Jacobian a *row* at a time
 (one vector-Jacobian product per output element).  Use float64 inputs: in
 float32 the finite differences are too noisy to compare.
 
-Your :func:`numerical_grad` (exercise 03) takes part in every check: it
+Your :func:`analytic_jacobian` (exercise 05) gives the analytic side; your
+:func:`numerical_grad` (exercise 03) takes part in every check: it
 differentiates the scalar ``v . f(x)`` for a random ``v``, which must agree
 with the analytic ``v^T J``.  With ``fast_mode=True`` (PyTorch's fast mode)
 that is the whole check, along a random direction ``u`` too: ``numerical_grad``
@@ -25,7 +26,8 @@ from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor
 from .functional import grad
 
-__all__ = ["gradcheck", "gradgradcheck", "numerical_grad", "numerical_jacobian", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "numerical_grad", "numerical_jacobian", "analytic_jacobian",
+           "GradcheckError"]
 
 
 def _outputs(fn, inputs):
@@ -82,8 +84,13 @@ def _differentiable(x):
     return isinstance(x, Tensor) and x.requires_grad
 
 
-def _analytic_jacobian(fn, inputs):
-    """``(input numel x output numel)`` matrices from backward: one pass per output element."""
+def analytic_jacobian(fn, inputs):
+    """The Jacobians of ``fn`` at ``inputs`` from backward, one pass per output element:
+    for each output, a list with one float64 matrix per input that requires grad, of shape
+    ``(input numel, output numel)`` (PyTorch's layout: entry ``[j, i]`` is the derivative
+    of output element ``i`` by input element ``j``).  An output that does not require
+    grad, or an input it does not use, gives zeros; no ``.grad`` is touched.
+    (Exercise 05.analytic_jacobian.)"""
     diff_inputs = [x for x in inputs if _differentiable(x)]
     with enable_grad():
         outputs = _outputs(fn, inputs)
@@ -201,14 +208,14 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
         if not raise_exception:
             return False
         k, i, n, a = mismatch
-        num, ana = numerical_jacobian(fn, inputs, eps)[k][i], _analytic_jacobian(fn, inputs)[k][i]
+        num, ana = numerical_jacobian(fn, inputs, eps)[k][i], analytic_jacobian(fn, inputs)[k][i]
         raise GradcheckError(
             f"Jacobian mismatch for output {k} with respect to input {i},\nnumerical:{n!r}\n"
             f"analytical:{a!r}{_FAST_MODE_NOTE}Numerical:\n {_as_tensor(num)}\nAnalytical:\n"
             f"{_as_tensor(ana)}\n\nThe max per-element difference (slow mode) is: "
             f"{np.abs(num - ana).max() if num.size else 0.0}.\n")
     numerical = numerical_jacobian(fn, inputs, eps)
-    analytic = _analytic_jacobian(fn, inputs)
+    analytic = analytic_jacobian(fn, inputs)
     for k, (num_row, ana_row) in enumerate(zip(numerical, analytic)):
         for i, (num, ana) in enumerate(zip(num_row, ana_row)):
             if not np.allclose(ana, num, rtol=rtol, atol=atol):

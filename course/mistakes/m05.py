@@ -17,6 +17,7 @@ _INDEX = "05_index_backward_answer"
 _LOG_SOFTMAX = "05_log_softmax_backward_answer"
 _VAR = "05_var_backward_answer"
 _AMAX = "05_amax_backward_answer"
+_JACOBIAN = "05_analytic_jacobian_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 05.sum_to
@@ -332,4 +333,24 @@ def sum_backward(grad, self_shape, dim, keepdim):
                  '    return ag.ops.evenly_distribute(grad, self, result)\n'),
             ],
             rule="calls autograd_lib's own implementation"),
+    Mistake(_JACOBIAN, "builds the matrices the mathematician's way round, (output numel, input numel)",
+            edits=[("np.zeros((x.numel(), out.numel()))", "np.zeros((out.numel(), x.numel()))"),
+                   ("matrix[:, i] = g.numpy().reshape(-1)", "matrix[i, :] = g.numpy().reshape(-1)")],
+            rule="of shape (input numel, output numel)"),
+    Mistake(_JACOBIAN, "frees the graph after the first output element",
+            edits=[("                                         retain_graph=True, allow_unused=True)",
+                    "                                         allow_unused=True)")],
+            rule="through a graph that must survive until the last one"),
+    Mistake(_JACOBIAN, "lets autograd.grad refuse an input the output does not use",
+            edits=[("                                         retain_graph=True, allow_unused=True)",
+                    "                                         retain_graph=True)")],
+            rule="an input an output does not use, gives a matrix of zeros"),
+    Mistake(_JACOBIAN, "keeps one seed for all the output elements, so the ones pile up",
+            edits=[("                seed = np.zeros(out.numel())\n", ""),
+                   ("        if out.requires_grad:\n", "        seed = np.zeros(out.numel())\n        if out.requires_grad:\n")],
+            rule="with a gradient that is 1 at that element and 0 elsewhere"),
+    Mistake(_JACOBIAN, "gives a matrix to every tensor input, also to a constant",
+            edits=[("wanted = [x for x in inputs if isinstance(x, ag.Tensor) and x.requires_grad]",
+                    "wanted = [x for x in inputs if isinstance(x, ag.Tensor)]")],
+            rule="each with one matrix per input that requires grad"),
 ]

@@ -39,7 +39,6 @@ import importlib
 from . import dtypes as _dtypes
 from .dtypes import (bool, dtype, float16, float32, float64, int32, int64, get_default_dtype,
                      set_default_dtype, promote_types)
-from .dtypes import result_type as _result_type
 from .tensor import Size, Tensor
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
@@ -92,8 +91,9 @@ half = float16
 
 
 def result_type(tensor1, tensor2):
-    """The dtype ``tensor1 op tensor2`` would have (PyTorch's promotion rules)."""
-    return _result_type(tensor1, tensor2)
+    """The dtype ``tensor1 op tensor2`` would have (PyTorch's promotion rules; exercise
+    01.result_type, reached through ``dtypes``)."""
+    return _dtypes.result_type(tensor1, tensor2)
 
 
 def detach(input):

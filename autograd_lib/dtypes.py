@@ -163,6 +163,8 @@ def result_type(*operands):
 
     Dimensioned tensors decide the dtype; 0-dim tensors and then Python numbers
     only count when they belong to a higher category (bool < int < float).
+    Every binary op of the library asks it (as ``dtypes.result_type``).
+    (Exercise 01.result_type.)
     """
     dim_result = zero_result = wrapped_result = None
     for op in operands:

@@ -151,6 +151,8 @@ def _register(exercise_id, owner, attribute, summary, kind="function", guards=()
 _T = "autograd_lib.tensor:Tensor"
 _register("01.result_requires_grad", "autograd_lib.recording", "result_requires_grad",
           "an op's result requires grad when grad mode is on and any input requires grad")
+_register("01.result_type", "autograd_lib.dtypes", "result_type",
+          "type promotion: the dtype of an op over tensors and Python numbers, in three tiers")
 _register("01.is_leaf", _T, "is_leaf", "a tensor is a leaf when no operation recorded it", "property")
 _register("01.requires_grad_", _T, "requires_grad_",
           "set requires_grad on a leaf; refuse non-floating dtypes and non-leaves")

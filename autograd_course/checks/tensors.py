@@ -10,11 +10,12 @@ import numpy as np
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import outcome
+from autograd_course.notebook import library_version, outcome
 
 __all__ = ["result_requires_grad", "result_requires_grad_in_the_engine", "is_leaf", "is_leaf_without_requires_grad",
            "requires_grad_", "requires_grad_in_the_library", "detach", "detach_in_the_engine", "NON_LEAF",
-           "NOT_FLOAT"]
+           "NOT_FLOAT", "result_type", "result_type_in_the_library", "operand_label", "expect_promotions",
+           "mixed_ops", "PROMOTION_CASES", "PROMOTE_TIERS", "PROMOTE_WITHIN", "PROMOTE_NUMBERS", "PROMOTE_RAISE"]
 
 
 def result_requires_grad(fn):
@@ -261,3 +262,103 @@ def detach_in_the_engine(fn):
         (x * 3.0).sum().backward()
         grading.expect_close(x.grad, [3.0, 3.0], what="x.grad after (x * 3).sum().backward()",
                              rule="backward stores grad.detach().clone(): detach must keep the values")
+
+
+# ------------------------------------------------------------ 01.result_type
+
+PROMOTE_TIERS = ("the operands with dims decide; 0-dim tensors count only when they are of a higher category "
+                 "(bool < integer < floating point), and Python numbers only when they are of a higher category "
+                 "than both")
+PROMOTE_WITHIN = "within a tier, the operands' dtypes combine with ag.promote_types (the larger one wins)"
+PROMOTE_NUMBERS = ("a Python bool is a bool, an int is int64, a float is the default dtype "
+                   "(ag.get_default_dtype()); check bool before int: True is an int in Python")
+PROMOTE_RAISE = ("an operand of a higher category raises the result to that category with its own dtype "
+                 "(a float64 0-dim tensor makes an int64 tensor float64), but to the default dtype for a Python float")
+
+
+def operand_label(x):
+    """How a test names an operand: 'int32 tensor of shape (3,)', 'int32 0-dim tensor', '2.5'."""
+    if isinstance(x, ag.Tensor):
+        name = str(x.dtype).rsplit(".", 1)[-1]
+        return f"{name} 0-dim tensor" if x.ndim == 0 else f"{name} tensor of shape {tuple(x.shape)}"
+    return repr(x)
+
+
+def promotion_rule(operands, seen, expected):
+    """The rule a wrong dtype breaks, judged from the operands."""
+    if any(isinstance(x, bool) for x in operands) and any(isinstance(x, int) and not isinstance(x, bool)
+                                                          for x in operands) or (
+            any(isinstance(x, bool) for x in operands) and expected is not ag.int64 and seen is ag.int64):
+        return PROMOTE_NUMBERS
+    if any(isinstance(x, float) for x in operands) and ag.get_default_dtype() is not ag.float32:
+        return PROMOTE_NUMBERS
+    return PROMOTE_TIERS + "; " + PROMOTE_RAISE
+
+
+def expect_promotions(fn, cases):
+    """fn (your result_type) on each list of operands of ``cases``, compared with the expected dtype."""
+    for operands, expected in cases:
+        seen = outcome(fn, *operands)
+        grading.expect_equal(seen, expected, what="result_type(" + ", ".join(operand_label(x) for x in operands)
+                             + ")", rule=promotion_rule(operands, seen, expected))
+
+
+PROMOTION_CASES = [
+    (lambda: [ag.tensor([1, 2, 3]), 0.5], ag.float32),
+    (lambda: [ag.tensor([1, 2, 3], dtype=ag.int32), 5], ag.int32),
+    (lambda: [ag.ones(3), ag.tensor(2.0, dtype=ag.float64)], ag.float32),
+    (lambda: [ag.tensor([1, 2, 3]), ag.tensor(2.0, dtype=ag.float64)], ag.float64),
+    (lambda: [ag.tensor([True, False]), True], ag.bool),
+    (lambda: [ag.tensor([True, False]), 1], ag.int64),
+    (lambda: [ag.tensor(1, dtype=ag.int32), ag.tensor(1)], ag.int64),
+    (lambda: [ag.ones(2, dtype=ag.float16), ag.ones(2, dtype=ag.float64)], ag.float64),
+    (lambda: [ag.tensor(1, dtype=ag.int32), 2.5], ag.float32),
+    (lambda: [ag.ones(2, dtype=ag.float16), 2.5, ag.tensor(1.0, dtype=ag.float64)], ag.float16),
+    (lambda: [True, 2], ag.int64),
+    (lambda: [2, 3.0], ag.float32),
+    (lambda: [ag.tensor(1, dtype=ag.int32), 5], ag.int32),
+    (lambda: [ag.tensor(2.0, dtype=ag.float16), 2.5], ag.float16),
+]
+
+
+def result_type(fn):
+    """Your ``result_type`` called directly on fourteen lists of operands: an integer tensor and a
+    float, a tensor and a 0-dim tensor of a higher or the same category, bools, two 0-dim tensors,
+    float16 with float64, three operands, Python numbers only, a 0-dim tensor and a number; then a
+    float with the default dtype set to float64.  The dtype PyTorch gives (``torch.result_type``) each time."""
+    with grading.checking("01.result_type", fn):
+        expect_promotions(fn, [(make(), expected) for make, expected in PROMOTION_CASES])
+        previous = ag.get_default_dtype()
+        ag.set_default_dtype(ag.float64)
+        try:
+            expect_promotions(fn, [([ag.tensor([1, 2]), 0.5], ag.float64), ([ag.ones(2, dtype=ag.float32), 0.5], ag.float32)])
+        finally:
+            ag.set_default_dtype(previous)
+
+
+def mixed_ops():
+    """The dtypes, values and gradients of six ops that mix dtypes, as comparable lists."""
+    w = ag.tensor([0.5, -1.0], requires_grad=True)
+    w64 = ag.tensor([2.0, 3.0], dtype=ag.float64, requires_grad=True)
+    i = ag.tensor([1, 2])
+    results = [i * 0.5, i + ag.tensor(0.25, dtype=ag.float64), w * i, w * ag.tensor(3.0, dtype=ag.float64),
+               w + w64, ag.tensor([True, False]) + 1]
+    (results[2].sum() + results[3].sum() + results[4].sum()).backward()
+    return ([(str(r.dtype), r.tolist()) for r in results]
+            + [(str(t.grad.dtype), t.grad.tolist()) for t in (w, w64)])
+
+
+def result_type_in_the_library(fn):
+    """Your ``result_type`` inside the library's ops: an int64 tensor times 0.5, plus a float64
+    0-dim tensor; a float32 weight times an int64 tensor, times a float64 0-dim tensor, plus a
+    float64 tensor; a bool tensor plus 1. The results' dtypes and values, then the gradients:
+    each has the dtype of its own tensor."""
+    with library_version("01"):
+        expected = mixed_ops()
+    with grading.checking("01.result_type", fn):
+        seen = mixed_ops()
+    labels = ["i * 0.5", "i + float64 0-dim tensor", "w * i", "w * float64 0-dim tensor", "w + w64",
+              "bool tensor + 1", "w.grad", "w64.grad"]
+    for label, s, e in zip(labels, seen, expected):
+        grading.expect_equal(s, e, what=f"(dtype, values) of {label} (w float32, w64 float64, i int64)",
+                             rule=PROMOTE_TIERS + "; " + PROMOTE_RAISE)

@@ -12,6 +12,7 @@ _RRG = "01_result_requires_grad_answer"
 _LEAF = "01_is_leaf_answer"
 _RG = "01_requires_grad_answer"
 _DETACH = "01_detach_answer"
+_PROMOTE = "01_result_type_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 01.result_requires_grad
@@ -246,4 +247,29 @@ MISTAKES = [
                  'return ag.tensor(tensor._data)'),
             ],
             rule="detach shares storage with the original (no copy)"),
+    Mistake(_PROMOTE, "asks whether a number is an int before asking whether it is a bool",
+            edits=[("""        if isinstance(x, bool):
+            dtype, tier = ag.bool, 2
+        elif isinstance(x, int):
+            dtype, tier = ag.int64, 2
+""", """        if isinstance(x, int):
+            dtype, tier = ag.int64, 2
+        elif isinstance(x, bool):
+            dtype, tier = ag.bool, 2
+""")],
+            rule="check bool before int"),
+    Mistake(_PROMOTE, "puts 0-dim tensors in the tier of the tensors with dims",
+            edits=[("dtype, tier = x.dtype, (1 if x.ndim == 0 else 0)", "dtype, tier = x.dtype, 0")],
+            rule="the operands with dims decide"),
+    Mistake(_PROMOTE, "gives a Python float the dtype float32 whatever the default",
+            edits=[("dtype, tier = ag.get_default_dtype(), 2", "dtype, tier = ag.float32, 2")],
+            rule="a float is the default dtype"),
+    Mistake(_PROMOTE, "lets a later tier of the same category change the result",
+            edits=[("category(dtype) > category(result)", "category(dtype) >= category(result)")],
+            rule="0-dim tensors count only when they are of a higher category"),
+    Mistake(_PROMOTE, "puts Python numbers in the tier of the 0-dim tensors",
+            edits=[("            dtype, tier = ag.bool, 2", "            dtype, tier = ag.bool, 1"),
+                   ("            dtype, tier = ag.int64, 2", "            dtype, tier = ag.int64, 1"),
+                   ("            dtype, tier = ag.get_default_dtype(), 2", "            dtype, tier = ag.get_default_dtype(), 1")],
+            rule="Python numbers only when they are of a higher category than both"),
 ]

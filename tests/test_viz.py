@@ -544,3 +544,32 @@ def test_draw_views_refuses_what_it_cannot_draw():
         draw_views(b, {"c": ag.arange(3.)})
     with pytest.raises(ValueError, match="at most 24"):
         draw_views(ag.zeros(30), {})
+
+
+def test_every_drawing_walks_the_graph_through_the_slot_of_exercise_02_graph_nodes():
+    """graph_nodes, graph_edges, draw_graph and format_graph reach the walk through the module
+    global ``walk.topological_nodes``: a plugged walk is what they list and draw."""
+    ag = _autograd_lib()
+    from autograd_lib import exercises
+    a = ag.tensor([1.0, -2.0], requires_grad=True)
+    y = a * 2
+    z = y * y + y.exp()                            # y's node: three edges in, from two nodes
+    reference = graph_nodes(z)
+    assert [node_name(n) for n in reference] == ["AddBackward0", "MulBackward0", "ExpBackward0",
+                                                 "MulBackward0", "AccumulateGrad"]
+    asked = []
+
+    def walk(roots):                               # the reference's nodes, the branches swapped
+        asked.append(list(roots))
+        return [reference[0], reference[2], reference[1], reference[3], reference[4]]
+
+    with exercises.plugged("02.graph_nodes", walk):
+        assert graph_nodes(z) == walk([]) and asked[0] == [z.grad_fn]
+        assert [id(n) for n, _ in graph_edges(z)][:2] == [id(reference[0])] * 2
+        assert graph_nodes(a) == walk([]) and asked[-2] == []     # a leaf: no root node
+        fig = draw_graph(z)
+        assert len(boxes_of_kind(fig, "fn")) == 4 and len(boxes_of_kind(fig, "acc")) == 1
+        boxes = node_boxes(fig)
+        assert box_texts(fig, "autograd-node-fn-2") == ["ExpBackward0"], sorted(boxes)
+        format_graph(z)
+    assert len(asked) == 7 and graph_nodes(z) == reference      # unplugged: the library's walk again

@@ -19,7 +19,9 @@ Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``
 arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
 views (``draw_views``, assignment 08).  None imports anything from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
-so the same code draws PyTorch's graphs; the course does not ask students to read it.
+so the same code draws PyTorch's graphs.  The course asks students to write one piece of
+it: the walk, ``walk.topological_nodes`` (exercise 02.graph_nodes), which every function below reaches
+through its module global.
 
 Example
 -------

@@ -10,6 +10,7 @@ from autograd_course.mistakes import Mistake
 
 _EDGE = "02_gradient_edge_answer"
 _NEXT = "02_collect_next_functions_answer"
+_WALK = "02_graph_nodes_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------------ 02.gradient_edge
@@ -132,4 +133,60 @@ MISTAKES = [
 '''),
             ],
             rule="edges follow the input order"),
+
+    # ---------------------------------------------------------------------- 02.graph_nodes
+    Mistake(_WALK, "no dedupe: a shared node is expanded, and listed, once per path",
+            edits=[('if child is not None and child not in seen:', 'if child is not None:')],
+            rule="each node once"),
+    Mistake(_WALK, "pre-order: a node is listed when first met, before all its consumers are",
+            edits=[('        seen.add(root)\n', '        seen.add(root)\n        finished.append(root)\n'),
+                   ('                    seen.add(child)\n',
+                    '                    seen.add(child)\n                    finished.append(child)\n'),
+                   ('                stack.pop()\n                finished.append(node)\n',
+                    '                stack.pop()\n'),
+                   ('return finished[::-1]', 'return finished')],
+            rule="a node comes before every node in its next_functions"),
+    Mistake(_WALK, "follows the (None, 0) entries too",
+            edits=[('if child is not None and child not in seen:', 'if child not in seen:')],
+            rule="the (None, 0) entries of next_functions lead to no node: skip them"),
+    Mistake(_WALK, "returns the finishing order itself: leaves first",
+            edits=[('return finished[::-1]', 'return finished')],
+            rule="a node comes before every node in its next_functions"),
+    Mistake(_WALK, "lists a root again when another root already reached it",
+            edits=[('''        if root in seen:
+            continue
+''', '')],
+            rule="each node once, however many edges or roots lead to it"),
+    Mistake(_WALK, "walks from the first root only",
+            edits=[('for root in roots:', 'for root in roots[:1]:')],
+            rule="every node reachable from any of the roots"),
+    Mistake(_WALK, "a recursive depth-first search",
+            edits=[('''    for root in roots:
+        if root in seen:
+            continue
+        seen.add(root)
+        stack = [(root, iter(root.next_functions))]     # a node and the edges still to follow
+        while stack:
+            node, edges = stack[-1]
+            for child, _ in edges:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:                                       # no edge left: node is finished
+                stack.pop()
+                finished.append(node)
+''', '''
+    def visit(node):
+        seen.add(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                visit(child)
+        finished.append(node)
+
+    for root in roots:
+        if root not in seen:
+            visit(root)
+''')],
+            rule="not recursion"),
 ]

@@ -257,6 +257,9 @@ _register("09.sgd_update", "autograd_lib.optim.sgd", "sgd_update",
 _register("09.adam_update", "autograd_lib.optim.adam", "adam_update",
           "one Adam step for one parameter: the two moments, bias correction, AMSGrad, "
           "weight decay (L2 or decoupled), in place")
+_register("09.clip_grad_norm", "autograd_lib.nn.utils", "_clip_grad_norm",
+          "clip_grad_norm_: the norm of all the gradients together; scale them in place to at most max_norm",
+          guards=("autograd_lib.nn.utils:_total_norm", "autograd_lib.nn.utils:_scale_grads"))
 _register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
           "a large batch's gradient from micro-batches, each loss weighted by its share")
 _register("09.train_epoch", "autograd_lib.optim", "train_epoch",

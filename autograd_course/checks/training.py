@@ -10,6 +10,8 @@ Why one module of this length: it is the visible half of the notebook's test cel
 one function per cell, kept together so that a student reads one file per notebook.
 The checks of the two optimizers (``sgd_update``, ``adam_update``) are in
 ``autograd_course.checks.optimizers`` and shown here too: ``check.adam_update`` is theirs.
+Those of gradient clipping (``clip_grad_norm``) are in ``autograd_course.checks.clipping``,
+shown here the same way.
 """
 
 import warnings
@@ -22,16 +24,19 @@ from autograd_course import grading
 from autograd_course.notebook import library_version, outcome, quietly, shown
 
 from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks (check.sgd_update, check.adam_update) and rounded
+from .clipping import *  # noqa: F401,F403 - 09's clipping checks (check.clip_grad_norm, ...)
 
 __all__ = [
     # the checks, one per test cell
     "named_members", "named_members_in_the_library", "clear_grads", "clear_grads_in_training_loops",
-    "sgd_update", "sgd_update_in_the_optimizer", "adam_update", "accumulate_gradients",
-    "accumulate_gradients_in_training",
+    "sgd_update", "sgd_update_in_the_optimizer", "adam_update", "clip_grad_norm", "clip_grad_norm_in_training",
+    "accumulate_gradients", "accumulate_gradients_in_training",
     "train_epoch", "evaluate", "train_epoch_on_the_digits",
     # helpers of the checks and the hidden tests
     "rounded", "labelled", "walk", "grad_state", "param_with_grad", "update", "sgd_run", "check_run",
     "adam_step", "adam_state", "adam_history", "check_adam_history", "adam_run",
+    "make_params", "clip_outcome", "check_clip", "compare_clips", "random_clip_case", "clip_run", "check_runs",
+    "exploding_run",
     "accumulation_problem", "split", "large_batch", "accumulated", "small_classifier", "random_batches",
     "one_epoch", "evaluation", "check_evaluation",
     # the rules
@@ -40,6 +45,8 @@ __all__ = [
     "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE",
     "ADAM_RESULT", "ADAM_STATE", "ADAM_IN_PLACE", "MOMENTS", "BIAS", "EPS", "AMSGRAD", "L2", "DECOUPLED",
     "ADAM_MAXIMIZE", "ADAM_RULE",
+    "TOTAL", "INF_NORM", "SCALE", "NOT_UP", "NONFINITE", "SCALED_ANYWAY", "SKIP_NO_GRAD", "NO_GRADS",
+    "CLIP_IN_PLACE", "RECORDS", "CLIP_RETURNS", "CLIP_RULE",
     "LARGE", "RETURNS", "GENERATOR", "NO_SAMPLE",
     "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY",
     "RESULT", "RIGHT", "EVAL", "TARGET", "EPOCHS",

@@ -10,9 +10,15 @@ gradient by ``max_norm / (norm + 1e-6)``, so a rare huge gradient cannot throw
 training off.  It returns the norm measured *before* clipping, a tensor that is
 worth logging.  ``clip_grad_value_`` clamps each gradient element instead.
 All of them run without recording (PyTorch's ``@torch.no_grad``).
+
+``clip_grad_norm_`` takes its arguments as PyTorch does (a tensor, a list, a generator)
+and hands the list of parameters to ``_clip_grad_norm``, which measures and scales:
+exercise 09.clip_grad_norm.
 """
 
 import math
+import types
+import warnings
 
 from ..creation import tensor
 from ..grad_mode import no_grad
@@ -43,7 +49,11 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     Returns:
         the norm, as a tensor.
     """
-    tensors = _tensors(tensors)
+    return _total_norm(_tensors(tensors), norm_type, error_if_nonfinite)
+
+
+def _total_norm(tensors, norm_type, error_if_nonfinite):
+    """The work of :func:`get_total_norm` on a list of tensors (its callers run it under no_grad)."""
     if not tensors:
         return tensor(0.0)
     norm_type = float(norm_type)
@@ -60,10 +70,14 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 @no_grad()
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """Scale the parameters' gradients by ``min(1, max_norm / (total_norm + 1e-6))``, in place."""
-    grads = _grads(parameters)
+    _scale_grads(_grads(parameters), max_norm, total_norm)
+
+
+def _scale_grads(grads, max_norm, total_norm):
+    """The work of :func:`clip_grads_with_norm_` on a list of gradients (its callers run it under no_grad)."""
     if not grads:
         return
-    coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
+    coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
     for g in grads:
         g.mul_(coef.to(g.dtype))
 
@@ -80,9 +94,26 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     Returns:
         the total norm of the gradients before clipping (a 0-dim tensor).
     """
-    parameters = _tensors(parameters)
-    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite)
-    clip_grads_with_norm_(parameters, max_norm, total)
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    else:
+        is_generator = isinstance(parameters, types.GeneratorType)
+        parameters = list(parameters)
+        if is_generator and not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=2)
+    return _clip_grad_norm(parameters, max_norm, norm_type, error_if_nonfinite)
+
+
+def _clip_grad_norm(parameters, max_norm, norm_type, error_if_nonfinite):
+    """The work of :func:`clip_grad_norm_` on a list of parameters: the total norm of their
+    gradients (the norm of the per-gradient norms; a RuntimeError when it is not finite and
+    ``error_if_nonfinite``), every gradient scaled in place by
+    ``min(1, max_norm / (total + 1e-6))`` without recording, and the total returned.
+    (Exercise 09.clip_grad_norm.)"""
+    with no_grad():
+        grads = _grads(parameters)
+        total = _total_norm(grads, norm_type, error_if_nonfinite)
+        _scale_grads(grads, max_norm, total)
     return total
 
 

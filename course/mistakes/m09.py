@@ -13,6 +13,7 @@ _CLEAR = "09_clear_grads_answer"
 _SGD = "09_sgd_update_answer"
 _ADAM = "09_adam_update_answer"
 _ACC = "09_accumulate_gradients_answer"
+_CLIP = "09_clip_grad_norm_answer"
 _EPOCH = "09_train_epoch_answer"
 _EVAL = "09_evaluate_answer"
 
@@ -393,6 +394,55 @@ MISTAKES = [
                    ('t = state["step"].item()', 't = state["step"]')],
             rule="'step' (a float32 scalar tensor counting the steps taken"),
 
+    # ------------------------------------------------------------ 09.clip_grad_norm
+    Mistake(_CLIP, "adds up the gradients' norms instead of taking the norm of the norms",
+            edits=[("total = ag.linalg.vector_norm(norms, norm_type)", "total = norms.sum()")],
+            rule="the norm_type-norm of the gradients' own norm_type-norms"),
+    Mistake(_CLIP, "clips each gradient by its own norm",
+            edits=[('''        factor = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(factor)
+''',
+                    '''        for g, norm in zip(grads, norms):
+            g.mul_((max_norm / (norm + 1e-6)).clamp(max=1.0))
+''')],
+            rule="every gradient is multiplied by the same factor"),
+    Mistake(_CLIP, "forgets the min with 1: gradients under max_norm are scaled up",
+            edits=[(".clamp(max=1.0)", "")],
+            rule="the factor is never above 1"),
+    Mistake(_CLIP, "divides by the total without the 1e-6",
+            edits=[("(max_norm / (total + 1e-6))", "(max_norm / total)")],
+            rule="max_norm / (total + 1e-6)"),
+    Mistake(_CLIP, "replaces each .grad by a scaled copy instead of scaling it in place",
+            edits=[('''        for g in grads:
+            g.mul_(factor)
+''',
+                    '''        for p in parameters:
+            if p.grad is not None:
+                p.grad = p.grad * factor
+''')],
+            rule="each gradient is scaled in place"),
+    Mistake(_CLIP, "takes the min with Python's min: a nan total leaves the gradients as they were",
+            edits=[("factor = (max_norm / (total + 1e-6)).clamp(max=1.0)",
+                    "factor = min(1.0, max_norm / (total.item() + 1e-6))")],
+            rule="a nan total makes them all nan"),
+    Mistake(_CLIP, "computes and scales while recording: no no_grad",
+            edits=[('''    with ag.no_grad():
+        norms = ag.stack([ag.linalg.vector_norm(g, norm_type) for g in grads])
+        total = ag.linalg.vector_norm(norms, norm_type)
+        if error_if_nonfinite and not total.isfinite().item():
+            raise RuntimeError(''', '''    norms = ag.stack([ag.linalg.vector_norm(g, norm_type) for g in grads])
+    total = ag.linalg.vector_norm(norms, norm_type)
+    if error_if_nonfinite and not total.isfinite().item():
+        raise RuntimeError('''),
+                   ('''        factor = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(factor)
+''', '''    factor = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    for g in grads:
+        g.mul_(factor)
+''')],
+            rule="clipping records nothing"),
     # ------------------------------------------------------------ 09.accumulate_gradients
     Mistake(_ACC, "divides by the number of micro-batches",
             edits=[

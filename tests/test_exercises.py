@@ -40,6 +40,7 @@ def _exercise_the_library():
     y = ((x * x + x) ** 2).mean() + h.sum() + (w + x).sum(1).sum()   # broadcasting, sum(dim)
     y = y + x.sigmoid().sum() + x[[0, 0]].sum() + ag.log_softmax(w, 1).sum()
     y = y + w.var(1).sum() + w.amax(1).sum()                # var, amax
+    ag.viz.graph_nodes(y)                                 # the walk behind the drawings
     y.backward()
     x.detach()
     x.requires_grad_(True)
@@ -53,11 +54,14 @@ def _exercise_the_library():
     (x * 3).detach_()
     z = x * 1
     z.add_(1)                                             # the leaf rule checked on a non-leaf
+    z[:1].mul_(2)                                         # a write through a view (CopySlices)
+    z.sum().backward(inputs=[x])                          # only some gradients: nodes_to_run
     model = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.Linear(2, 1))
     optimizer = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)   # parameter discovery
     optimizer.zero_grad()
     ag.optim.accumulate_gradients(lambda a, b: ((model(a) - b) ** 2).mean(),
                                   [(ag.randn(3, 2), ag.randn(3, 1))])
+    ag.nn.utils.clip_grad_norm_(model.parameters(), 1.0)            # gradient clipping
     optimizer.step()
     ag.optim.Adam(model.parameters(), lr=0.01).step()                 # Adam's update
     batches = [(ag.randn(3, 2), ag.tensor([0, 0, 0]))]              # one class: the model has one output

@@ -18,11 +18,14 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 | 03        | ``autograd_course.checks.backward`` |
 | 04        | ``autograd_course.checks.leaves``   |
 | 05        | ``autograd_course.checks.ops``      |
+|           | (and ``checks.jacobians``)       |
 | 06        | ``autograd_course.checks.lifetime`` |
+|           | (and ``checks.saving``)          |
 | 07        | ``autograd_course.checks.no_grad``  |
 | 08        | ``autograd_course.checks.inplace``  |
 | 09        | ``autograd_course.checks.training`` |
-|           | (and ``checks.optimizers``)      |
+|           | (and ``checks.optimizers``,      |
+|           | ``checks.clipping``)             |
 +-----------+----------------------------------+
 """
 

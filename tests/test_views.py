@@ -90,6 +90,53 @@ def one_element_written_in_place_records_copy_slices(lib):
     return h, e, x.grad, h._version
 
 
+OVERLAP = "some elements of the input tensor and the written-to tensor refer to a single memory location"
+
+
+@scenario(key=OVERLAP)
+def copy_from_an_overlapping_slice_is_refused(lib):
+    x = lib.arange(6.0)
+    x[2:5].copy_(x[0:3])
+
+
+@scenario(key=OVERLAP)
+def add_of_an_overlapping_slice_is_refused_while_recording(lib):
+    x = lib.arange(6.0, requires_grad=True) * 1
+    x[1:4].add_(x[0:3])
+
+
+@scenario(key=OVERLAP)
+def add_of_a_transposed_self_is_refused(lib):
+    m = lib.arange(4.0).reshape(2, 2)
+    m.add_(m.t())
+
+
+@scenario(key=OVERLAP)
+def setitem_from_an_overlapping_slice_is_refused(lib):
+    x = lib.arange(6.0)
+    x[1:4] = x[0:3]
+
+
+@scenario(key=OVERLAP)
+def clamp_by_an_element_of_itself_is_refused(lib):
+    x = lib.arange(6.0)
+    x.clamp_(min=x[2])
+
+
+@scenario
+def in_place_reads_that_are_allowed(lib):
+    # the same memory read as written, disjoint slices, layouts with gaps (PyTorch does not
+    # check those), a detached alias of the same layout
+    x = lib.arange(6.0)
+    x.add_(x)
+    x[0:3].copy_(x[3:6])
+    x[::2].copy_(x[1::2])
+    x.mul_(x.detach())
+    m = lib.arange(6.0).reshape(3, 2)
+    m[:, 0].copy_(m[:, 1])
+    return x, m, x._version, m._version
+
+
 @scenario
 def elements_of_unbind_and_iteration_are_views(lib):
     x = lib.tensor([1.0, 2.0, 3.0])

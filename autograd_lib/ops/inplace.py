@@ -78,6 +78,39 @@ def _check_write(t, recording):
     check_inplace(t)
 
 
+def _dense_bytes(a):
+    """The bytes a NumPy array covers when its elements tile them without gaps or overlap
+    (PyTorch's "non-overlapping and dense": a permutation of a contiguous layout), else None."""
+    expected = a.itemsize
+    for stride, size in sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return None
+        expected *= size
+    begin = a.__array_interface__["data"][0]
+    return begin, begin + a.size * a.itemsize
+
+
+def check_overlap(t, others):
+    """PyTorch's refusal to write ``t`` in place from an operand that shares part of its
+    memory (``x[2:5].copy_(x[0:3])``): the result would depend on the order of the writes.
+    The same memory read as it is written (``x.add_(x)``) is fine, and so, as in PyTorch,
+    is anything it cannot tell cheaply (a layout with gaps, such as ``x[::2]``)."""
+    for other in others:
+        if not isinstance(other, Tensor) or other is t or not other._data.size or not t._data.size:
+            continue
+        if not np.may_share_memory(t._data, other._data):
+            continue
+        mine, theirs = _dense_bytes(t._data), _dense_bytes(other._data)
+        if mine is None or theirs is None:
+            continue
+        if mine == theirs and t._data.strides == other._data.strides:
+            continue
+        if mine[0] < theirs[1] and theirs[0] < mine[1]:
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                               "written-to tensor refer to a single memory location. Please clone() "
+                               "the tensor before performing the operation.")
+
+
 # ---------------------------------------------------- writing, recording
 
 def _inplace(self, out_of_place, *args):
@@ -90,6 +123,7 @@ def _inplace(self, out_of_place, *args):
     recording = is_grad_enabled() and (self.requires_grad or any(
         isinstance(a, Tensor) and a.requires_grad for a in args))
     _check_write(self, recording)
+    check_overlap(self, args)
     if not recording:
         with no_grad():
             result = out_of_place(self, *args)
@@ -207,6 +241,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
     if recording:
         return _inplace(self, out_of_place, other)
     _check_write(self, False)
+    check_overlap(self, (other,))
     result_dtype = _dt.result_type(self, other)
     if ufunc is np.true_divide and not result_dtype.is_floating_point:
         result_dtype = _dt.get_default_dtype()
@@ -254,6 +289,7 @@ Tensor.div_ = Tensor.__itruediv__ = div_
 
 
 def clamp_(self, min=None, max=None):
+    check_overlap(self, (min, max))
     return _inplace(self, lambda s: clamp(s, min, max))
 
 

@@ -291,6 +291,32 @@ def pad_reflect_and_replicate(lib):
 
 
 @scenario
+def pad_circular(lib):
+    # 1, 2 and 3 padded dims, with and without a batch dim, negative pads, a pad as large as
+    # the dim; PyTorch builds it from copies into a new tensor: a chain of CopySlices
+    F = lib.nn.functional
+    out = []
+    for shape, pad in (((2, 5), (1, 3)), ((1, 2, 5), (5, -1)), ((2, 4, 5), (1, 1, 2, 0)),
+                       ((1, 2, 3, 4), (2, 0, -1, 2)), ((2, 3, 3, 4), (1, 1, 1, 2, 2, 0)),
+                       ((1, 3, 4), (-4, 0)), ((3, 4), (0, 0))):
+        x = lib.tensor(arr(shape, seed=24), requires_grad=True)
+        y = F.pad(x, pad, mode="circular")
+        w = lib.tensor(arr(tuple(y.shape), seed=25), requires_grad=True)
+        g, = lib.autograd.grad((y * y * w).sum(), x, create_graph=True)
+        gw, = lib.autograd.grad((g * g).sum(), w)
+        names = [y.grad_fn] + [f for f, _ in y.grad_fn.next_functions]     # torch::autograd::CopySlices
+        # (g's own graph differs: PyTorch's CopySlices backward slices, ours indexes; same values)
+        out += [y.detach(), [None if f is None else f.name().split("::")[-1] for f in names], y._version,
+                g.detach(), gw]
+    with lib.no_grad():
+        out.append(F.pad(lib.tensor([[1, 2, 3]]), (1, 2), mode="circular"))
+    x = lib.zeros(1, 2, 3)
+    out += [caught(F.pad, x, (4, 0), mode="circular"), caught(F.pad, x, (-3, -1), mode="circular"),
+            caught(F.pad, lib.zeros(3), (1, 1), mode="circular"), caught(F.pad, x, (1, 1), mode="circular", value=1.0)]
+    return out
+
+
+@scenario
 def pad_modes_refuse(lib):
     F = lib.nn.functional
     x = lib.zeros(2, 5)
@@ -306,7 +332,8 @@ def padding_modules(lib):
     x = lib.tensor(arr((1, 2, 3, 4), seed=23), requires_grad=True)
     layers = [nn.ReflectionPad2d((1, 2, 0, 1)), nn.ReplicationPad1d(2), nn.ZeroPad2d(1),
               nn.ConstantPad1d(2, 3.5), nn.ReflectionPad3d(1), nn.ReplicationPad3d((0, 1, 1, 0, 1, 1)),
-              nn.ConstantPad2d((1, 0, 0, 2), -1.0), nn.ZeroPad1d((2, 0))]
+              nn.ConstantPad2d((1, 0, 0, 2), -1.0), nn.ZeroPad1d((2, 0)), nn.CircularPad2d((1, 2, 0, 1)),
+              nn.CircularPad1d(2), nn.CircularPad3d(1)]
     ys = [m(x) for m in layers]
     g, = lib.autograd.grad(sum(y.sum() for y in ys), x)
     return [repr(m) for m in layers], [m.padding for m in layers], ys, g

@@ -28,9 +28,9 @@ from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Ha
 from .container import ModuleDict, ModuleList, Sequential
 from .flatten import Flatten, Unflatten
 from .distance import CosineSimilarity, PairwiseDistance
-from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,  # noqa: F401
-                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ZeroPad1d,
-                      ZeroPad2d, ZeroPad3d)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                      ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .normalization import BatchNorm1d, GroupNorm, LayerNorm, RMSNorm
 from .activation import Dropout1d, Dropout2d
 from .parameter_containers import ParameterDict, ParameterList

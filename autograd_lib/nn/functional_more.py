@@ -11,12 +11,14 @@ import warnings
 import numpy as _np
 
 from .. import ops as _ops
+from ..creation import empty as _empty
 from ..creation import tensor as _tensor
 from ..grad_mode import no_grad as _no_grad
 from ..ops import losses as _losses
 from ..ops.norms import vector_norm as _vector_norm
 from ..ops.pointwise import exp as _exp
 from ..ops.inplace import _inplace
+from ..ops.operands import to_tensor as _to_tensor
 from ..ops import nn_ops as _N
 from ..ops import padding as _padding
 from ..ops.pointwise import tanh as _tanh
@@ -213,8 +215,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def pad(input, pad, mode="constant", value=None):
     """``input`` with ``pad = (left, right, top, bottom, ...)`` added around its last dims:
-    ``value`` (ConstantPadNdBackward0), or the border mirrored (``"reflect"``) or repeated
-    (``"replicate"``).  ``"circular"`` is not implemented here."""
+    ``value`` (ConstantPadNdBackward0), or the border mirrored (``"reflect"``), repeated
+    (``"replicate"``) or wrapped around (``"circular"``)."""
     if mode == "constant":
         return _N.constant_pad_nd(input, list(pad), 0 if value is None else value)
     if value is not None and value != 0:
@@ -222,8 +224,45 @@ def pad(input, pad, mode="constant", value=None):
     if mode in ("reflect", "replicate"):
         return _padding.non_constant_pad(input, pad, mode)
     if mode == "circular":
-        raise NotImplementedError("pad(mode='circular') is not implemented in autograd_lib")
+        return _pad_circular(_to_tensor(input), tuple(int(p) for p in pad))
     raise NotImplementedError(f"Unrecognised padding mode {mode}")
+
+
+def _pad_circular(input, pad):
+    """``F.pad(mode="circular")`` built as PyTorch builds it: the input (cropped where a pad
+    is negative) copied into the middle of a new tensor, then, dim by dim, each border copied
+    from the opposite side of that tensor (so corners are written twice).  Each copy is a
+    write through a view: the graph is a chain of CopySlices, as PyTorch's."""
+    dims = _padding.padded_dims(input, pad)
+    in_shape = tuple(input.shape)
+    out_shape = list(in_shape)
+    for i in range(dims):
+        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if left > in_shape[dim] or right > in_shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        out_shape[dim] = in_shape[dim] + left + right
+        if out_shape[dim] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+
+    def along(t, dim, start, stop):                 # t.slice(dim, start, stop): SliceBackward0
+        return t.narrow(dim, start, stop - start)
+
+    out = _empty(*out_shape, dtype=input.dtype)
+    middle, source = out, input
+    for i in range(dims):
+        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        middle = along(middle, dim, max(left, 0), out_shape[dim] - max(right, 0))
+        source = along(source, dim, max(-left, 0), in_shape[dim] - max(-right, 0))
+    middle.copy_(source)
+    for i in range(dims):
+        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        if left > 0:
+            along(out, dim, 0, left).copy_(along(out, dim, out_shape[dim] - left - max(right, 0),
+                                                 out_shape[dim] - max(right, 0)))
+        if right > 0:
+            along(out, dim, out_shape[dim] - right, out_shape[dim]).copy_(
+                along(out, dim, max(left, 0), max(left, 0) + right))
+    return out
 
 
 def _xlogy(x, y):

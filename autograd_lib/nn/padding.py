@@ -1,11 +1,13 @@
 """The padding layers: ``ReflectionPad{1,2,3}d``, ``ReplicationPad{1,2,3}d``,
-``ZeroPad{1,2,3}d`` and ``ConstantPad{1,2,3}d``, each ``F.pad`` of its mode as a module.
+``CircularPad{1,2,3}d``, ``ZeroPad{1,2,3}d`` and ``ConstantPad{1,2,3}d``, each ``F.pad`` of its
+mode as a module.
 An int pads every side by that much; a tuple lists (left, right, top, bottom, front, back)."""
 
 from . import functional as F
 from .module import Module
 
-__all__ = [f"{kind}Pad{n}d" for kind in ("Reflection", "Replication", "Zero", "Constant") for n in (1, 2, 3)]
+__all__ = [f"{kind}Pad{n}d" for kind in ("Reflection", "Replication", "Circular", "Zero", "Constant")
+           for n in (1, 2, 3)]
 
 
 class _PadNd(Module):
@@ -35,7 +37,7 @@ class _ConstantPadNd(_PadNd):
 
 def _layer(kind, dims):
     base = _ConstantPadNd if kind == "Constant" else _PadNd
-    mode = {"Reflection": "reflect", "Replication": "replicate"}.get(kind, "constant")
+    mode = {"Reflection": "reflect", "Replication": "replicate", "Circular": "circular"}.get(kind, "constant")
     doc = (f"``F.pad(input, padding, {mode!r})`` over the last {dims} dim(s)"
            + (" (value 0)." if kind == "Zero" else "."))
     return type(f"{kind}Pad{dims}d", (base,), {"mode": mode, "dims": dims, "__doc__": doc,

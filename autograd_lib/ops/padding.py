@@ -15,7 +15,7 @@ import numpy as np
 from ..recording import record
 from .operands import to_tensor
 
-__all__ = ["non_constant_pad", "non_constant_pad_backward", "PAD_NODES"]
+__all__ = ["non_constant_pad", "non_constant_pad_backward", "padded_dims", "PAD_NODES"]
 
 # The forward ops to declare: (mode, padded dims, PyTorch's node name without "Backward0").
 PAD_NODES = [(mode, dims, f"{kind}Pad{dims}D") for mode, kind in (("reflect", "Reflection"),
@@ -24,7 +24,8 @@ PAD_NODES = [(mode, dims, f"{kind}Pad{dims}D") for mode, kind in (("reflect", "R
 _AXES = "WHD"                                                          # last dim first
 
 
-def _check(x, pad, mode):
+def padded_dims(x, pad):
+    """How many dims ``pad`` pads (PyTorch's checks of every non-constant mode)."""
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     dims = len(pad) // 2
@@ -35,6 +36,11 @@ def _check(x, pad, mode):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    return dims
+
+
+def _check(x, pad, mode):
+    dims = padded_dims(x, pad)
     if any(n == 0 for n in x.shape[-dims:]):
         raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly 0 "
                            f"batch size and other non-zero dimensions for input, but got: {list(x.shape)}")

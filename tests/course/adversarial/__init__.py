@@ -18,7 +18,7 @@ import copy
 import dataclasses
 
 ASSIGNMENT = "01_tensors"
-EXERCISES = ("01_result_requires_grad", "01_is_leaf", "01_requires_grad", "01_detach")
+EXERCISES = ("01_result_requires_grad", "01_is_leaf", "01_requires_grad", "01_result_type", "01_detach")
 CELL_TIMEOUT = 5                 # seconds per cell in the adversarial class (course default: 60)
 SECRET_NAME, SECRET_VALUE = "AUTOGRADE_TEST_SECRET", "s3cr3t-of-the-grader"   # in the grader's environment
 
@@ -227,7 +227,7 @@ CATALOG = [
           "re-flagged (grade false, solution true, points 100), turned into markdown, stripped of "
           "metadata or renamed, and a test cell of its own worth 10 points",
           "0 for is_leaf, requires_grad_ and detach (every test cell is restored as released); full "
-          "points for result_requires_grad, whose answer is right; the maximum stays 14",
+          "points for result_requires_grad and result_type, whose answers are right; the maximum stays 18",
           zero=("01_is_leaf", "01_requires_grad", "01_detach"),
           answers={"01_is_leaf_answer": "def is_leaf(tensor):\n    return True\n\nexercises.plug('01.is_leaf', is_leaf)\n",
                    "01_requires_grad_answer": "def requires_grad_(tensor, requires_grad=True):\n    return tensor\n\n"

@@ -403,7 +403,7 @@ PASS_ON = "the cells the write did not touch pass their gradient on unchanged, t
 OTHERS = ("after the base's gradient come the op's gradients for its other inputs, in order "
           "(one per entry of self.next_functions)")
 UNTOUCHED = ("the gradient you receive is not yours to change: the engine may also give it to another "
-             "node, a hook or a retained .grad")
+             "node, and a hook may have kept it")
 NONE_GIVEN = "when the op's node gives None for the view's old values, those cells get zero gradient"
 
 

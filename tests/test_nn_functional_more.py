@@ -293,12 +293,13 @@ def pad_reflect_and_replicate(lib):
 @scenario
 def pad_circular(lib):
     # 1, 2 and 3 padded dims, with and without a batch dim, negative pads, a pad as large as
-    # the dim; PyTorch builds it from copies into a new tensor: a chain of CopySlices
+    # the dim (not with a negative pad on the other side: PyTorch then reads memory it never
+    # wrote); PyTorch builds it from copies into a new tensor: a chain of CopySlices
     F = lib.nn.functional
     out = []
-    for shape, pad in (((2, 5), (1, 3)), ((1, 2, 5), (5, -1)), ((2, 4, 5), (1, 1, 2, 0)),
+    for shape, pad in (((2, 5), (1, 3)), ((1, 2, 5), (4, -1)), ((2, 4, 5), (1, 1, 2, 0)),
                        ((1, 2, 3, 4), (2, 0, -1, 2)), ((2, 3, 3, 4), (1, 1, 1, 2, 2, 0)),
-                       ((1, 3, 4), (-4, 0)), ((3, 4), (0, 0))):
+                       ((1, 3, 4), (-4, 0)), ((3, 4), (0, 0)), ((1, 2, 5), (5, 0))):
         x = lib.tensor(arr(shape, seed=24), requires_grad=True)
         y = F.pad(x, pad, mode="circular")
         w = lib.tensor(arr(tuple(y.shape), seed=25), requires_grad=True)

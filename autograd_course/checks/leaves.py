@@ -28,7 +28,7 @@ __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "ACCUMULATE_FIRST
            "store_retained_grad_in_the_engine", "STORE_FIRST_COPY", "STORE_ADDS", "STORE_OUT_OF_PLACE",
            "STORE_UNTOUCHED", "call_tensor_hooks", "HOOKS_REPLACE", "HOOKS_NONE_KEEPS", "HOOKS_CHAIN",
            "HOOKS_SKIP", "HOOKS_RETAIN_LAST", "HOOKS_NOTHING", "HOOKS_GONE",
-           "nodes_to_run", "nodes_to_run_in_the_engine", "reachable", "named", "expect_pruned", "prune_cases",
+           "nodes_to_run", "nodes_to_run_in_the_engine", "named", "expect_pruned", "prune_cases",
            "section6_graph", "random_graph", "random_prune_case", "pruned_story", "deep_chain_grad", "PRUNE_ANCESTORS", "PRUNE_TARGET", "PRUNE_OTHERS", "PRUNE_DEEP"]
 
 
@@ -472,19 +472,6 @@ PRUNE_OTHERS = ("a node from which no target can be reached is not in the set: i
 PRUNE_DEEP = "walk without recursion: a chain of thousands of nodes is deeper than Python's recursion limit"
 
 
-def reachable(*tensors):
-    """Every node reachable from the tensors' grad_fn, in breadth-first order (a fixed order
-    to name the nodes by: "#3 MulBackward0")."""
-    order = [t.grad_fn for t in tensors if t.grad_fn is not None]
-    seen = set(order)
-    for node in order:              # the list grows while it is read
-        for next_node, _ in node.next_functions:
-            if next_node is not None and next_node not in seen:
-                seen.add(next_node)
-                order.append(next_node)
-    return order
-
-
 def named(nodes, order):
     """The nodes of a set as sorted labels "#i Name", i their place in ``order``."""
     if not isinstance(nodes, (set, frozenset, list, tuple)):
@@ -524,7 +511,7 @@ def prune_cases():
     bias = ag.tensor([0.5], requires_grad=True)
     h = w * 3
     loss = (h * w + bias).sum()
-    order = reachable(loss)
+    order = ag.viz.graph_nodes(loss)       # the nodes in a fixed order, to name them "#3 MulBackward0"
     cases = {"loss = (h * w + bias).sum(), h = w * 3; the targets of inputs=[w]": (order, [edge(w).node]),
              "the same loss; inputs=[h]": (order, [edge(h).node]),
              "the same loss; inputs=[h, w]": (order, [edge(h).node, edge(w).node]),
@@ -534,7 +521,7 @@ def prune_cases():
     a, b, c = ag.unbind(ag.tensor([[1.0], [2.0], [3.0]], requires_grad=True) * 2)
     out = (a * b).sum() + c.exp().sum()
     cases["out = (a * b).sum() + c.exp().sum(), a, b, c = unbind(m * 2); inputs=[c]"] = (
-        reachable(out), [edge(c).node])
+        ag.viz.graph_nodes(out), [edge(c).node])
     return cases
 
 
@@ -586,7 +573,7 @@ def random_prune_case(seed):
     names = [n for n in tensors if n != "loss"]
     wanted = [names[int(i)] for i in rng.choice(len(names), size=int(rng.integers(1, 4)), replace=False)]
     label = f"a random graph of {len(tensors) - 3} ops (seed {seed}), inputs={wanted}"
-    return label, reachable(tensors["loss"]), [ag.autograd.graph.get_gradient_edge(tensors[n]).node for n in wanted]
+    return label, ag.viz.graph_nodes(tensors["loss"]), [ag.autograd.graph.get_gradient_edge(tensors[n]).node for n in wanted]
 
 
 def pruned_story(seed=None):

@@ -236,8 +236,8 @@ def _pad_circular(input, pad):
     dims = _padding.padded_dims(input, pad)
     in_shape = tuple(input.shape)
     out_shape = list(in_shape)
-    for i in range(dims):
-        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+    sides = [(input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(dims)]   # (dim, left, right)
+    for dim, left, right in sides:
         if left > in_shape[dim] or right > in_shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
         out_shape[dim] = in_shape[dim] + left + right
@@ -249,19 +249,16 @@ def _pad_circular(input, pad):
 
     out = _empty(*out_shape, dtype=input.dtype)
     middle, source = out, input
-    for i in range(dims):
-        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+    for dim, left, right in sides:
         middle = along(middle, dim, max(left, 0), out_shape[dim] - max(right, 0))
         source = along(source, dim, max(-left, 0), in_shape[dim] - max(-right, 0))
     middle.copy_(source)
-    for i in range(dims):
-        dim, left, right = input.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+    for dim, left, right in sides:
+        end = out_shape[dim]
         if left > 0:
-            along(out, dim, 0, left).copy_(along(out, dim, out_shape[dim] - left - max(right, 0),
-                                                 out_shape[dim] - max(right, 0)))
+            along(out, dim, 0, left).copy_(along(out, dim, end - left - max(right, 0), end - max(right, 0)))
         if right > 0:
-            along(out, dim, out_shape[dim] - right, out_shape[dim]).copy_(
-                along(out, dim, max(left, 0), max(left, 0) + right))
+            along(out, dim, end - right, end).copy_(along(out, dim, max(left, 0), max(left, 0) + right))
     return out
 
 

@@ -119,9 +119,10 @@ def nbval_run(request):
         run.process.communicate()
 
 
-# Each mistake costs one kernel running the whole notebook (2-10 s of CPU), and
-# the catalogs hold 20-40 mistakes per assignment: far too many for a quick
-# suite on two cores.  By default the whole catalog is graded (make test, CI);
+# Each graded submission costs one kernel running the whole notebook (2-10 s of
+# CPU), and the catalogs hold 20-75 mistakes per assignment: they are graded in
+# batches (judging.mistake_batches), and still too many for a quick suite on two
+# cores.  By default the whole catalog is graded (make test, CI);
 # COURSE_MISTAKES=N grades only the first N mistakes of every exercise, for a
 # quick run while writing a notebook (make test-quick).
 MISTAKES_SETTING = os.environ.get("COURSE_MISTAKES", "all").strip().lower()
@@ -150,17 +151,20 @@ def mistake_selected(mistakes, index):
 
 @pytest.fixture(scope="session")
 def mistake_futures(generated_course, catalog_grader):
-    """{(number, index): Future of Graded} for every selected catalogued mistake
-    whose assignment exists, submitted to the grading pool as soon as requested."""
+    """{(number, index): (Future of Graded, [the other mistakes in that submission])} for
+    every selected catalogued mistake whose assignment exists, submitted to the grading
+    pool as soon as requested, in the batches of judging.mistake_batches."""
     futures = {}
     for number, mistakes in sorted(catalogs(COURSE).items()):
         assignment = assignment_for(number, COURSE)
         if assignment is None or not catalog_selected(number):
             continue
-        pairs = mistake_submissions(COURSE, {assignment: mistakes})
-        for index, (submission, _) in enumerate(pairs):
-            if mistake_selected(mistakes, index):
-                futures[(number, index)] = catalog_grader.submit(generated_course, submission)
+        pairs = mistake_submissions(COURSE, {assignment: mistakes},
+                                    selected=lambda _, index: mistake_selected(mistakes, index))
+        for submission, batch in pairs:
+            future = catalog_grader.submit(generated_course, submission)
+            for index, mistake in batch:
+                futures[(number, index)] = (future, [m for i, m in batch if i != index])
     return futures
 
 

@@ -3,8 +3,10 @@ real nbgrader as a submission: the solution notebook with one answer cell
 edited.  The exercise must lose points, every other exercise must keep its
 points, and the failing test's output must name the broken rule.
 
-The mistakes of all assignments are graded in one batch by worker processes
-(one per CPU), each with its own copy of the generated course.  By default
+The mistakes of all assignments are graded by worker processes (one per CPU),
+each with its own copy of the generated course; mistakes of different
+exercises share a submission (tests/course/judging.py says how, and why that
+still judges each one as if graded alone).  By default
 the whole catalog is graded (``make test``, CI); ``COURSE_MISTAKES=1`` grades
 only the first mistake of every exercise (``make test-quick``).
 """
@@ -18,7 +20,7 @@ from autograd_course.mistakes import Mistake, catalogs, with_mistake
 from autograd_course.notebooks import grade_id, is_answer_cell, read_notebook, solution_notebook, with_answer
 from autograd_course.pool import Submission
 from tests.course import COURSE
-from tests.course.judging import judge
+from tests.course.judging import judge, mistake_batches, mistake_submissions
 
 from .conftest import (MISTAKES_REASON, COURSE_MARKS, catalog_selected, mistake_selected,
                        require_assignments)
@@ -36,14 +38,16 @@ MIN_MISTAKES = 3                      # per exercise (AUTHORING.md)
 
 @pytest.fixture(scope="module")
 def mistake_results(mistake_futures):
-    """{(number, index): Graded} for every mistake whose assignment exists."""
-    return {key: future.result() for key, future in mistake_futures.items()}
+    """{(number, index): (Graded, [the mistakes graded alongside])} for every mistake
+    whose assignment exists."""
+    return {key: (future.result(), alongside) for key, (future, alongside) in mistake_futures.items()}
 
 
 @pytest.mark.parametrize("number, index, mistake", CASES)
 def test_mistake_is_caught_and_attributed(mistake_results, number, index, mistake):
     assert assignment_for(number, COURSE), f"m{number}.py: no course/source/{number}_*/"
-    problems = judge(mistake_results[(number, index)], mistake)
+    graded, alongside = mistake_results[(number, index)]
+    problems = judge(graded, mistake, alongside)
     assert not problems, "\n\n".join(problems)
 
 
@@ -97,6 +101,12 @@ LEAKY = Mistake("00_double_answer", "right, but breaks the grading of another ex
                         "    return _expect_equal(seen, expected, **kwargs)\n\n"
                         "grading.expect_equal = _shadow")], rule="doubling multiplies by two")
 WRONG_RULE = dataclasses.replace(DOUBLE_WRONG, rule="a rule that no test prints")
+SQUARE_WRONG = Mistake("00_square_answer", "doubles instead of squaring", edits=[("x * x", "x + x")],
+                      rule="a square multiplies a number by itself")
+TRIPLES = Mistake("00_double_answer", "triples", edits=[("2 * x", "3 * x")], rule="doubling multiplies by two")
+CUBES = Mistake("00_square_answer", "cubes", edits=[("x * x", "x * x * x")],
+                rule="a square multiplies a number by itself")
+CATALOG = [DOUBLE_WRONG, SQUARE_WRONG, TRIPLES, CUBES]
 WARNS = ("import warnings\n\ndef double(x):\n"
          "    warnings.warn('a harmless warning', UserWarning)\n    return 2 * x\n")
 
@@ -114,6 +124,9 @@ def fixture_results(fixture_course, grader):
         "leaky": with_mistake(solution, LEAKY),
         "warns": with_answer(solution, "00_double_answer", WARNS),
     }
+    batched, batch = mistake_submissions(fixture_course, {FIXTURE: CATALOG})[-1]
+    assert [i for i, _ in batch] == [2, 3], f"the last batch of CATALOG should be TRIPLES and CUBES: {batch}"
+    submissions["round"] = batched.notebook
     graded = grader.map(fixture_course, [Submission(FIXTURE, student, nb)
                                          for student, nb in submissions.items()])
     return {g.student: g for g in graded}
@@ -146,6 +159,21 @@ def test_harness_reports_points_lost_by_another_exercise(fixture_results):
 def test_harness_reports_feedback_without_the_rule(fixture_results):
     problems = judge(fixture_results["wrong"], WRONG_RULE)
     assert len(problems) == 1 and "names the rule" in problems[0], problems
+
+
+def test_batches_grade_each_exercise_first_mistake_alone_then_in_rounds():
+    seen = mistake_batches(CATALOG)
+    assert seen == [[0], [1], [2, 3]], f"expected [[0], [1], [2, 3]], saw {seen}"
+    seen = mistake_batches(CATALOG + [DOUBLE_WRONG], selected=lambda index: index != 2)
+    assert seen == [[0], [1], [3, 4]], f"with mistake 2 left out, expected [[0], [1], [3, 4]], saw {seen}"
+
+
+def test_a_round_judges_each_mistake_on_its_own_exercise(fixture_results):
+    graded = fixture_results["round"]
+    assert not graded.cells["00_double_test"].full and not graded.cells["00_square_test"].full, graded.log
+    assert judge(graded, TRIPLES, [CUBES]) == [] and judge(graded, CUBES, [TRIPLES]) == []
+    problems = judge(graded, TRIPLES)                        # as if TRIPLES were alone: square lost points
+    assert any("00_square_test (another exercise) lost points" in p for p in problems), problems
 
 
 def test_a_warning_in_a_test_cell_does_not_zero_it(fixture_results):

@@ -225,6 +225,9 @@ _register("06.checkpoint_forward", _CK, "forward",
 _register("06.checkpoint_backward", _CK, "backward",
           "checkpoint's backward: recompute on detached inputs while recording, back-propagate, "
           "return the inputs' gradients", "method")
+_register("06.function_gradients", "autograd_lib.autograd.function", "function_gradients",
+          "what a custom Function's node passes on from its backward: one gradient per tensor "
+          "argument, refusing a wrong count, a gradient for a non-tensor, a non-tensor gradient")
 _GM = "autograd_lib.grad_mode:_GradModeContext"
 _register("07.grad_mode_enter", _GM, "__enter__",
           "entering no_grad/enable_grad: remember the current grad mode, switch to this one", "method")

@@ -389,6 +389,48 @@ def function_with_setup_context(lib):
     return y, x.grad, lib.autograd.gradcheck(lambda t: Scale.apply(t, 2.5), (x.double(),))
 
 
+
+# -------------------------------------------- Function: what backward may return
+# (backward's result, forward's arguments): the count, a gradient for a non-tensor, a
+# gradient that is not a tensor, a list, extras that are None, in PyTorch's order of checks.
+_RETURNS = {
+    "fewer": (lambda g, c: (g,), "tensor, number"),
+    "extra_none": (lambda g, c: (g, None, None), "tensor, number"),
+    "extra_tensor": (lambda g, c: (g, None, g), "tensor, number"),
+    "for_a_number": (lambda g, c: (g, g), "tensor, number"),
+    "a_float": (lambda g, c: (g, 1.5), "tensor, constant"),
+    "an_array": (lambda g, c: (g.numpy(), None), "tensor, constant"),
+    "a_list": (lambda g, c: [g, None], "tensor, number"),
+    "bad_type_before_number": (lambda g, c: (0.5, g), "tensor, number"),
+    "number_before_bad_type": (lambda g, c: (None, 2.0, 1.0), "number, tensor, tensor"),
+    "number_first": (lambda g, c: (None, g * 2), "number, tensor"),
+    "for_a_constant": (lambda g, c: (g, g * 3), "tensor, constant"),
+}
+
+
+def _returns_scenario(name, returns, arguments):
+    def run(lib):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, *args):
+                return sum(a for a in args if isinstance(a, lib.Tensor)) * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return returns(g, None)
+        make = {"tensor": lambda: lib.tensor([1.0, 2.0], requires_grad=True),
+                "constant": lambda: lib.tensor([3.0, 4.0]), "number": lambda: 2.5}
+        args = [make[kind]() for kind in arguments.split(", ")]
+        Scale.apply(*args).sum().backward()
+        return [a.grad if isinstance(a, lib.Tensor) else a for a in args]
+    run.__name__ = "function_returns_" + name
+    scenario(run)
+
+
+for _name, (_returns, _arguments) in _RETURNS.items():
+    _returns_scenario(_name, _returns, _arguments)
+
+
 @scenario
 def function_once_differentiable(lib):
     modes = []

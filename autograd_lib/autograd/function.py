@@ -32,6 +32,52 @@ from ..views import IN_CUSTOM_FUNCTION, make_view, positions_in_base, regenerate
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
+# PyTorch's refusals of what a backward returned (function_gradients formats them).
+WRONG_COUNT = "function {name} returned an incorrect number of gradients (expected {expected}, got {got})"
+NOT_AN_INPUT = ("function {name} returned a gradient different than None at position {position}, "
+                "but the corresponding forward input was not a Variable")
+NOT_A_GRADIENT = "expected Variable or None (got {type})"
+
+
+def type_name(value):
+    """The name PyTorch gives the type of a value: ``float``, ``list``, ``numpy.ndarray``."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def function_gradients(name, grads, arg_is_tensor):
+    """The gradients a custom Function's node passes on, from what its ``backward`` returned.
+
+    Args:
+        name: the node's name (``"CubeBackward"``), for the error messages.
+        grads: what ``backward`` returned: a tuple with one gradient per argument of
+            ``forward`` (a tensor or None), or a single gradient when it returned one.
+        arg_is_tensor: one bool per argument of ``forward``: was it a tensor?
+    Returns:
+        A list with one gradient per tensor argument, in order.
+    Raises:
+        RuntimeError: too few gradients, or extra ones that are not None (WRONG_COUNT);
+            a gradient that is not None for an argument that is not a tensor
+            (NOT_AN_INPUT, its position counted from 1); a gradient that is neither a
+            tensor nor None (NOT_A_GRADIENT). Positions are checked in order.
+    (Exercise 06.function_gradients.)
+    """
+    if not isinstance(grads, tuple):            # one gradient, not a tuple of them (a list is one too)
+        grads = (grads,)
+    expected = len(arg_is_tensor)
+    if len(grads) < expected or any(g is not None for g in grads[expected:]):
+        raise RuntimeError(WRONG_COUNT.format(name=name, expected=expected, got=len(grads)))
+    passed_on = []
+    for position, (grad, is_tensor) in enumerate(zip(grads, arg_is_tensor), start=1):
+        if not is_tensor:
+            if grad is not None:
+                raise RuntimeError(NOT_AN_INPUT.format(name=name, position=position))
+        elif grad is not None and not isinstance(grad, Tensor):
+            raise RuntimeError(NOT_A_GRADIENT.format(type=type_name(grad)))
+        else:
+            passed_on.append(grad)
+    return passed_on
+
 
 class FunctionCtx:
     """What ``forward`` and ``backward`` share."""
@@ -92,30 +138,9 @@ class _FunctionNode(Node, FunctionCtx):
         if self.num_outputs == 1 and self._materialize:
             grad_outputs = self.materialize_grads(grad_outputs)
         grads = self._function.backward(self, *grad_outputs)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        # One gradient per forward input; only the tensor inputs have an edge.
-        expected = len(self._arg_is_tensor)
-        if len(grads) < expected:
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {expected}, got {len(grads)})")
-        if len(grads) > expected and any(g is not None for g in grads[expected:]):
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {expected}, got {len(grads)})")
-        tensor_grads = []
-        for i, (g, is_tensor) in enumerate(zip(grads, self._arg_is_tensor)):
-            if is_tensor:
-                tensor_grads.append(g)
-            elif g is not None:
-                raise RuntimeError(f"function {self.name()} returned a gradient different than None "
-                                   f"at position {i + 1}, but the corresponding forward input was "
-                                   "not a Variable")
-        out = []
-        for g, (next_node, _) in zip(tensor_grads, self.next_functions):
-            if g is not None and not isinstance(g, Tensor):
-                raise TypeError(f"function {self.name()} returned a gradient of type "
-                                f"{type(g).__name__}; gradients must be Tensors or None")
-            out.append(g if next_node is not None else None)
+        tensor_grads = function_gradients(self.name(), grads, self._arg_is_tensor)
+        # An input that needs no gradient has the edge (None, 0): nothing flows there.
+        out = [g if next_node is not None else None for g, (next_node, _) in zip(tensor_grads, self.next_functions)]
         return out
 
 

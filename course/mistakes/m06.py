@@ -14,6 +14,7 @@ _VALUES = "06_saved_values_answer"
 _HVP = "06_hvp_answer"
 _CK_FORWARD = "06_checkpoint_forward_answer"
 _CK_BACKWARD = "06_checkpoint_backward_answer"
+_FG = "06_function_gradients_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 06.plan_saves
@@ -331,4 +332,45 @@ MISTAKES = [
 ''', ''),
             ],
             rule="inside autograd.grad or backward(inputs=...), backward refuses"),
+    # ------------------------------------------------------------ 06.function_gradients
+    Mistake(_FG, "passes on None for an argument that is not a tensor",
+            edits=[('''                raise RuntimeError(NOT_AN_INPUT.format(name=name, position=position))
+''', '''                raise RuntimeError(NOT_AN_INPUT.format(name=name, position=position))
+            passed_on.append(None)
+''')],
+            rule="a list of the gradients of the tensor arguments, in order"),
+    Mistake(_FG, "refuses extra gradients even when they are None",
+            edits=[('if len(grads) < expected or any(g is not None for g in grads[expected:]):',
+                    'if len(grads) != expected:')],
+            rule="unless every extra one is None"),
+    Mistake(_FG, "takes a list for a tuple of gradients",
+            edits=[('if not isinstance(grads, tuple):', 'if not isinstance(grads, (tuple, list)):')],
+            rule="anything else (one tensor, None, a list) is a single gradient"),
+    Mistake(_FG, "counts positions from 0",
+            edits=[('enumerate(zip(grads, arg_is_tensor), start=1)', 'enumerate(zip(grads, arg_is_tensor))')],
+            rule="any other gradient there is an error naming its position, counted from 1"),
+    Mistake(_FG, "accepts extra gradients that are not None",
+            edits=[('if len(grads) < expected or any(g is not None for g in grads[expected:]):',
+                    'if len(grads) < expected:')],
+            rule="and so are more"),
+    Mistake(_FG, "asks for a tensor before asking whether the argument was one",
+            edits=[('''        if not is_tensor:
+            if grad is not None:
+                raise RuntimeError(NOT_AN_INPUT.format(name=name, position=position))
+        elif grad is not None and not isinstance(grad, ag.Tensor):
+            raise RuntimeError(NOT_A_GRADIENT.format(type=type_name(grad)))
+        else:
+''', '''        if grad is not None and not isinstance(grad, ag.Tensor):
+            raise RuntimeError(NOT_A_GRADIENT.format(type=type_name(grad)))
+        if not is_tensor:
+            if grad is not None:
+                raise RuntimeError(NOT_AN_INPUT.format(name=name, position=position))
+        else:
+''')],
+            rule="only 'is it None' is asked"),
+    Mistake(_FG, "lets any gradient through",
+            edits=[('''        elif grad is not None and not isinstance(grad, ag.Tensor):
+            raise RuntimeError(NOT_A_GRADIENT.format(type=type_name(grad)))
+''', '')],
+            rule="neither a tensor nor None is refused"),
 ]

@@ -62,8 +62,7 @@ def function_gradients(name, grads, arg_is_tensor):
             tensor nor None (NOT_A_GRADIENT). Positions are checked in order.
     (Exercise 06.function_gradients.)
     """
-    if not isinstance(grads, tuple):            # one gradient, not a tuple of them (a list is one too)
-        grads = (grads,)
+    grads = grads if isinstance(grads, tuple) else (grads,)   # a list is one gradient too
     expected = len(arg_is_tensor)
     if len(grads) < expected or any(g is not None for g in grads[expected:]):
         raise RuntimeError(WRONG_COUNT.format(name=name, expected=expected, got=len(grads)))

@@ -344,7 +344,7 @@ MISTAKES = [
                     'if len(grads) != expected:')],
             rule="unless every extra one is None"),
     Mistake(_FG, "takes a list for a tuple of gradients",
-            edits=[('if not isinstance(grads, tuple):', 'if not isinstance(grads, (tuple, list)):')],
+            edits=[('grads if isinstance(grads, tuple) else', 'grads if isinstance(grads, (tuple, list)) else')],
             rule="anything else (one tensor, None, a list) is a single gradient"),
     Mistake(_FG, "counts positions from 0",
             edits=[('enumerate(zip(grads, arg_is_tensor), start=1)', 'enumerate(zip(grads, arg_is_tensor))')],

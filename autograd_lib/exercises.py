@@ -251,6 +251,13 @@ _register("08.check_inplace", "autograd_lib.ops.inplace", "check_inplace",
 _register("08.copy_slices_backward", "autograd_lib.ops.inplace:CopySlices", "apply",
           "the backward of a write through a view: the written cells' gradient through the op's "
           "node, the other cells' straight to the base's old history", "method")
+_register("08.view_grad_fn", _T, "_view_grad_fn",
+          "a view's grad_fn: a new node from its base's current history once the storage was written "
+          "since it was set; refused for views made under no_grad or by unbind", "method",
+          guards=("autograd_lib.views:regenerate_grad_fn",))
+_register("08.overlap_status", "autograd_lib.ops.inplace", "overlap_status",
+          "how a write's destination and an operand share memory: full, partial, no or too hard, "
+          "from addresses, strides and sizes", guards=("autograd_lib.ops.inplace:_dense_bytes",))
 _register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",
           "walk the module tree: every parameter (or buffer) once, under its dotted name", "method")
 _register("09.clear_grads", "autograd_lib.nn.module", "clear_grads",

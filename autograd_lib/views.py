@@ -56,7 +56,7 @@ from .graph import Node, forward_name
 from .tensor import Tensor, storage_owner
 
 __all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "regenerate_grad_fn",
-           "check_view_write", "UntypedStorage", "storage_owner",
+           "move_retained_grad", "check_view_write", "view_write_error", "UntypedStorage", "storage_owner",
            "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
 # How a view was made, when that forbids writing into it while recording
@@ -112,7 +112,11 @@ def view_grad_fn(view):
 
     As PyTorch: a view with no history of a base that does not require grad has none;
     one made under ``no_grad``, by ``unbind`` or by a custom Function may not be
-    regenerated (its base was written in place while recording, which PyTorch refuses)."""
+    regenerated (its base was written in place, which PyTorch refuses).  An in-place op
+    on a view asks for it right after rewriting the base's history (``ops/inplace.py``),
+    as PyTorch's ``rebase_history`` does.
+
+    (Exercise 08.view_grad_fn.)"""
     if view._grad_fn is None and not view._base.requires_grad:
         return None
     if view._view_version != view._version_counter.value:
@@ -133,7 +137,7 @@ def regenerate_grad_fn(view, key=None):
     overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
     node._params = {"self_shape": base.shape, "accumulate": overlapping,
                     "key": positions_in_base(view) if key is None else key}
-    _move_retained_grad(view, view._grad_fn, node)
+    move_retained_grad(view, view._grad_fn, node)
     view._grad_fn, view._output_nr = node, 0
     view._view_version = view._version_counter.value
 
@@ -141,7 +145,7 @@ def regenerate_grad_fn(view, key=None):
 Tensor._view_grad_fn = view_grad_fn
 
 
-def _move_retained_grad(view, old, new):
+def move_retained_grad(view, old, new):
     """A view that retains its grad keeps doing so through its new node (hooks stay
     with the old one, as PyTorch's update_tensor_hooks_on_new_gradfn)."""
     if view._retains_grad and old is not None and old._retains_grad:

@@ -55,6 +55,7 @@ def _exercise_the_library():
     z = x * 1
     z.add_(1)                                             # the leaf rule checked on a non-leaf
     z[:1].mul_(2)                                         # a write through a view (CopySlices)
+    ag.ones(2).add_(x.detach())                           # does the operand share the target's memory?
     z.sum().backward(inputs=[x])                          # only some gradients: nodes_to_run
     model = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.Linear(2, 1))
     optimizer = ag.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)   # parameter discovery

@@ -23,6 +23,7 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 |           | (and ``checks.saving``)          |
 | 07        | ``autograd_course.checks.no_grad``  |
 | 08        | ``autograd_course.checks.inplace``  |
+|           | (and ``checks.aliasing``)        |
 | 09        | ``autograd_course.checks.training`` |
 |           | (and ``checks.optimizers``,      |
 |           | ``checks.clipping``)             |

@@ -6,8 +6,10 @@ the same rules on random inputs.  The small helpers below (``versions``,
 ``without_hint``, ...) and the rules' texts are shared by the checks, the hidden
 tests and the notebook's demos.
 
-Why one module of this length: it is the visible half of the notebook's 6 test cells,
+Why one module of this length: it is the visible half of the notebook's first 8 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
+Exercises 5 and 6 (``view_grad_fn``, ``overlap_status``: tensors that share memory) have
+their checks in ``aliasing.py``, imported here.
 """
 
 import numpy as np
@@ -16,6 +18,9 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
+
+from .aliasing import (overlap_in_the_library, overlap_status, view_grad_fn,  # noqa: F401  (exercises 5, 6)
+                       view_grad_fn_in_the_engine)
 
 __all__ = [
     "increment_version", "increment_version_in_the_library",
@@ -29,6 +34,7 @@ __all__ = [
     "gradients_of", "copy_slices_case", "copy_slices_rule", "base_gradient", "written_nodes",
     "expect_copy_slices", "through_views",
     "THROUGH", "PASS_ON", "OTHERS", "UNTOUCHED", "NONE_GIVEN",
+    "view_grad_fn", "view_grad_fn_in_the_engine", "overlap_status", "overlap_in_the_library",
 ]
 
 

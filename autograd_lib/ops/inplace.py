@@ -3,7 +3,8 @@
 An in-place op is its out-of-place op plus a rewrite of history (:func:`_inplace`):
 
 1. **Check the target** (:func:`_check_write`): PyTorch's rules for views, then
-   the leaf rule (:func:`check_inplace`, exercise 08).
+   the leaf rule (:func:`check_inplace`, exercise 08); and the operands: none may share
+   part of the target's memory (:func:`check_overlap`, :func:`overlap_status`, exercise 08).
 2. **Compute out of place** on a copy of the old values, which records the
    op's node with its inputs pointing at the target's *old* history.
 3. **Write** the result into the target's storage and count the write on its
@@ -30,7 +31,7 @@ from ..grad_mode import is_grad_enabled, no_grad
 from ..graph import Node, SavedTensor
 from ..recording import record
 from ..tensor import Tensor
-from ..views import check_view_write, positions_in_base, regenerate_grad_fn
+from ..views import check_view_write, positions_in_base
 from .arithmetic import add, div, mul, sub
 from .backward_helpers import index_fill_zero
 from .indexing import embed_in_zeros, getitem, key_value
@@ -38,8 +39,9 @@ from .operands import cast_operand, quietly, to_tensor
 from .pointwise import clamp
 from .shape import expand, view
 
-# check_inplace is an exercise slot (08.check_inplace): the library reaches it as
-# inplace.check_inplace, so it is not re-exported by autograd_lib.ops.
+# check_inplace and overlap_status are exercise slots (08.check_inplace, 08.overlap_status):
+# the library reaches them as inplace.check_inplace and inplace.overlap_status, so they are
+# not re-exported by autograd_lib.ops.
 __all__ = ["add_", "sub_", "mul_", "div_", "clamp_", "zero_", "fill_", "copy_", "setitem",
            "CopySlices"]
 
@@ -90,22 +92,44 @@ def _dense_bytes(a):
     return begin, begin + a.size * a.itemsize
 
 
+# How the memory of two tensors overlaps (PyTorch's MemOverlapStatus).
+FULL, PARTIAL, NO, TOO_HARD = "full", "partial", "no", "too hard"
+
+
+def overlap_status(a, b):
+    """How the memory of ``a`` and ``b`` overlaps, as PyTorch's ``get_overlap_status``:
+
+    * ``"full"``: ``a`` itself, or the same bytes in the same layout (``x.detach()``, an
+      equal slice);
+    * ``"too hard"``: a layout that is not non-overlapping and dense (gaps, as ``x[::2]``,
+      or repeats, as ``expand``), which PyTorch does not look into;
+    * ``"partial"``: shared bytes that are not the same elements at the same places
+      (``x[2:5]`` and ``x[0:3]``, a square ``m`` and ``m.t()``);
+    * ``"no"``: no shared byte (or no element).
+
+    (Exercise 08.overlap_status.)"""
+    if a is b:
+        return FULL
+    if not a._data.size or not b._data.size:
+        return NO
+    mine, theirs = _dense_bytes(a._data), _dense_bytes(b._data)
+    if mine is None or theirs is None:
+        return TOO_HARD
+    if mine == theirs:
+        return FULL if a._data.strides == b._data.strides else PARTIAL
+    if mine[0] < theirs[1] and theirs[0] < mine[1]:
+        return PARTIAL
+    return NO
+
+
 def check_overlap(t, others):
     """PyTorch's refusal to write ``t`` in place from an operand that shares part of its
     memory (``x[2:5].copy_(x[0:3])``): the result would depend on the order of the writes.
-    The same memory read as it is written (``x.add_(x)``) is fine, and so, as in PyTorch,
-    is anything it cannot tell cheaply (a layout with gaps, such as ``x[::2]``)."""
+    Only a ``"partial"`` :func:`overlap_status` is refused: the same memory read as it is
+    written (``x.add_(x)``) is fine, and so, as in PyTorch, is a layout it does not look
+    into (``x[::2]``)."""
     for other in others:
-        if not isinstance(other, Tensor) or other is t or not other._data.size or not t._data.size:
-            continue
-        if not np.may_share_memory(t._data, other._data):
-            continue
-        mine, theirs = _dense_bytes(t._data), _dense_bytes(other._data)
-        if mine is None or theirs is None:
-            continue
-        if mine == theirs and t._data.strides == other._data.strides:
-            continue
-        if mine[0] < theirs[1] and theirs[0] < mine[1]:
+        if isinstance(other, Tensor) and overlap_status(t, other) == PARTIAL:
             raise RuntimeError("unsupported operation: some elements of the input tensor and the "
                                "written-to tensor refer to a single memory location. Please clone() "
                                "the tensor before performing the operation.")
@@ -192,7 +216,7 @@ def _inplace_on_view(view, out_of_place, *args):
     node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
-    regenerate_grad_fn(view, key)
+    view._view_grad_fn()        # the view's grad_fn follows at once (views.view_grad_fn), as in PyTorch
     return view
 
 

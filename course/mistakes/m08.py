@@ -12,6 +12,8 @@ _VERSION = "08_increment_version_answer"
 _CHECK = "08_check_version_answer"
 _LEAF = "08_check_inplace_answer"
 _SLICES = "08_copy_slices_backward_answer"
+_VIEW = "08_view_grad_fn_answer"
+_OVERLAP = "08_overlap_status_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 08.increment_version
@@ -255,4 +257,85 @@ MISTAKES = [
     Mistake(_SLICES, "writes None into the written cells when the op's node gives no gradient there",
             edits=[("0. if written[0] is None else written[0]", "written[0]")],
             rule="when the op's node gives None for the view's old values, those cells get zero gradient"),
+
+    # ------------------------------------------------------------ 08.view_grad_fn
+    Mistake(_VIEW, "makes a new node at every read: never compares the versions",
+            edits=[("""    if view._view_version == view._version:
+        return view._grad_fn
+""", "")],
+            rule="until the storage is written again, a view keeps its node"),
+    Mistake(_VIEW, "links the new node to the view's old input instead of the base's current history",
+            edits=[("node.next_functions = (base._gradient_edge(),)",
+                    "node.next_functions = view._grad_fn.next_functions")],
+            rule="the new node's one input is the base's gradient edge now"),
+    Mistake(_VIEW, "never refuses: regenerates views made under no_grad or by unbind too",
+            edits=[("""    if view._creation_meta:
+        raise ag.views.view_write_error(view, indirect=True)
+""", "")],
+            rule="a view made under no_grad, by unbind or by a custom Function cannot follow a write"),
+    Mistake(_VIEW, "raises the error of a write through the view itself (indirect=False)",
+            edits=[("raise ag.views.view_write_error(view, indirect=True)",
+                    "raise ag.views.view_write_error(view, indirect=False)")],
+            rule="its base or another view of its base has been modified inplace"),
+    Mistake(_VIEW, "never accumulates: an expanded view's copies overwrite each other",
+            edits=[("repeats = any(step == 0 and size > 1 for size, step in zip(view.shape, view.stride()))",
+                    "repeats = False")],
+            rule="accumulate is True exactly when the view shows some cell of the base more than once"),
+    Mistake(_VIEW, "does not record the version: the view regenerates at every read after a write",
+            edits=[("view._grad_fn, view._view_version = node, view._version", "view._grad_fn = node")],
+            rule="record the counter's value in view._view_version"),
+    Mistake(_VIEW, "forgets the retained grad",
+            edits=[("    ag.views.move_retained_grad(view, view._grad_fn, node)\n", "")],
+            rule="a view that retains its grad goes on retaining it through its new node"),
+    Mistake(_VIEW, "gives a node to a view of a base that does not require grad",
+            edits=[("""    if view._grad_fn is None and not base.requires_grad:
+        return None
+""", "")],
+            rule="whose base does not require grad, has no grad_fn: None"),
+    Mistake(_VIEW, "puts the view's shape in self_shape instead of the base's",
+            edits=[('"self_shape": base.shape', '"self_shape": view.shape')],
+            rule="the base's shape as self_shape"),
+
+    # ------------------------------------------------------------ 08.overlap_status
+    Mistake(_OVERLAP, "measures the blocks in elements, not bytes",
+            edits=[("a_end, b_end = a_begin + a.numel() * a.itemsize, b_begin + b.numel() * b.itemsize",
+                    "a_end, b_end = a_begin + a.numel(), b_begin + b.numel()")],
+            rule="ranges that share a byte are partial"),
+    Mistake(_OVERLAP, "calls the same block full whatever the strides",
+            edits=[('return "full" if a.stride() == b.stride() else "partial"', 'return "full"')],
+            rule="the same range with other strides partial"),
+    Mistake(_OVERLAP, "counts blocks that only touch as overlapping",
+            edits=[("if a_begin < b_end and b_begin < a_end:", "if a_begin <= b_end and b_begin <= a_end:")],
+            rule="ranges that only touch, or lie apart, are no"),
+    Mistake(_OVERLAP, "takes is_contiguous() for non-overlapping and dense: a transposed tensor is too hard",
+            edits=[("""    for t in (a, b):
+        step = 1                            # the stride the next dim needs, in elements
+        for stride, size in sorted((st, n) for st, n in zip(t.stride(), t.shape) if n != 1):
+            if stride != step:
+                return "too hard"
+            step *= size
+""", """    if not a.is_contiguous() or not b.is_contiguous():
+        return "too hard"
+""")],
+            rule="a permuted contiguous layout (m.t()) is dense"),
+    Mistake(_OVERLAP, "does not skip the dims of size 1 in the density test",
+            edits=[("for st, n in zip(t.stride(), t.shape) if n != 1)", "for st, n in zip(t.stride(), t.shape))")],
+            rule="a dim of size 1 is never stepped along"),
+    Mistake(_OVERLAP, "forgets that a tensor fully overlaps itself",
+            edits=[("""    if a is b:
+        return "full"
+""", "")],
+            rule="a tensor and itself: full"),
+    Mistake(_OVERLAP, "forgets the tensors without elements",
+            edits=[("""    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+""", "")],
+            rule="a tensor without elements shares no memory: no"),
+    Mistake(_OVERLAP, "compares the storages before the layouts: another storage is no even with gaps",
+            edits=[("""    for t in (a, b):
+        step = 1""", """    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return "no"
+    for t in (a, b):
+        step = 1""")],
+            rule="is too hard, whatever the other tensor"),
 ]

@@ -161,6 +161,8 @@ _register("02.gradient_edge", _T, "_gradient_edge",
           "where a tensor's gradient enters the graph: (grad_fn, output_nr) or AccumulateGrad")
 _register("02.collect_next_functions", "autograd_lib.recording", "collect_next_functions",
           "a new node's next_functions: one edge per input, (None, 0) where no grad is needed")
+_register("02.record_node", "autograd_lib.recording", "record_node",
+          "an op's node: none without grad; else edges, input shapes and dtypes, grad_fn and output_nr per output")
 _register("02.graph_nodes", "autograd_lib.viz.walk", "topological_nodes",
           "every node reachable from the roots, once each, a node before the nodes it feeds")
 for _name, _node, _values in (("add", "AddBackward0", ()), ("mul", "MulBackward0", ("self", "other")),

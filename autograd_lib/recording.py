@@ -15,10 +15,12 @@ differentiated, attaches its ``grad_fn``:
 2. **Where the gradients go** (assignment 02): one edge per input, in input
    order (:func:`collect_next_functions`); an input's edge is its
    :func:`gradient_edge` (``Tensor._gradient_edge``).
-3. **Which node, saving what** (assignment 06): ``derivatives.py`` declares, for
-   each forward op, the backward node class and what each input's formula needs.
-   The node keeps only what the formulas of its grad-requiring inputs need
-   (:func:`plan_saves`).
+3. **The node, hooked onto the result** (assignment 02): :func:`record_node` asks
+   1 and 2, makes the node, notes each input's shape and dtype, and makes the node
+   the ``grad_fn`` of each output, at that output's number.
+4. **Saving what** (assignment 06): ``derivatives.py`` declares, for each forward
+   op, the backward node class and what each input's formula needs.  The node
+   keeps only what the formulas of its grad-requiring inputs need (:func:`plan_saves`).
 
 Ops never import ``derivatives.py``: it fills :data:`RULES` when the library
 is imported, and ``record`` looks the op up there when it runs.
@@ -34,7 +36,7 @@ from .tensor import Tensor
 from .views import make_view
 
 __all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge",
-           "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
+           "record_node", "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
 
 RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives.py)
 
@@ -87,6 +89,43 @@ def collect_next_functions(*inputs):
     return tuple(edges)
 
 
+def record_node(node_cls, inputs, outputs):
+    """Make the backward node of a finished forward computation and hook it onto its
+    outputs.  Returns the node, or None when nothing is recorded.
+
+    Nothing is recorded, and the outputs stay as they are, when the result needs no
+    gradient (:func:`result_requires_grad` of the inputs) or when no output is
+    floating point (an integer or bool tensor cannot require grad).  Otherwise a new
+    ``node_cls()`` gets one edge per input (:func:`collect_next_functions`) and, in
+    ``_input_meta``, each input's ``(shape, NumPy dtype)``, None for an absent one: the
+    engine fits each input's gradient to it.  It has ``len(outputs)`` outputs, and
+    output ``i``, when floating point, gets it as its ``grad_fn``, at output number ``i``
+    (as PyTorch's ``set_history``; an integer output keeps its position, as in a custom
+    ``Function``).
+
+    (Exercise 02.record_node: ``record`` calls it for every op with a floating result.)"""
+    if not result_requires_grad(*inputs):
+        return None
+    for out in outputs:
+        if out._data.dtype.kind == "f":
+            break
+    else:
+        return None                                   # nothing can carry a gradient
+    node = node_cls()
+    node.next_functions = collect_next_functions(*inputs)
+    # A tuple of atomic values: the garbage collector stops tracking it (one object fewer
+    # to scan per node, see benchmarks/README.md).
+    node._input_meta = tuple([None if t is None else (t._data.shape, t._data.dtype) for t in inputs])
+    if len(outputs) != 1:                             # else the class default: one output
+        node.num_outputs = len(outputs)
+    for i, out in enumerate(outputs):
+        if out._data.dtype.kind == "f":
+            out._grad_fn = node
+            if i:                                     # else the class default, 0
+                out._output_nr = i
+    return node
+
+
 def record(op, array, inputs, params=None, view_of=None, replay=None):
     """Wrap ``array`` as the result of forward op ``op`` and, when it must be
     differentiated, attach the backward node that ``derivatives.py`` declares for ``op``.
@@ -117,18 +156,13 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
         if t is not None and t._promoted_from is not None:
             tensors = [t if t is None or t._promoted_from is None else t._promoted_from for t in inputs]
             break
-    if not result_requires_grad(*tensors):
-        return out                                    # nothing to differentiate
-    edges = collect_next_functions(*tensors)
-
     node_cls = RULES[op]
     if node_cls.variadic:                             # cat, stack: one input per tensor
         node_cls = node_cls.for_inputs(len(tensors))
-    node = node_cls()
-    node.next_functions = edges
-    # A tuple of atomic values: the garbage collector stops tracking it (one object fewer
-    # to scan per node, see benchmarks/README.md).
-    node._input_meta = tuple([None if t is None else (t._data.shape, t._data.dtype) for t in tensors])
+    node = record_node(node_cls, tensors, (out,))
+    if node is None:
+        return out                                    # nothing to differentiate
+    edges = node.next_functions
     # Save what the formulas of the inputs that need a gradient say they need.
     saved, kept = {}, {}
     for value_name, source in _save_plan(node_cls, edges):
@@ -154,7 +188,6 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
         node._saved = saved
     if kept:
         node._params = kept
-    out._grad_fn = node
     return out
 
 

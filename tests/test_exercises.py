@@ -35,7 +35,7 @@ def _exercise_the_library():
     """A small workload touching every slot."""
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     w = ag.randn(2, 2, requires_grad=True)
-    h = (x.unsqueeze(0) @ w).exp()                        # exp, matmul
+    h = (x.unsqueeze(0) @ w).exp()                        # exp, matmul; every op records through record_node
     h.retain_grad()
     y = ((x * x + x) ** 2).mean() + h.sum() + (w + x).sum(1).sum()   # broadcasting, sum(dim)
     y = y + x.sigmoid().sum() + x[[0, 0]].sum() + ag.log_softmax(w, 1).sum()

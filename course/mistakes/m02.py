@@ -10,6 +10,7 @@ from autograd_course.mistakes import Mistake
 
 _EDGE = "02_gradient_edge_answer"
 _NEXT = "02_collect_next_functions_answer"
+_NODE = "02_record_node_answer"
 _WALK = "02_graph_nodes_answer"
 
 MISTAKES = [
@@ -133,6 +134,55 @@ MISTAKES = [
 '''),
             ],
             rule="edges follow the input order"),
+
+    # ------------------------------------------------------------------ 02.record_node
+    Mistake(_NODE, "asks whether an input requires grad, not grad mode: records under no_grad",
+            edits=[('not ag.recording.result_requires_grad(*inputs)',
+                    'not any(t is not None and t.requires_grad for t in inputs)')],
+            rule="no node when grad mode is off or no input requires grad"),
+    Mistake(_NODE, "numbers the floating outputs among themselves",
+            edits=[('''    for number, result in enumerate(outputs):
+        if can_carry[number]:
+            result.grad_fn = node
+            result._output_nr = number
+''', '''    floating = [result for result in outputs if result.dtype.is_floating_point]
+    for number, result in enumerate(floating):
+        result.grad_fn = node
+        result._output_nr = number
+''')],
+            rule="an integer output keeps its place"),
+    Mistake(_NODE, "never sets _output_nr: every output is output 0",
+            edits=[('            result._output_nr = number\n', '')],
+            rule="output i is output number i of its node"),
+    Mistake(_NODE, "leaves num_outputs at its default, 1",
+            edits=[('    node.num_outputs = len(can_carry)\n', '')],
+            rule="node.num_outputs is how many outputs the op has"),
+    Mistake(_NODE, "notes the shape and dtype as autograd_lib gives them (t.shape, t.dtype)",
+            edits=[('(t._data.shape, t._data.dtype)', '(t.shape, t.dtype)')],
+            rule="the (shape, NumPy dtype) of its array t._data"),
+    Mistake(_NODE, "leaves the absent inputs out of _input_meta",
+            edits=[('tuple(None if t is None else (t._data.shape, t._data.dtype) for t in inputs)',
+                    'tuple((t._data.shape, t._data.dtype) for t in inputs if t is not None)')],
+            rule="None for an absent input"),
+    Mistake(_NODE, "hooks the node onto integer outputs too",
+            edits=[('''        if can_carry[number]:
+            result.grad_fn = node
+            result._output_nr = number
+''', '''        result.grad_fn = node
+        result._output_nr = number
+''')],
+            rule="an integer or bool output cannot require grad"),
+    Mistake(_NODE, "collects the edges before deciding: a call that records nothing still makes AccumulateGrad nodes",
+            edits=[('    can_carry = [result.dtype.is_floating_point for result in outputs]\n',
+                    '''    edges = ag.recording.collect_next_functions(*inputs)
+    can_carry = [result.dtype.is_floating_point for result in outputs]
+'''),
+                   ('node.next_functions = ag.recording.collect_next_functions(*inputs)', 'node.next_functions = edges')],
+            rule="make nothing (no edge, no AccumulateGrad)"),
+    Mistake(_NODE, "records a node when no output is floating point",
+            edits=[('if not any(can_carry) or not ag.recording.result_requires_grad(*inputs):',
+                    'if not ag.recording.result_requires_grad(*inputs):')],
+            rule="with no floating-point output there is no node"),
 
     # ---------------------------------------------------------------------- 02.graph_nodes
     Mistake(_WALK, "no dedupe: a shared node is expanded, and listed, once per path",

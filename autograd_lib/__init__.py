@@ -62,6 +62,8 @@ from .ops import (addbmm, addmv, addmv_, addr, baddbmm, cumprod, diag, diag_embe
                   rot90, swapaxes, swapdims, tile, trace, tril, triu, unflatten)
 from .ops import (argwhere, count_nonzero, diff, dsplit, hsplit, index_copy, index_fill,  # noqa: F401
                   masked_select, nonzero, scatter, scatter_add, take, take_along_dim, tensor_split, vsplit)
+from .ops import (cdist, diagonal_scatter, index_put, index_put_, masked_scatter, put, renorm,  # noqa: F401
+                  scatter_reduce, select_scatter, slice_scatter)
 from .ops import (cross, cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
                   mode, nanmean, nanmedian, nansum, unique)
 from .ops.binary_math import *    # noqa: F401,F403  (atan2, xlogy, lerp, aliases, ...)
@@ -70,10 +72,15 @@ from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsi
                                 arctanh_, asin_, asinh_, atan_, atanh_, cosh_, deg2rad_, erf_, erfc_,
                                 exp2_, expm1_, frac_, log10_, log1p_, log2_, logit_, nan_to_num_,
                                 negative, rad2deg_, rsqrt_, sinc_, sinh_, tan_)
+from .ops import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: F401
 from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select, log_,  # noqa: F401
                   masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
 from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401
                             pairwise_distance, rms_norm, selu, threshold)
+from .nn.functional import bilinear  # noqa: F401
+from .nn.recurrent import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: F401
+from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, max_pool1d,  # noqa: F401
+                            max_pool2d)
 from .ops.linalg_more import det, inverse, logdet, matrix_power  # noqa: F401
 from .ops.linalg_more import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
 from . import derivatives           # the gradient rules: what every op above records

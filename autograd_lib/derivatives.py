@@ -39,7 +39,7 @@ import math
 
 from . import broadcasting
 from . import ops as F
-from .creation import zeros_like
+from .creation import zeros, zeros_like
 from .graph import Node
 from .ops import backward_helpers as H
 from .ops import activations as A
@@ -328,7 +328,9 @@ rule("as_strided", AsStridedBackward0,                 # a view regenerated from
          grad, self_shape, key, accumulate=accumulate)))
 rule("expand", "ExpandBackward0",
      self=("self_shape", lambda grad, self_shape: broadcasting.sum_to(grad, self_shape)))
-for _op, _node in (("split.Tensor", "SplitBackward0"), ("split_with_sizes", "SplitWithSizesBackward0")):
+for _op, _node in (("split.Tensor", "SplitBackward0"), ("split_with_sizes", "SplitWithSizesBackward0"),
+                   ("unsafe_split.Tensor", "UnsafeSplitBackward0"),
+                   ("unsafe_split_with_sizes", "UnsafeSplitWithSizesBackward0")):
     rule(_op, _node, all_grads=True,                  # ops/pieces.py
          self=("self_shape dim sizes", lambda grads, self_shape, dim, sizes: F.split_backward(
              grads, self_shape, dim, sizes)))
@@ -337,6 +339,8 @@ rule("repeat", "RepeatBackward0",
 rule("unbind.int", "UnbindBackward0", all_grads=True,
      self=("self_shape dim", lambda grads, self_shape, dim: H.unbind_backward(grads, self_shape, dim)))
 rule("transpose.int", "TransposeBackward0",
+     self=("dim0 dim1", lambda grad, dim0, dim1: grad.transpose(dim0, dim1)))
+rule("transpose_", "TransposeBackward1",              # on a fresh result (ops/shape.py)
      self=("dim0 dim1", lambda grad, dim0, dim1: grad.transpose(dim0, dim1)))
 rule("t", "TBackward0", self=lambda grad: grad.t())
 rule("permute", "PermuteBackward0",
@@ -358,10 +362,14 @@ rule("index.Tensor", "IndexBackward0", saves=("indices",),
 for _op, _node in (("select_backward", "SelectBackwardBackward0"),
                    ("slice_backward", "SliceBackwardBackward0")):
     rule(_op, _node, self=("key", lambda grad, key: grad[key]))
-# t[key] = values with an advanced key (and zeros.index_put_(key, grad) above):
-# the overwritten places of self get no gradient, values get what was written.
-for _op, _node in (("index_put_", "IndexPutBackward0"), ("_index_put_impl_", "IndexPutImplBackward0"),
-                   ("scatter.src", "ScatterBackward0")):
+# t[key] = values with an advanced key, x.index_put(indices, values) (and zeros.index_put_(key,
+# grad) above): the overwritten places of self get no gradient (zeros written over them, by the
+# same op, as PyTorch), values get what was written.
+rule("index_put_", "IndexPutBackward0", saves=("key",),
+     self=("key accumulate", lambda grad, key, accumulate: (
+         grad if accumulate else F.index_put_at(grad, key, zeros((), dtype=grad.dtype)))),
+     values=("key", lambda grad, key: grad[key]))
+for _op, _node in (("_index_put_impl_", "IndexPutImplBackward0"), ("scatter.src", "ScatterBackward0")):
     rule(_op, _node, saves=("key",),
          self=("key accumulate", lambda grad, key, accumulate: (
              grad if accumulate else H.index_fill_zero(grad, key))),
@@ -450,10 +458,11 @@ rule("huber_loss", "HuberLossBackward0",
 # elementwise math, structure and reductions, compositions), so this file stays readable.  Each
 # declares its rules with this module's ``rule``, passed in, so none imports this one.
 from . import derivatives_compositions, derivatives_nn, derivatives_special, derivatives_structure  # noqa: E402,E501
-from . import derivatives_linalg  # noqa: E402
+from . import derivatives_conv, derivatives_linalg  # noqa: E402
 
 derivatives_nn.declare(rule)
 derivatives_special.declare(rule)
 derivatives_structure.declare(rule)
 derivatives_compositions.declare(rule)
 derivatives_linalg.declare(rule)
+derivatives_conv.declare(rule)

@@ -10,6 +10,7 @@ naming the class declared first (``rule`` never replaces it).
 from . import ops as F
 from .creation import zeros_like
 from .ops import backward_helpers as H
+from .ops import fold as FO
 from .ops import nn_layers as L
 from .ops import nn_ops as N
 from .ops import norms
@@ -112,6 +113,13 @@ def _group_norm_grads(grad, input, weight, num_groups, eps, channel, dims):
     return grad_in, _layer_norm_parts(rows, (2,), eps)[0].reshape(input.shape)
 
 
+def _forms(grad, weight):
+    """``sum_o grad[n, o] weight[o, i, j]``: each sample's matrix ``(N, in1, in2)``, what
+    the bilinear product's input gradients contract with the other input."""
+    out, in1, in2 = weight.shape
+    return grad.mm(weight.reshape(out, in1 * in2)).reshape(grad.shape[0], in1, in2)
+
+
 def declare(rule):
     """Add this family's rules to the table (``derivatives.py`` calls it, with its
     ``rule``, at its end)."""
@@ -201,6 +209,18 @@ def declare(rule):
          input=(f"input weight {_BN} running_var", _batch_norm_input_grad),
          weight=(f"input {_BN} running_mean running_var", _batch_norm_weight_grad),
          bias=("dims", lambda grad, dims: grad.sum(dims)))
+    rule("_trilinear", "TrilinearBackward0",         # F.bilinear's product (ops/nn_layers.py)
+         i1=("i2 i3", lambda grad, i2, i3: (_forms(grad, i2) * i3.unsqueeze(1)).sum(2)),
+         i2=("i1 i3", lambda grad, i1, i3: grad.t().mm(
+             (i1.unsqueeze(2) * i3.unsqueeze(1)).reshape(i1.shape[0], i1.shape[1] * i3.shape[1])).reshape(
+             grad.shape[1], i1.shape[1], i3.shape[1])),
+         i3=("i1 i2", lambda grad, i1, i2: (_forms(grad, i2) * i1.unsqueeze(2)).sum(1)))
+    _BLOCKS = "kernel_size dilation padding stride"       # ops/fold.py: each the other's adjoint
+    rule("im2col", "Im2ColBackward0",
+         self=(f"self_size {_BLOCKS}", lambda grad, size, *options: FO.col2im(grad, size, *options)))
+    rule("col2im", "Col2ImBackward0", self=(_BLOCKS, lambda grad, *options: FO.im2col(grad, *options)))
+    rule("_pack_padded_sequence", "PackPaddedSequenceBackward0",
+         input=("self_shape key", lambda grad, self_shape, key: F.embed_in_zeros(grad, self_shape, key)))
     _GN = "num_groups eps channel dims"
     rule("native_group_norm", "NativeGroupNormBackward0",
          input=(f"input weight {_GN}", lambda grad, input, weight, *options: _group_norm_grads(

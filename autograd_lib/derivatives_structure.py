@@ -8,19 +8,31 @@ rolls it back, ``rot90`` turns it back, a triangle keeps the same triangle, a
 diagonal is written back into zeros (and ``diag_embed``'s gradient is read off the
 diagonal).  The products' rules are those of ``mm``/``bmm`` with the scales
 ``alpha`` and ``beta``; ``prod``'s is the product of the other factors.
+
+Ops that write into a copy (``scatter``, ``put``, ``masked_scatter``, the ``*_scatter`` of
+views) give ``self`` the gradient with the written places zeroed by the same op, and the
+written values the gradient read back from where they went; ``renorm`` and ``cdist`` close
+the table, with the distances (``ops/distances.py``).
 """
 
 from . import ops as F
-from .creation import zeros_like
+from .creation import zeros, zeros_like
+from .ops import distances as C
 from .ops import norms
 from .ops import products as P
 from .ops import reductions_more as R
 from .ops import backward_helpers as H
+from .ops import scatter_more as SM
 from .ops import structure as S
+from .ops import view_scatter as VS
 
 
 def _not_differentiable(op):
     raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+
+def _raise(error):
+    raise error
 
 
 def _dist_backward(grad, self, other, result, p):
@@ -94,6 +106,42 @@ def declare(rule):
     rule("scatter_add", "ScatterAddBackward0",
          self=lambda grad: grad,
          src=("dim index", lambda grad, dim, index: grad.gather(dim, index)))
+    for op in ("scatter", "scatter_"):                 # scatter(reduce=...): not differentiated
+        rule(f"{op}.reduce", "NotImplemented", self=lambda grad, op=op: H.derivative_not_implemented(op),
+             src=lambda grad, op=op: H.derivative_not_implemented(op))
+        rule(f"{op}.value_reduce", "NotImplemented", self=lambda grad, op=op: H.derivative_not_implemented(op))
+
+    # -------------------------------------- writing by index (ops/scatter_more.py)
+    # index_put (IndexPutBackward0) shares t[key] = v's rule, in derivatives.py.
+    rule("put", "PutBackward0", saves=("index",),
+         self=("index accumulate", lambda grad, index, accumulate: grad if accumulate else SM.put(
+             grad, index, zeros(tuple(index.shape), dtype=grad.dtype))),
+         source=("index source_shape", lambda grad, index, source_shape: grad.take(index).view(source_shape)))
+    rule("masked_scatter", "MaskedScatterBackward0", saves=("mask",),
+         self=("mask", lambda grad, mask: grad.masked_fill(mask, 0)),
+         source=("mask source_shape", lambda grad, mask, source_shape: SM.masked_scatter_backward(
+             grad, mask, source_shape)))
+    rule("masked_scatter_backward", "MaskedScatterBackwardBackward0", saves=("mask",),
+         grad_output=("mask", lambda grad, mask: SM.masked_scatter(zeros_like(mask, dtype=grad.dtype), mask, grad)))
+    rule("scatter_reduce.two", "ScatterReduceBackward0", saves=("index",),
+         self=("self src result dim index reduce include_self", SM.scatter_reduce_backward),
+         src=("self src result dim index reduce include_self", lambda grad, *values: SM.scatter_reduce_backward(
+             grad, *values, of="src")))
+    rule("delayed_error", "Error", self=("message", lambda grad, message: _raise(RuntimeError(message))))
+
+    # ------------------------------- writing over a view (ops/view_scatter.py)
+    rule("diagonal_scatter", "DiagonalScatterBackward0",
+         self=("offset dim1 dim2 src_shape", lambda grad, offset, dim1, dim2, src_shape: VS.diagonal_scatter(
+             grad, zeros(src_shape, dtype=grad.dtype), offset, dim1, dim2)),
+         src=("offset dim1 dim2", lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2)))
+    rule("select_scatter", "SelectScatterBackward0",
+         self=("dim index src_shape", lambda grad, dim, index, src_shape: VS.select_scatter(
+             grad, zeros(src_shape, dtype=grad.dtype), dim, index)),
+         src=("dim index", lambda grad, dim, index: grad.select(dim, index)))
+    rule("slice_scatter", "SliceScatterBackward0",
+         self=("dim start end step src_shape", lambda grad, dim, start, end, step, src_shape: VS.slice_scatter(
+             grad, zeros(src_shape, dtype=grad.dtype), dim, start, end, step)),
+         src=("dim start end step", lambda grad, dim, start, end, step: VS.slice_of(grad, dim, start, end, step)))
 
     # ---------------------------------- more reductions (ops/reductions_more.py)
     for op, node in (("median", "MedianBackward0"), ("nanmedian", "NanmedianBackward0")):
@@ -115,6 +163,17 @@ def declare(rule):
     rule("linalg_cross", "LinalgCrossBackward0",
          self=("other dim", lambda grad, other, dim: R.cross(other, grad, dim)),
          other=("self dim", lambda grad, self, dim: R.cross(grad, self, dim)))
+    rule("renorm", "RenormBackward0", self=("self p dim maxnorm", norms.renorm_backward))
+    rule("_cdist_forward", "CdistBackward0",
+         x1=("x1 x2 p result", lambda grad, x1, x2, p, result: C.cdist_backward(
+             grad.contiguous(), x1, x2, p, result)),
+         x2=("x1 x2 p result", lambda grad, x1, x2, p, result: C.cdist_backward(
+             grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())))
+    rule("_cdist_backward", "CdistBackwardBackward0", **{
+        name: lambda grad: _not_differentiable("_cdist_backward") for name in ("grad", "x1", "x2", "cdist")})
+    rule("_euclidean_dist", "EuclideanDistBackward0",
+         x1=("x1 x2 result", lambda grad, x1, x2, result: C.euclidean_dist_backward(grad, x1, x2, result, 0)),
+         x2=("x1 x2 result", lambda grad, x1, x2, result: C.euclidean_dist_backward(grad, x1, x2, result, 1)))
     rule("dist", "DistBackward0",
          self=("self other result p", _dist_backward),
          other=("self other result p", lambda grad, self, other, result, p: -_dist_backward(

@@ -4,7 +4,7 @@
 ``parameter.py``    ``Parameter``: a tensor a module trains
 ``module.py``       ``Module``: registration of parameters and submodules,
                     ``parameters()``, ``train()``/``eval()``, ``state_dict()``
-``linear.py``       ``Linear``, ``Identity``
+``linear.py``       ``Linear``, ``Bilinear``, ``Identity``
 ``activation.py``   ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``
 ``flatten.py``      ``Flatten``
 ``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``,
@@ -12,9 +12,17 @@
 ``container.py``    ``Sequential``, ``ModuleList``, ``ModuleDict``
 ``parameter_containers.py``  ``ParameterList``, ``ParameterDict``
 ``sparse.py``       ``Embedding``
-``normalization.py`` ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``GroupNorm``
+``normalization.py`` ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d/2d/3d``, ``GroupNorm``
+``rnn.py``          ``RNN``, ``LSTM``, ``GRU``, ``RNNCell``, ``LSTMCell``, ``GRUCell``
+``recurrent.py``    their computations (the cells, the layers, packed or padded)
+``utils/``          ``clip_grad_norm_``, ...; ``utils/rnn.py``: ``pad_sequence``,
+                    ``pack_padded_sequence``, ``pad_packed_sequence``, ...
+``fold.py``         ``Unfold``, ``Fold`` (sliding blocks as columns)
 ``distance.py``     ``CosineSimilarity``, ``PairwiseDistance``
 ``padding.py``      ``ReflectionPad2d``, ``ReplicationPad1d``, ``ZeroPad2d``, ``ConstantPad3d``, ...
+``conv.py``         ``Conv1d``, ``Conv2d``
+``pooling.py``      ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``, ``AvgPool2d``, ``AdaptiveAvgPool1d``,
+                    ``AdaptiveAvgPool2d``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
 ==================  ====================================================
@@ -31,11 +39,15 @@ from .distance import CosineSimilarity, PairwiseDistance
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,  # noqa: F401
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
-from .normalization import BatchNorm1d, GroupNorm, LayerNorm, RMSNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, LayerNorm, RMSNorm
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .activation import Dropout1d, Dropout2d
 from .parameter_containers import ParameterDict, ParameterList
 from .sparse import Embedding
-from .linear import Identity, Linear
+from .conv import Conv1d, Conv2d
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .linear import Bilinear, Identity, Linear
+from .fold import Fold, Unfold
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import GaussianNLLLoss, KLDivLoss, MarginRankingLoss, PoissonNLLLoss, SoftMarginLoss
@@ -52,4 +64,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "Unflatten", "CosineSimilarity", "PairwiseDistance", "LayerNorm", "ParameterList",
            "ParameterDict", "Embedding", "KLDivLoss", "RMSNorm", "Dropout1d", "Dropout2d",
            "MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BatchNorm1d",
-           "GroupNorm"]
+           "GroupNorm", "BatchNorm2d", "BatchNorm3d", "Bilinear", "RNNBase", "RNN", "LSTM", "GRU",
+           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Unfold", "Fold", "Conv1d", "Conv2d",
+           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]

@@ -9,13 +9,16 @@ the others are built from them and record the same backward nodes as PyTorch.
 
 import warnings
 
-from ..dtypes import LEGACY_NAMES
+from ..dtypes import C_TYPE_NAMES, LEGACY_NAMES
 from ..ops import addmm, relu_, sigmoid, tanh
 from ..ops import nll_loss as _nll_loss
 from ..ops import relu as _relu
 from ..creation import rand_like as _rand_like
 from ..ops import activations as _activations
 from ..ops.arithmetic import mul_scalar
+from ..ops.fold import col2im as _col2im
+from ..ops.fold import im2col as _im2col
+from ..ops.nn_layers import trilinear as _trilinear
 from ..ops.elementwise_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                       huber_loss, l1_loss, smooth_l1_loss)
 from ..ops import log_softmax as _log_softmax
@@ -25,11 +28,13 @@ from . import functional_more as _more
 from .functional_more import *   # noqa: F401,F403  (relu6, hardtanh, selu, ..., glu)
 from . import functional_losses as _losses_more
 from .functional_losses import *  # noqa: F401,F403  (rms_norm, margin_ranking_loss, ...)
+from . import functional_conv as _conv
+from .functional_conv import *    # noqa: F401,F403  (conv2d, max_pool2d, avg_pool2d, ...)
 
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "smooth_l1_loss", "huber_loss", "l1_loss", "leaky_relu", "elu", "gelu", "silu", "softplus",
-           "dropout", *_more.__all__, *_losses_more.__all__]
+           "dropout", "bilinear", "unfold", "fold", *_more.__all__, *_losses_more.__all__, *_conv.__all__]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -61,6 +66,58 @@ def linear(input, weight, bias=None):
             return output.view(*input.shape[:-1], output.shape[1])
     output = input.matmul(weight.t())
     return output if bias is None else output + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``.
+
+    ``input1`` is ``(*, in1)``, ``input2`` ``(*, in2)`` with the same leading dims,
+    ``weight`` ``(out, in1, in2)``.  The graph is PyTorch's: both inputs reshaped to
+    matrices (ViewBackward0), the product (TrilinearBackward0), its view back to
+    ``(*, out)``, then ``+ bias`` (AddBackward0).
+    """
+    operands = [("input1", input1), ("input2", input2), ("weight", weight)]
+    if bias is not None:
+        operands.append(("bias", bias))
+    if any(t.dtype is not input1.dtype for _, t in operands):
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {C_TYPE_NAMES[t.dtype.name]}" for name, t in operands))
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.shape[i]} and {input2.shape[i]}")
+    for name, t, dim in (("input1", input1, 1), ("input2", input2, 2)):
+        if t.shape[-1] != weight.size(dim):
+            raise RuntimeError(f"bilinear(): {name} size does not match weight size: got "
+                               f"{t.shape[-1]} but expected {weight.size(dim)}")
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.size(0)} "
+                           f"but expected {weight.size(0)}")
+    product = _trilinear(input1.reshape(-1, input1.shape[-1]), weight,
+                         input2.reshape(-1, input2.shape[-1]))
+    output = product.view(*input1.shape[:-1], weight.shape[0])
+    return output if bias is None else output + bias
+
+
+def _pair(value):
+    """An int as ``(value, value)``; a sequence as a tuple (PyTorch's ``_pair``)."""
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Every ``kernel_size`` block of the image ``input`` ``(N, C, H, W)`` (or ``(C, H, W)``)
+    that a sliding window sees, as a column: ``(N, C * kh * kw, L)`` (Im2ColBackward0)."""
+    return _im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The columns ``(N, C * kh * kw, L)`` added back into an image ``(N, C, *output_size)``,
+    overlapping blocks summed: the adjoint of :func:`unfold` (Col2ImBackward0)."""
+    return _col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                   _pair(stride))
 
 
 def relu(input, inplace=False):

@@ -162,6 +162,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"{input.shape!r}")
     elif running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    channels = input.shape[1] if input.ndim > 1 else 0          # as PyTorch counts them
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
     return _ops.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                   momentum, eps)
 

@@ -1,5 +1,5 @@
 """Normalization layers: ``nn.LayerNorm`` and ``nn.RMSNorm`` (each sample over its last
-dims), ``nn.BatchNorm1d`` (each feature over the batch)."""
+dims), ``nn.BatchNorm1d``/``2d``/``3d`` (each channel over the batch), ``nn.GroupNorm``."""
 
 import numbers
 
@@ -82,11 +82,14 @@ class RMSNorm(Module):
 __all__ += ["RMSNorm"]
 
 
-class BatchNorm1d(Module):
-    """Each feature (dim 1 of ``(N, C)`` or ``(N, C, L)``) normalized over the batch:
-    with the batch's statistics in ``train()`` mode (keeping running averages, updated
-    with ``momentum``, or a cumulative average for ``momentum=None``), with the running
-    ones in ``eval()`` mode; then ``* weight + bias`` (``affine``)."""
+class _BatchNorm(Module):
+    """Each channel (dim 1) normalized over the batch and the other dims: with the batch's
+    statistics in ``train()`` mode (keeping running averages, updated with ``momentum``,
+    or a cumulative average for ``momentum=None``; the running variance is the unbiased
+    one), with the running ones in ``eval()`` mode; then ``* weight + bias`` (``affine``).
+    The subclasses differ only in the input dims they accept."""
+
+    _input_dims = ()              # the accepted numbers of dims
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):
@@ -115,8 +118,9 @@ class BatchNorm1d(Module):
         _reset_affine(self)
 
     def _check_input_dim(self, input):
-        if input.dim() not in (2, 3):
-            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+        if input.dim() not in self._input_dims:
+            expected = " or ".join(f"{n}D" for n in self._input_dims)
+            raise ValueError(f"expected {expected} input (got {input.dim()}D input)")
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -136,7 +140,28 @@ class BatchNorm1d(Module):
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
-__all__ += ["BatchNorm1d"]
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of ``(N, C)`` or ``(N, C, L)``: each feature over the batch
+    (and the length)."""
+
+    _input_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of images ``(N, C, H, W)``: each channel over the batch and
+    the pixels."""
+
+    _input_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of volumes ``(N, C, D, H, W)``: each channel over the batch and
+    the voxels."""
+
+    _input_dims = (5,)
+
+
+__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class GroupNorm(Module):

@@ -18,7 +18,7 @@ One module per family, each installing its Tensor methods next to its ops
 ``backward_helpers.py``   the longer helpers of gradient formulas (PyTorch's FunctionsManual)
 ``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
 ``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
-``norms.py``              ``norm``, ``vector_norm``, ``var``, ``std``
+``norms.py``              ``norm``, ``vector_norm``, ``renorm``, ``var``, ``std``
 ``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
 ``sorting.py``            ``sort``, ``argsort``
 ``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``, ``gather``
@@ -28,9 +28,17 @@ One module per family, each installing its Tensor methods next to its ops
 ``structure.py``          ``flip``, ``roll``, ``rot90``, ``tril``/``triu``, ``diagonal``, ``diag``, ``trace``
 ``products.py``           ``prod``, ``cumprod``, ``outer``, ``inner``, ``addmv``, ``baddbmm``, ``tile``, ``repeat_interleave``
 ``scatter.py``            ``masked_select``, ``take``, ``index_fill``, ``scatter(_add)``, ``tensor_split``, ``diff``
+``scatter_more.py``       ``index_put``, ``put``, ``masked_scatter``, ``scatter_reduce`` (and in place)
+``view_scatter.py``       ``diagonal_scatter``, ``select_scatter``, ``slice_scatter``
+``distances.py``          ``cdist`` (directly, or through a matrix product for p=2)
 ``reductions_more.py``    ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``, ``kron``
 ``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
 ``compositions.py``       ``hstack``, ``meshgrid``, ``broadcast_tensors``, ``fmax``, ``vdot``, ``var_mean``, ...
+``fold.py``               ``im2col``, ``col2im``: sliding blocks as columns (``F.unfold``, ``F.fold``)
+``windows.py``            sliding windows (im2col as a NumPy view) and their adjoint, for the two below
+``convolution.py``        ``convolution`` and ``convolution_backward`` (``F.conv1d``, ``F.conv2d``)
+``pooling.py``            ``max_pool2d_with_indices``, ``avg_pool2d``, ``adaptive_avg_pool2d`` and their backwards
+                          (these three modules are reached as modules: ``ops.convolution.convolution``)
 ========================  =================================================
 
 ``autograd_lib.ops.<name>`` is any of them.  The exercise slots among them
@@ -63,6 +71,10 @@ from .binary_math import *         # noqa: F401,F403
 from .structure import *           # noqa: F401,F403
 from .products import *            # noqa: F401,F403
 from .scatter import *             # noqa: F401,F403
+from .scatter_more import *        # noqa: F401,F403
+from .view_scatter import *        # noqa: F401,F403
+from .distances import *           # noqa: F401,F403
 from .reductions_more import *     # noqa: F401,F403
 from .compositions import *       # noqa: F401,F403
+from .fold import *               # noqa: F401,F403
 from .linalg_more import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401

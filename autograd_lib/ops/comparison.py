@@ -42,7 +42,7 @@ def _bitwise(np_fn, name):
         if dtype.is_floating_point:
             raise NotImplementedError(f'"{name}_cpu" not implemented for '
                                       f"'{_dt.LEGACY_NAMES[dtype.name][:-6]}'")
-        return Tensor._make(np.asarray(np_fn(a._data, b._data)))
+        return Tensor._make(np.asarray(quietly(np_fn, a._data, b._data)))
     return op
 
 

@@ -15,7 +15,7 @@ from ..recording import record
 from ..tensor import Tensor
 from .copies import contiguous
 from .operands import reflected, to_tensor
-from .shape import expand, reshape, squeeze, t, transpose_matrices, unsafe_view, unsqueeze
+from .shape import expand, expanded_shape, reshape, squeeze, t, transpose_matrices, unsafe_view, unsqueeze
 
 __all__ = ["mm", "mv", "dot", "bmm", "addmm", "matmul"]
 
@@ -35,6 +35,11 @@ def _matmul_operands(a, b):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{_dt.C_TYPE_NAMES[a.dtype.name]} != {_dt.C_TYPE_NAMES[b.dtype.name]}")
     return a, b
+
+
+def _scalar_type(t):
+    """PyTorch's ScalarType name of ``t``'s dtype: ``Float``, ``Double``, ``Long``, ..."""
+    return _dt.LEGACY_NAMES[t.dtype.name][:-len("Tensor")]
 
 
 def mm(input, mat2):
@@ -88,9 +93,13 @@ Tensor.mm, Tensor.mv, Tensor.dot, Tensor.bmm = mm, mv, dot, bmm
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.Linear`` records for 2-D inputs."""
-    input, m1 = to_tensor(input), to_tensor(mat1)
-    m1, m2 = _matmul_operands(m1, mat2)
+    input, m1, m2 = to_tensor(input), to_tensor(mat1), to_tensor(mat2)
+    for name, other in (("self", input), ("mat1", m1)):     # PyTorch's order of checks
+        if other.dtype is not m2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_scalar_type(other)} and {_scalar_type(m2)}")
     _check_mm(m1, m2, "addmm")
+    expanded_shape(input, (m1.shape[0], m2.shape[1]))       # PyTorch's error if it does not fit
     product = m1._data @ m2._data
     array = (product if alpha == 1 else alpha * product) + (input._data if beta == 1 else beta * input._data)
     return record("addmm", array.astype(m1._data.dtype, copy=False),

@@ -1,6 +1,8 @@
 """The ops behind a few layers of ``nn``: ``embedding``, ``native_layer_norm``,
 ``native_batch_norm``, ``native_group_norm``, ``constant_pad_nd`` (``F.pad``), ``one_hot``,
-``soft_margin_loss``, and the ``norm`` that ``pairwise_distance`` records (NormBackward1).  Rules in ``derivatives_nn.py``.
+``soft_margin_loss``, the ``norm`` that ``pairwise_distance`` records (NormBackward1),
+``trilinear`` (``F.bilinear``) and ``pack_padded_sequence_data`` (``nn.utils.rnn``).  Rules
+in ``derivatives_nn.py``.
 """
 
 import numpy as np
@@ -16,7 +18,7 @@ from .pointwise import sigmoid
 
 __all__ = ["one_hot", "embedding", "embedding_dense_backward", "native_layer_norm",
            "constant_pad_nd", "norm_with_dims", "soft_margin_loss", "soft_margin_loss_backward",
-           "native_batch_norm", "native_group_norm"]
+           "native_batch_norm", "native_group_norm", "trilinear", "pack_padded_sequence_data"]
 
 
 def one_hot(tensor, num_classes=-1):
@@ -209,3 +211,46 @@ def native_group_norm(input, weight, bias, num_groups, eps):
     return record("native_group_norm", out.astype(x.dtype), (input, weight, bias),
                   {"num_groups": num_groups, "eps": eps, "channel": channel,
                    "dims": (0, *range(2, x.ndim))})
+
+
+# ------------------------------------------------------------- bilinear
+
+def trilinear(input1, weight, input2):
+    """``out[n, o] = sum_ij input1[n, i] weight[o, i, j] input2[n, j]``: the product of
+    ``F.bilinear``, for inputs ``(N, in1)``, ``(N, in2)`` and a weight ``(out, in1, in2)``.
+    PyTorch records it as its general ``_trilinear`` (TrilinearBackward0)."""
+    out = np.einsum("ni,oij,nj->no", input1._data, weight._data, input2._data)
+    return record("_trilinear", out.astype(input1._data.dtype, copy=False), (input1, weight, input2))
+
+
+# ------------------------------------------------------- packed sequences
+
+def pack_padded_sequence_data(input, lengths, batch_first):
+    """The rows of the padded ``input`` (``(T, B, *)``, or ``(B, T, *)`` with ``batch_first``)
+    that belong to a sequence, time step by time step: step ``t`` gives the first
+    ``batch_sizes[t]`` sequences (``lengths`` is sorted, longest first).  Returns
+    ``(data, batch_sizes)`` (PackPaddedSequenceBackward0; ``batch_sizes`` is int64)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    batch = input.shape[0 if batch_first else 1]
+    if lengths.size != batch:
+        raise RuntimeError(f"Expected `len(lengths)` to be equal to batch_size, but got {lengths.size} "
+                           f"(batch_size={batch})")
+    if lengths.size and lengths[-1] <= 0:
+        raise RuntimeError("Length of all samples has to be greater than 0, but found an element in "
+                           "'lengths' that is <= 0")
+    if np.any(lengths[1:] > lengths[:-1]):
+        raise RuntimeError("`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+                           "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+                           "pack_sequence to sidestep this requirement if you do not need ONNX "
+                           "exportability.")
+    steps = input.shape[1 if batch_first else 0]
+    if lengths.size and lengths[0] > steps:
+        raise RuntimeError(f"autograd_lib: a sequence length ({lengths[0]}) exceeds the padded "
+                           f"length of the input ({steps}); PyTorch reads past the input there")
+    batch_sizes = (lengths[None, :] > np.arange(int(lengths[0]) if lengths.size else 0)[:, None]).sum(1)
+    times = np.concatenate([np.full(n, t) for t, n in enumerate(batch_sizes)] or [np.zeros(0, int)])
+    rows = np.concatenate([np.arange(n) for n in batch_sizes] or [np.zeros(0, int)])
+    key = (rows, times) if batch_first else (times, rows)
+    data = record("_pack_padded_sequence", input._data[key], (input,),
+                  {"self_shape": input.shape, "key": key})
+    return data, Tensor._make(batch_sizes.astype(np.int64))

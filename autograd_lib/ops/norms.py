@@ -1,4 +1,4 @@
-"""Norms and spreads: ``norm`` / ``linalg.vector_norm``, ``var``, ``std``.
+"""Norms and spreads: ``norm`` / ``linalg.vector_norm``, ``renorm``, ``var``, ``std``.
 
 Reductions like ``sum``: over all elements, or over ``dim`` (an int or several),
 keeping the reduced dims as size 1 with ``keepdim=True``.  Each records one
@@ -18,14 +18,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..recording import record
-from ..tensor import Tensor
-from .arithmetic import div_scalar, mul_scalar
+from ..tensor import Tensor, _wrap_dim
+from .arithmetic import add_scalar, div_scalar, mul_scalar, reciprocal
 from .backward_helpers import restore_reduced_dims
+from .inplace import _inplace
 from .operands import quietly, to_tensor, wrap_dims
-from .pointwise import sgn, where
+from .pointwise import masked_fill, sgn, where
 
-__all__ = ["norm", "vector_norm", "var", "std", "vector_norm_backward", "var_backward",
-           "var_node_backward", "std_backward"]
+__all__ = ["norm", "vector_norm", "renorm", "renorm_", "renorm_backward", "var", "std", "vector_norm_backward",
+           "var_backward", "var_node_backward", "std_backward"]
 
 
 def _reduced(input, dim):
@@ -81,6 +82,29 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 Tensor.norm = norm
 
 
+def renorm(input, p, dim, maxnorm):
+    """Each slice of ``dim`` whose ``p``-norm is over ``maxnorm`` scaled down to it (times
+    ``maxnorm / (norm + 1e-7)``, as PyTorch); the others unchanged (RenormBackward0)."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = _wrap_dim(dim, input.ndim)
+    others = tuple(k for k in range(input.ndim) if k != d)
+    norms = vector_norm(Tensor._make(input._data), p, others, keepdim=True)._data
+    factor = np.where(norms > maxnorm, quietly(np.divide, maxnorm, norms + 1e-7), 1).astype(norms.dtype)
+    return record("renorm", input._data * factor, (input,), {"p": p, "dim": d, "maxnorm": maxnorm})
+
+
+def renorm_(self, p, dim, maxnorm):
+    return _inplace(self, lambda s: renorm(s, p, dim, maxnorm))
+
+
+Tensor.renorm, Tensor.renorm_ = renorm, renorm_
+
+
 def vector_norm_backward(grad, self, result, ord, dim, keepdim):
     """The gradient of ``vector_norm`` (PyTorch's ``linalg_vector_norm_backward``)."""
     if ord == 0:
@@ -90,18 +114,30 @@ def vector_norm_backward(grad, self, result, ord, dim, keepdim):
     if ord == 1:
         return self.sgn() * grad
     if ord == 2:
-        return self * where(result == 0, 0.0, grad / result)
+        return grad * masked_fill(self / result, result == 0, 0)
     if ord in (math.inf, -math.inf):
         mask = self.abs() == result
         return sgn(self) * ((grad / mask.sum(dim, keepdim=True)) * mask)
     if ord < 1:
-        scaled = sgn(self) * where(self == 0, 0.0, self.abs() ** (ord - 1))
+        scaled = sgn(self) * masked_fill(self.abs() ** (ord - 1), self == 0, 0)
         return scaled * grad * result ** (1 - ord)
     if ord < 2:
         scaled = sgn(self) * self.abs() ** (ord - 1)
     else:
         scaled = self * self.abs() ** (ord - 2)
-    return scaled * where(result == 0, 0.0, grad / result ** (ord - 1))
+    return scaled * masked_fill(grad / result ** (ord - 1), result == 0, 0)
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """The gradient of ``renorm`` (PyTorch's ``renorm_backward``): through the scale
+    ``maxnorm / (norm + 1e-7)`` and the norm itself where a slice was scaled, ``grad`` as it
+    is elsewhere."""
+    others = tuple(k for k in range(self.ndim) if k != dim)
+    norms = vector_norm(self, p, others, keepdim=True)
+    inverse = reciprocal(add_scalar(norms, 1e-7))
+    through_norm = vector_norm_backward((self * grad).sum(others, keepdim=True), self, norms, p, others, True)
+    scaled = mul_scalar(inverse, maxnorm) * (grad - inverse * through_norm)
+    return where(norms > maxnorm, scaled, grad)
 
 
 # ----------------------------------------------------------------- spreads

@@ -12,8 +12,11 @@
 * :func:`gradient_op`: an op that computes a gradient (PyTorch's ``tanh_backward``,
   ``_softmax_backward_data``, ...) from ``grad_output`` and a forward value;
 * :func:`reflected`, :func:`commuted`: the operators Python calls with the
-  tensor on the right (``2 * x``, ``2 ** x``).
+  tensor on the right (``2 * x``, ``2 ** x``); :func:`as_method`: a function as a Tensor
+  method, its argument errors counted as PyTorch counts a method's.
 """
+
+import re
 
 import numpy as np
 
@@ -24,7 +27,7 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = ["to_tensor", "promote", "cast_operand", "floating", "float_dtype", "quietly",
-           "gradient_op", "wrap_dims", "reflected", "commuted"]
+           "gradient_op", "wrap_dims", "reflected", "commuted", "as_method"]
 
 
 def to_tensor(x, dtype=None):
@@ -130,6 +133,19 @@ def wrap_dims(dim, ndim):
 def reflected(fn):
     """``other OP self`` for a non-commutative op (``2 ** x``, ``a @ x``)."""
     return lambda self, other: fn(other, self)
+
+
+def as_method(fn):
+    """``fn`` as a Tensor method: PyTorch counts a method's arguments without ``self``, so a
+    TypeError about an argument names it one place earlier than the function's does."""
+    def method(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(re.sub(r"(\(position |in argument )(\d+)", lambda m: f"{m[1]}{int(m[2]) - 1}",
+                                   str(error))) from None
+    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
+    return method
 
 
 def commuted(fn):

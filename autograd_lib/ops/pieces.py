@@ -6,7 +6,10 @@
 (as many as fit, of the size ``split`` would use).  As for ``unbind``, the pieces are
 the outputs of one node (SplitBackward0, SplitWithSizesBackward0), whose backward
 puts their gradients back side by side, and none of them can be written in place
-while recording.  ``x.repeat(2, 3)`` tiles ``x``; its gradient adds up the tiles.
+while recording.  ``unsafe_split``/``unsafe_chunk`` cut the same pieces, which share the
+input's storage without autograd knowing (UnsafeSplitBackward0): the recurrent cells cut
+their gates with them, as PyTorch's do.  ``x.repeat(2, 3)`` tiles ``x``; its gradient adds
+up the tiles.
 """
 
 import numpy as np
@@ -16,10 +19,28 @@ from ..tensor import Tensor, _wrap_dim
 from .operands import to_tensor
 from .shape import cat, dim_key, views_of_one_node
 
-__all__ = ["split", "chunk", "repeat", "split_backward", "repeat_backward"]
+__all__ = ["split", "chunk", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "repeat", "split_backward",
+           "repeat_backward"]
 
 
 def split(input, split_size_or_sections, dim=0):
+    return _split(input, split_size_or_sections, dim, as_views=True)
+
+
+def unsafe_split(input, split_size, dim=0):
+    """``split`` whose pieces autograd does not track as views (UnsafeSplitBackward0)."""
+    if not isinstance(split_size, (int, np.integer)):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    return _split(input, split_size, dim, as_views=False)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split`` into the sizes given, pieces not tracked as views (UnsafeSplitWithSizesBackward0)."""
+    return _split(input, list(split_sizes), dim, as_views=False)
+
+
+def _split(input, split_size_or_sections, dim, as_views):
     input = to_tensor(input)
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
@@ -39,16 +60,25 @@ def split(input, split_size_or_sections, dim=0):
         op, params = "split_with_sizes", {"split_sizes": sizes}
     starts = np.cumsum([0] + sizes[:-1])
     keys = [dim_key(d, slice(int(start), int(start) + k)) for start, k in zip(starts, sizes)]
-    return views_of_one_node(op, input, keys, dict(params, self_shape=input.shape, dim=d,
-                                                   sizes=sizes))
+    return views_of_one_node(op if as_views else "unsafe_" + op, input, keys,
+                             dict(params, self_shape=input.shape, dim=d, sizes=sizes), as_views)
 
 
 def chunk(input, chunks, dim=0):
+    return _chunk(input, chunks, dim, split)
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` by ``unsafe_split``: what an LSTM cell cuts its four gates with."""
+    return _chunk(input, chunks, dim, unsafe_split)
+
+
+def _chunk(input, chunks, dim, splitter):
     input = to_tensor(input)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    return split(input, max(-(-n // chunks), 1) if n else 0, dim)
+    return splitter(input, max(-(-n // chunks), 1) if n else 0, dim)
 
 
 def split_backward(grads, self_shape, dim, sizes):
@@ -86,3 +116,5 @@ def repeat_backward(grad, self_shape, repeats):
 
 
 Tensor.split, Tensor.chunk, Tensor.repeat = split, chunk, repeat
+Tensor.unsafe_split, Tensor.unsafe_chunk = unsafe_split, unsafe_chunk
+Tensor.unsafe_split_with_sizes = unsafe_split_with_sizes

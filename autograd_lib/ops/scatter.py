@@ -6,10 +6,16 @@ Reading elements by index has a gradient that writes ``grad`` back at those
 indices into zeros (added up where an index repeats); writing elements by index
 (``scatter``, ``index_copy``, ``index_fill``) cuts the gradient of the overwritten
 places, and the written values get ``grad`` read back from where they went.
+``scatter(..., reduce="add"/"multiply")`` combines the values with those there instead,
+and, as in PyTorch, has no derivative (a NotImplemented node).  The other ways of writing
+by index (``index_put``, ``put``, ``masked_scatter``, ``scatter_reduce``) are in
+``scatter_more.py``.
 
 A *scatter key* is the NumPy key of ``x.scatter(dim, index, ...)``: for every
 position of ``index``, its own coordinates, but along ``dim`` the index stored there.
 """
+
+import warnings
 
 import numpy as np
 
@@ -23,12 +29,12 @@ from .index_ops import gather
 from .indexing import narrow
 from .inplace import _inplace
 from .structure import contiguous_array as _contiguous
-from .operands import cast_operand, to_tensor
+from .operands import to_tensor
 from .shape import cat, expand, reshape
 
 __all__ = ["masked_select", "take", "take_along_dim", "index_fill", "index_fill_", "index_copy",
            "index_copy_", "scatter", "scatter_", "scatter_add", "scatter_add_", "tensor_split", "hsplit",
-           "vsplit", "dsplit", "diff", "scatter_key", "dim_index_key"]
+           "vsplit", "dsplit", "diff", "scatter_key", "dim_index_key", "check_flat_index"]
 
 
 def _int_index(name, index, input, dim):
@@ -72,6 +78,13 @@ def masked_select(input, mask):
     return record("masked_select", array, (input,), {"shape": shape, "mask": full})
 
 
+def check_flat_index(index, n):
+    """PyTorch's error for an index of a flattened tensor of ``n`` elements out of range."""
+    bad = index._data[(index._data < -n) | (index._data >= n)]
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements.")
+
+
 def take(input, index):
     """The elements at ``index`` of the flattened tensor, in ``index``'s shape."""
     input, index = to_tensor(input), to_tensor(index)
@@ -79,9 +92,7 @@ def take(input, index):
         raise RuntimeError("take(): Expected a long tensor for index, but got "
                            f"{_dt.LEGACY_NAMES[index.dtype.name][:-6]}")
     n = input.numel()
-    bad = index._data[(index._data < -n) | (index._data >= n)]
-    if bad.size:
-        raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements.")
+    check_flat_index(index, n)
     if input.ndim == 0:                      # every index is 0
         return record("take", np.full(index.shape, input._data[()]), (input,),
                       {"self_shape": input.shape, "key": None})
@@ -149,10 +160,17 @@ def index_copy(input, dim, index, source):
     return record("index_copy", array, (input, source), {"dim": d, "index": index})
 
 
-def _check_scatter(input, dim, index, src):
+def _check_scatter(input, dim, index, src, bad_reduce=None):
+    """``index`` as an int tensor and ``dim`` wrapped, after PyTorch's checks, in its order: the
+    index's dtype, ``src``'s dtype, the reduction (``bad_reduce``: the caller's message when it
+    is not one it knows), the index's dims and sizes, then its values."""
     index = to_tensor(index)
     if index.dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if bad_reduce is not None:
+        raise RuntimeError(bad_reduce)
     d = _wrap_dim(dim, max(input.ndim, 1))
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -186,20 +204,38 @@ def _scattered(input, index, d, src, add):
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``src``'s values (or the number ``value``) written at the scatter key (ScatterBackward0,
-    ScatterBackward1)."""
-    input = to_tensor(input)
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not implemented in autograd_lib")
+    ScatterBackward1); with ``reduce="add"`` or ``"multiply"``, combined with what is there
+    instead, which PyTorch does not differentiate (NotImplemented)."""
+    return _scatter("scatter", to_tensor(input), dim, index, src, value, reduce)
+
+
+# scatter(reduce=...): how the values combine with those already there.
+_REDUCE_UFUNCS = {"add": np.add, "multiply": np.multiply}
+
+
+def _scatter(name, input, dim, index, src, value, reduce):
+    """``scatter`` (``name``) or ``scatter_`` (the op its in-place form records, for the
+    message of a derivative that is not implemented)."""
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if src is None and value is None:
         raise TypeError("scatter() missing 1 required positional argument: 'src' or 'value'")
-    index, d = _check_scatter(input, dim, index, src)
+    if reduce is not None and src is not None:
+        warnings.warn("The reduce argument of autograd_lib.scatter with Tensor src is deprecated and will "
+                      "be removed in a future PyTorch release. Use autograd_lib.scatter_reduce instead for "
+                      "more reduction options.", UserWarning, stacklevel=3)
+    index, d = _check_scatter(input, dim, index, src, None if reduce in (None, *_REDUCE_UFUNCS) else
+                              "reduce argument must be either add or multiply.")
+    if reduce is not None:
+        array, key = _scattered(input, index, d, None, False)
+        values = value if src is None else src._data[tuple(slice(0, s) for s in index.shape)]
+        _REDUCE_UFUNCS[reduce].at(array, key, values)
+        if src is None:
+            return record(f"{name}.value_reduce", array, (input,))
+        return record(f"{name}.reduce", array, (input, src))
+    array, key = _scattered(input, index, d, src, False)
     if src is not None:
-        src = cast_operand(src, input.dtype) if src.dtype is not input.dtype else src
-        array, key = _scattered(input, index, d, src, False)
         return record("scatter.src", array, (input, src), {"key": key, "accumulate": False})
-    array, key = _scattered(input, index, d, None, False)
     array[key] = value
     return record("scatter.value", array, (input,), {"key": key})
 
@@ -224,8 +260,8 @@ def index_copy_(self, dim, index, source):
 
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     if isinstance(src, Tensor):
-        return _inplace(self, lambda s, x: scatter(s, dim, index, x, reduce=reduce), src)
-    return _inplace(self, lambda s: scatter(s, dim, index, src, value=value, reduce=reduce))
+        return _inplace(self, lambda s, x: _scatter("scatter_", s, dim, index, x, None, reduce), src)
+    return _inplace(self, lambda s: _scatter("scatter_", s, dim, index, src, value, reduce))
 
 
 def scatter_add_(self, dim, index, src):

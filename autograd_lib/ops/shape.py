@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import is_grad_enabled
+from ..graph import increment_version
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
@@ -119,6 +120,17 @@ def transpose(input, dim0, dim1):
     replay = (lambda a: np.swapaxes(a, d0, d1)) if n else same_layout
     return record("transpose.int", replay(input._data.view()), (input,), {"dim0": d0, "dim1": d1},
                   view_of=input, replay=replay)
+
+
+def transpose_fresh_(input, dim0, dim1):
+    """``input.transpose_(dim0, dim1)`` on a fresh result nothing else holds, as PyTorch's
+    RNN and GRU hand back a batch-first output: recorded as that in-place transpose
+    (TransposeBackward1), at version 1.  The library has no general ``Tensor.transpose_``
+    (an in-place change of a tensor's shape); the tensor returned is a new one."""
+    d0, d1 = _wrap_dim(dim0, input.ndim), _wrap_dim(dim1, input.ndim)
+    out = record("transpose_", np.swapaxes(input._data, d0, d1), (input,), {"dim0": d0, "dim1": d1})
+    increment_version(out)
+    return out
 
 
 def t(input):
@@ -256,7 +268,14 @@ Tensor.squeeze, Tensor.unsqueeze = squeeze, unsqueeze
 
 
 def expand(input, *sizes):
-    sizes = _shape_arg(sizes)
+    target = expanded_shape(input, _shape_arg(sizes))
+    return record("expand", np.broadcast_to(input._data, target), (input,), {"self_shape": input.shape},
+                  view_of=input, replay=lambda a: np.broadcast_to(a, target))
+
+
+def expanded_shape(input, sizes):
+    """The shape ``input`` expands to for ``sizes`` (``-1``: keep that dim), with PyTorch's
+    errors (``expand``, and ``addmm``'s ``input``)."""
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand(autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}{{{list(input.shape)}}}, size={list(sizes)}): the "
                            "number of sizes provided must be greater or equal to the number of "
@@ -275,9 +294,7 @@ def expand(input, *sizes):
                                f"({own}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}."
                                f"  Tensor sizes: {list(input.shape)}")
         target.append(s)
-    target = tuple(target)
-    return record("expand", np.broadcast_to(input._data, target), (input,), {"self_shape": input.shape},
-                  view_of=input, replay=lambda a: np.broadcast_to(a, target))
+    return tuple(target)
 
 
 def expand_as(input, other):
@@ -319,17 +336,23 @@ def unbind(input, dim=0):
                              {"self_shape": input.shape, "dim": d})
 
 
-def views_of_one_node(op, input, keys, params):
+def views_of_one_node(op, input, keys, params, as_views=True):
     """The views ``input[key]`` for each key, recorded as the outputs of one node of ``op``
     (unbind, split): views that share a node cannot be written in place while recording
-    (``views.MULTI_OUTPUT_NODE``)."""
-    first = record(op, input._data[keys[0]], (input,), params,
-                   view_of=input, replay=operator.itemgetter(keys[0]))
-    outputs = [first] + [make_view(input._data[key], input, operator.itemgetter(key))
-                         for key in keys[1:]]
+    (``views.MULTI_OUTPUT_NODE``).  ``as_views=False`` (``unsafe_split``): the pieces share
+    the input's storage but autograd does not know it (no base, their own version
+    counters), so they may be written in place."""
+    if not as_views:
+        first = record(op, input._data[keys[0]], (input,), params)
+        outputs = [first] + [Tensor._make(input._data[key]) for key in keys[1:]]
+    else:
+        first = record(op, input._data[keys[0]], (input,), params,
+                       view_of=input, replay=operator.itemgetter(keys[0]))
+        outputs = [first] + [make_view(input._data[key], input, operator.itemgetter(key))
+                             for key in keys[1:]]
     node = first._grad_fn
     for i, out in enumerate(outputs):
-        if is_grad_enabled():
+        if as_views and is_grad_enabled():
             out._creation_meta = MULTI_OUTPUT_NODE
         if node is not None:
             out._grad_fn, out._output_nr = node, i

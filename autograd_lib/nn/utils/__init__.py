@@ -1,4 +1,5 @@
-"""``nn.utils``: clipping gradients, and parameters as one flat vector.
+"""``nn.utils``: clipping gradients, and parameters as one flat vector (``nn.utils.rnn``,
+padding and packing sequences, is ``rnn.py`` beside this file).
 
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)   # before optimizer.step()
@@ -20,11 +21,12 @@ import math
 import types
 import warnings
 
-from ..creation import tensor
-from ..grad_mode import no_grad
-from ..ops.norms import vector_norm
-from ..ops.shape import cat, stack
-from ..tensor import Tensor
+from ...creation import tensor
+from ...grad_mode import no_grad
+from ...ops.norms import vector_norm
+from ...ops.shape import cat, stack
+from ...tensor import Tensor
+from . import rnn                 # noqa: F401  (nn.utils.rnn, as in PyTorch)
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters"]

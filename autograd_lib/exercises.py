@@ -238,6 +238,11 @@ _register("07.grad_mode_exit", _GM, "__exit__",
           "method")
 _register("07.grad_mode_decorator", "autograd_lib.grad_mode", "decorate",
           "a decorated function runs each call inside a fresh grad-mode context")
+_register("07.set_grad_enabled", "autograd_lib.grad_mode:set_grad_enabled", "__init__",
+          "set_grad_enabled(mode): refuse a non-bool, remember the mode, switch at once", "method")
+_register("07.grad_mode_generator", "autograd_lib.grad_mode", "decorate_generator",
+          "a decorated generator runs each step (next, send, throw, close) inside a fresh grad-mode "
+          "context, and returns what it returns")
 _register("07.data", _T, "data",
           "tensor.data: shares storage, but no history and its own version counter", "property")
 _register("07.detach_", _T, "detach_",

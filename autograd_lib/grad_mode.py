@@ -3,8 +3,9 @@
 As in PyTorch the switch is *thread-local*: turning gradients off in one
 thread (say, an evaluation thread) never changes what another thread records.
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work both as context
-managers and as function decorators; all three share one ``__enter__``, one
-``__exit__`` and one way of decorating (:func:`decorate`).
+managers and as function decorators; all three share one ``__exit__`` and one way
+of decorating (:func:`decorate`, and :func:`decorate_generator` for a generator
+function); ``set_grad_enabled`` has a constructor and an ``__enter__`` of its own.
 """
 
 import functools
@@ -38,11 +39,10 @@ def decorate(make_context, fn):
 
     A fresh context per call (PyTorch's ``clone()``) matters: a context object
     remembers the mode it replaced, so one object shared by nested or recursive
-    calls would restore the wrong mode.  A generator function gets each of its
-    steps run in the mode, as in PyTorch."""
-    if inspect.isgeneratorfunction(fn):
-        return _decorate_generator(make_context, fn)
+    calls would restore the wrong mode.  (A generator function is decorated by
+    :func:`decorate_generator` instead.)
 
+    (Exercise 07.grad_mode_decorator.)"""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with make_context():
@@ -50,28 +50,37 @@ def decorate(make_context, fn):
     return wrapper
 
 
-def _decorate_generator(make_context, fn):
+def decorate_generator(make_context, fn):
+    """A generator function ``fn`` wrapped so that each *step* of its generators runs
+    inside a fresh ``make_context()``: the first ``next``, every ``send``, an exception
+    thrown in and ``close``.  Between two steps the caller's code runs in the caller's
+    own mode.  (Calling a generator function runs none of its body, so wrapping the
+    call, as :func:`decorate` does, would run every step outside the mode.)  What the
+    generator returns, the wrapper returns; an exception it does not handle goes on to
+    the caller.  As PyTorch's ``context_decorator`` does for generators.
+
+    (Exercise 07.grad_mode_generator.)"""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         generator = fn(*args, **kwargs)
-        with make_context():
-            response = next(generator)           # StopIteration here ends this generator too
-        while True:
-            try:
-                request = yield response
-            except GeneratorExit:
-                with make_context():
-                    generator.close()
-                raise
-            except BaseException as error:      # thrown in by the caller: pass it on
-                step = functools.partial(generator.throw, error)
-            else:
-                step = functools.partial(generator.send, request)
-            try:
-                with make_context():
-                    response = step()
-            except StopIteration as stop:
-                return stop.value
+        try:
+            with make_context():
+                response = generator.send(None)          # the first step
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:                    # the caller closes us: close it, in the mode
+                    with make_context():
+                        generator.close()
+                    raise
+                except BaseException as error:          # thrown in by the caller: pass it on
+                    with make_context():
+                        response = generator.throw(error)
+                else:
+                    with make_context():
+                        response = generator.send(request)
+        except StopIteration as stop:                    # it returned: so do we, with its value
+            return stop.value
     return wrapper
 
 
@@ -93,7 +102,10 @@ class _GradModeContext:
         return type(self)()
 
     def __call__(self, fn):
-        """Use as a decorator: the function body runs in this grad mode."""
+        """Use as a decorator: the function body (each step of a generator) runs in this
+        grad mode, in a fresh context per call (per step)."""
+        if inspect.isgeneratorfunction(fn):
+            return decorate_generator(self.clone, fn)
         return decorate(self.clone, fn)
 
 
@@ -126,9 +138,15 @@ class set_grad_enabled(_GradModeContext):
     and the previous mode comes back when used as a context manager exits."""
 
     def __init__(self, mode):
+        """Switch grad mode to ``mode`` now, remembering the mode it replaces (what
+        ``__exit__`` restores, and ``__call__`` puts back at once: decorating switches
+        nothing).  ``mode`` must be a bool, as in PyTorch: anything else (``1``,
+        ``None``, a NumPy bool) is a TypeError, and nothing changes.
+
+        (Exercise 07.set_grad_enabled.)"""
         if not isinstance(mode, bool):
             raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
-                            f"not {type(mode).__name__}")
+                            f"not {_type_name(mode)}")
         self.mode = mode
         self._previous = is_grad_enabled()
         _set_grad_enabled(mode)
@@ -145,6 +163,19 @@ class set_grad_enabled(_GradModeContext):
     def __call__(self, fn):
         _set_grad_enabled(self._previous)        # decorating must not change the mode now
         return super().__call__(fn)
+
+
+def _type_name(value):
+    """A type as PyTorch's argument parser names it (CPython's ``tp_name``): a class
+    written in Python by its name, a compiled one by its dotted name (``numpy.bool``)
+    unless it is a builtin (``int``, ``NoneType``)."""
+    cls = type(value)
+    if cls.__flags__ & _HEAP_TYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+_HEAP_TYPE = 1 << 9                 # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
 
 
 def is_inference_mode_enabled():

@@ -51,6 +51,8 @@ def _exercise_the_library():
     with ag.no_grad():                                    # grad mode: enter, exit
         x.data.add_(1)                                    # .data, an in-place write (version)
     ag.no_grad(lambda t: t * 2)(x)                        # the decorator
+    ag.set_grad_enabled(True)                             # set_grad_enabled's constructor
+    list(ag.no_grad()(lambda: (yield x * 2))())           # a decorated generator, step by step
     (x * 3).detach_()
     z = x * 1
     z.add_(1)                                             # the leaf rule checked on a non-leaf

@@ -22,6 +22,8 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 | 06        | ``autograd_course.checks.lifetime`` |
 |           | (and ``checks.saving``)          |
 | 07        | ``autograd_course.checks.no_grad``  |
+|           | (and ``checks.set_grad``,        |
+|           | ``checks.grad_mode_generators``) |
 | 08        | ``autograd_course.checks.inplace``  |
 |           | (and ``checks.aliasing``)        |
 | 09        | ``autograd_course.checks.training`` |

@@ -14,7 +14,8 @@ from autograd_course import grading
 from autograd_course.notebook import library_version
 
 __all__ = ["grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated", "random_program",
-           "program_text", "run_program", "random_programs", "check_programs", "reused_contexts", "check_reused"]
+           "program_text", "run_program", "random_programs", "check_programs", "reused_contexts", "check_reused",
+           "recorder_class", "both_ways"]
 
 
 def grad_mode_on():
@@ -166,6 +167,18 @@ def random_programs(seed, count):
     return [[("probe",)] + random_program(rng) for rng in grading.random_cases(seed=seed, count=count)]
 
 
+def both_ways(exercise_id, fn, run, cases):
+    """``(expected, seen)``: ``run(case)`` for every case, first with the library's code for every
+    exercise of 07 (``library_version``), then with ``fn`` plugged for ``exercise_id``
+    (``grading.checking``); grad mode is switched back on after."""
+    with library_version("07"):
+        expected = [run(case) for case in cases]
+    with grading.checking(exercise_id, fn):
+        seen = [run(case) for case in cases]
+    grad_mode_on()
+    return expected, seen
+
+
 def check_programs(programs, seen, expected, rule):
     """Compare the traces of the programs run with your function and with the library's."""
     for i, (program, s, e) in enumerate(zip(programs, seen, expected)):
@@ -220,3 +233,26 @@ def check_reused(seed, count, checking, rule):
                              what=f"the modes seen with two context objects {kinds} each entered 4 times "
                                   f"(steps (outer index, flip the mode inside, raise inside): {steps}), "
                                   f"starting with grad mode {'on' if start else 'off'}")
+
+
+def recorder_class(events):
+    """A context-manager class whose objects record, in the list ``events``, when they are
+    made, entered and left: ``("made", n)``, ``("enter", n)``, ``("exit", n)``, where ``n``
+    numbers the objects made since ``events`` was last cleared.  It passes for
+    ``make_context`` in the tests of ``decorate`` and ``decorate_generator``."""
+
+    class Recorder:
+        """A context manager that records when it is made, entered and left."""
+
+        def __init__(self):
+            self.number = sum(1 for event in events if event[0] == "made")
+            events.append(("made", self.number))
+
+        def __enter__(self):
+            events.append(("enter", self.number))
+
+        def __exit__(self, exc_type, exc_value, traceback):
+            events.append(("exit", self.number))
+            return False
+
+    return Recorder

@@ -1,5 +1,8 @@
 """Visible checks of assignment 07: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and detaching.
 
+The checks of ``set_grad_enabled``'s constructor (exercise 3) are in ``set_grad.py``, those of
+decorated generators (exercise 5) in ``grad_mode_generators.py``; both are imported here.
+
 Each function is the visible part of one test cell, run on the function you
 wrote; its docstring says what it tries.  The hidden tests in the cell check
 the same rules on random inputs: random *programs* (nestings of grad-mode
@@ -8,8 +11,9 @@ entered again and again, and random tensors.  When one of them fails, its
 feedback prints the program or the case.  The helpers below, and the rules'
 texts, are shared by the checks and the hidden tests.
 
-Why one module of this length: it is the visible half of the notebook's 10 test cells,
-one function per cell, kept together so that a student reads one file per notebook.
+Why one module of this length: it is the visible half of ten of the notebook's test cells,
+one function per cell, kept together so that a student reads one file per notebook (the four
+cells of exercises 3 and 5 have the two modules named above).
 """
 
 import threading
@@ -24,7 +28,9 @@ from autograd_course.notebook import library_version, outcome, shown
 __all__ = [
     "grad_mode_enter", "grad_mode_enter_in_the_library",
     "grad_mode_exit", "grad_mode_exit_in_the_library",
+    "set_grad_enabled", "set_grad_enabled_in_the_library",
     "grad_mode_decorator", "grad_mode_decorator_in_the_library",
+    "grad_mode_generator", "grad_mode_generator_in_the_library",
     "data", "data_on_views_and_saved_tensors",
     "detach_inplace", "detach_inplace_in_recurrence_and_zero_grad",
     "grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated",
@@ -40,7 +46,9 @@ __all__ = [
 
 from .grad_mode_programs import (Boom, CONTEXTS, DECORATORS, check_programs, check_reused,  # noqa: F401
                                  decorated, grad_mode_on, make_context, program_text, random_program,
-                                 random_programs, reused_contexts, run_program)
+                                 random_programs, recorder_class, reused_contexts, run_program)
+from .set_grad import set_grad_enabled, set_grad_enabled_in_the_library  # noqa: F401  (exercise 3)
+from .grad_mode_generators import grad_mode_generator, grad_mode_generator_in_the_library  # noqa: F401  (exercise 5)
 
 
 
@@ -324,29 +332,6 @@ ARGUMENTS = "the wrapper passes on positional and keyword arguments (*args, **kw
 EVENTS = "each call runs in a fresh make_context(), and fn runs inside it (enter, call, exit)"
 WRAPS = "the wrapper keeps fn's name and docstring (functools.wraps)"
 PROPAGATES = "an exception from fn propagates through the wrapper"
-
-
-def recorder_class(events):
-    """A context-manager class whose objects record, in the list ``events``, when they are
-    made, entered and left: ``("made", n)``, ``("enter", n)``, ``("exit", n)``, where ``n``
-    numbers the objects made since ``events`` was last cleared.  It passes for
-    ``make_context`` in the tests of ``decorate``."""
-
-    class Recorder:
-        """A context manager that records when it is made, entered and left."""
-
-        def __init__(self):
-            self.number = sum(1 for event in events if event[0] == "made")
-            events.append(("made", self.number))
-
-        def __enter__(self):
-            events.append(("enter", self.number))
-
-        def __exit__(self, exc_type, exc_value, traceback):
-            events.append(("exit", self.number))
-            return False
-
-    return Recorder
 
 
 def grad_mode_decorator(decorate):

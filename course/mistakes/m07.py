@@ -10,9 +10,38 @@ from autograd_course.mistakes import Mistake
 
 _ENTER = "07_grad_mode_enter_answer"
 _EXIT = "07_grad_mode_exit_answer"
+_SET = "07_set_grad_enabled_answer"
 _DECORATE = "07_grad_mode_decorator_answer"
+_GENERATOR = "07_grad_mode_generator_answer"
 _DATA = "07_data_answer"
 _DETACH = "07_detach_inplace_answer"
+
+_TYPE_CHECK = '''    if type(mode) is not bool:
+        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {type(mode).__name__}")
+'''
+
+# The part of decorate_generator's wrapper that drives the generator (some mistakes replace it whole).
+_GENERATOR_BODY = '''        generator = fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = next(generator)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        generator.close()
+                    raise
+                except BaseException as error:
+                    with make_context():
+                        response = generator.throw(error)
+                else:
+                    with make_context():
+                        response = generator.send(request)
+        except StopIteration as stop:
+            return stop.value
+'''
 
 MISTAKES = [
     # ------------------------------------------------------------ 07.grad_mode_enter
@@ -110,6 +139,44 @@ exercises.plug("07.grad_mode_enter", grad_mode_enter)'''),
             ],
             rule="__exit__ restores the mode remembered in self._previous"),
 
+    # ------------------------------------------------------------ 07.set_grad_enabled
+    Mistake(_SET, "remembers the mode after switching to it",
+            edits=[
+                ('''    self._previous = ag.is_grad_enabled()
+    ag.grad_mode._set_grad_enabled(mode)
+''',
+                 '''    ag.grad_mode._set_grad_enabled(mode)
+    self._previous = ag.is_grad_enabled()
+'''),
+            ],
+            rule="the constructor remembers the mode it replaces (read before switching)"),
+    Mistake(_SET, "leaves the switching to __enter__: a plain call changes nothing",
+            edits=[('    ag.grad_mode._set_grad_enabled(mode)\n', '')],
+            rule="set_grad_enabled(mode) switches grad mode at once, in the constructor"),
+    Mistake(_SET, "accepts any value",
+            edits=[(_TYPE_CHECK, '')],
+            rule="mode must be a bool"),
+    Mistake(_SET, "checks for an int, which True, False and 1 all are",
+            edits=[('type(mode) is not bool', 'not isinstance(mode, int)')],
+            rule="mode must be a bool"),
+    Mistake(_SET, "switches before checking the type",
+            edits=[(_TYPE_CHECK, ''),
+                   ('    ag.grad_mode._set_grad_enabled(mode)\n',
+                    '    ag.grad_mode._set_grad_enabled(mode)\n' + _TYPE_CHECK)],
+            rule="a refused mode changes nothing"),
+    Mistake(_SET, "forgets self.mode",
+            edits=[('    self.mode = mode\n', '')],
+            rule="the constructor keeps mode in self.mode"),
+    Mistake(_SET, "remembers the opposite of the new mode",
+            edits=[('self._previous = ag.is_grad_enabled()', 'self._previous = not mode')],
+            rule="the constructor remembers the mode it replaces"),
+    Mistake(_SET, "a ValueError",
+            edits=[('raise TypeError(', 'raise ValueError(')],
+            rule="mode must be a bool: anything else (1, None, a NumPy bool, a tensor) is a TypeError"),
+    Mistake(_SET, "remembers the previous mode on the class, shared by every object",
+            edits=[('self._previous = ag.is_grad_enabled()', 'type(self)._previous = ag.is_grad_enabled()')],
+            rule="a with block restores the mode that was on when the set_grad_enabled object was made"),
+
     # ------------------------------------------------------------ 07.grad_mode_decorator
     Mistake(_DECORATE, "one context, made once, shared by every call",
             edits=[
@@ -149,6 +216,63 @@ exercises.plug("07.grad_mode_enter", grad_mode_enter)'''),
     Mistake(_DECORATE, "copies the name of make_context instead of fn's",
             edits=[('@functools.wraps(fn)', '@functools.wraps(make_context)')],
             rule="the wrapper keeps fn's name and docstring (functools.wraps)"),
+
+    # ------------------------------------------------------------ 07.grad_mode_generator
+    Mistake(_GENERATOR, "a context around the call only, as decorate does",
+            edits=[(_GENERATOR_BODY, '''        with make_context():
+            return fn(*args, **kwargs)
+''')],
+            rule="each step of the generator (the first next, every send, a throw, close) runs inside a fresh "
+                 "make_context()"),
+    Mistake(_GENERATOR, "one context around the whole generator, with yield from",
+            edits=[(_GENERATOR_BODY, '''        with make_context():
+            return (yield from fn(*args, **kwargs))
+''')],
+            rule="between two steps the caller's own mode is back"),
+    Mistake(_GENERATOR, "one context, made at the first step and entered at every step",
+            edits=[
+                ('        generator = fn(*args, **kwargs)\n',
+                 '        generator = fn(*args, **kwargs)\n        context = make_context()\n'),
+                ('with make_context():\n                response = next(generator)',
+                 'with context:\n                response = next(generator)'),
+                ('with make_context():\n                        generator.close()',
+                 'with context:\n                        generator.close()'),
+                ('with make_context():\n                        response = generator.throw(error)',
+                 'with context:\n                        response = generator.throw(error)'),
+                ('with make_context():\n                        response = generator.send(request)',
+                 'with context:\n                        response = generator.send(request)'),
+            ],
+            rule="a fresh make_context() for every step"),
+    Mistake(_GENERATOR, "resumes with next: the values sent in are lost",
+            edits=[('response = generator.send(request)', 'response = next(generator)')],
+            rule="a value sent in reaches the generator"),
+    Mistake(_GENERATOR, "returns None instead of the generator's value",
+            edits=[('return stop.value', 'return')],
+            rule="what the generator returns, the wrapper returns"),
+    Mistake(_GENERATOR, "does not pass thrown errors on",
+            edits=[('''                except BaseException as error:
+                    with make_context():
+                        response = generator.throw(error)
+''', '')],
+            rule="an exception thrown in goes to the generator"),
+    Mistake(_GENERATOR, "throws errors in outside the step's context",
+            edits=[('''                    with make_context():
+                        response = generator.throw(error)
+''', '''                    response = generator.throw(error)
+''')],
+            rule="an exception thrown in goes to the generator, inside a fresh context"),
+    Mistake(_GENERATOR, "leaves the generator open when the wrapper is closed",
+            edits=[('''                    with make_context():
+                        generator.close()
+''', '')],
+            rule="close() closes the generator inside a fresh context"),
+    Mistake(_GENERATOR, "without functools.wraps",
+            edits=[('    @functools.wraps(fn)\n', '')],
+            rule="the wrapper keeps fn's name and docstring (functools.wraps)"),
+    Mistake(_GENERATOR, "passes on positional arguments only",
+            edits=[('def wrapper(*args, **kwargs):', 'def wrapper(*args):'),
+                   ('generator = fn(*args, **kwargs)', 'generator = fn(*args)')],
+            rule="the wrapper passes on positional and keyword arguments"),
 
     # ------------------------------------------------------------ 07.data
     Mistake(_DATA, "shares the version counter, like detach()",

@@ -20,7 +20,7 @@ own registry::
 import autograd_lib
 from test_oracle import Caught, caught, run_scenario
 
-__all__ = ["registry", "run", "caught", "Caught", "is_torch"]
+__all__ = ["registry", "run", "caught", "Caught", "is_torch", "sgd_losses"]
 
 
 def is_torch(lib):
@@ -43,3 +43,17 @@ def registry():
 def run(scenarios, name):
     """Run scenario ``name`` on torch and on autograd_lib and compare (test_oracle's way)."""
     run_scenario(name, scenarios)
+
+
+def sgd_losses(lib, model, inputs, targets, steps, **sgd):
+    """Train ``model`` with ``lib.optim.SGD(**sgd)`` and cross-entropy for ``steps`` steps on
+    one batch: the losses, the parameters after training, and the last loss tensor."""
+    optimizer = lib.optim.SGD(model.parameters(), **sgd)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = lib.nn.functional.cross_entropy(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses, [p.detach() for p in model.parameters()], loss

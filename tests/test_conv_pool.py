@@ -14,7 +14,7 @@ import pytest
 
 import autograd_lib
 from autograd_lib.nn import functional_conv
-from differential import caught, registry, run
+from differential import caught, registry, run, sgd_losses
 from test_oracle import arr
 
 SCENARIOS, scenario = registry()
@@ -455,15 +455,7 @@ def tiny_cnn_trains_as_in_pytorch(lib):
     model = _copy_weights(lib, _tiny_cnn(lib), 20)
     x = lib.tensor(arr((8, 1, 8, 8), seed=1))
     target = lib.tensor(np.random.default_rng(2).integers(0, 3, 8))
-    optimizer = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    losses = []
-    for _ in range(5):
-        optimizer.zero_grad()
-        loss = lib.nn.functional.cross_entropy(model(x), target)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses, [p.detach() for p in model.parameters()], loss
+    return sgd_losses(lib, model, x, target, 5, lr=0.1, momentum=0.9)
 
 
 # ================================================================ errors

@@ -17,7 +17,7 @@ import itertools
 
 import pytest
 
-from differential import caught, registry, run
+from differential import caught, registry, run, sgd_losses
 from test_oracle import arr
 
 SCENARIOS, scenario = registry()
@@ -394,17 +394,9 @@ def _classifier(lib, kind):
 def _training_scenario(kind):
     def fn(lib):
         model = set_params(lib, _classifier(lib, kind), seed=31)
-        optimizer = lib.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
         tokens = lib.tensor([[1, 2, 3, 4], [5, 4, 3, 2], [0, 1, 0, 1]])
-        labels = lib.tensor([0, 1, 1])
-        losses = []
-        for _ in range(4):
-            optimizer.zero_grad()
-            loss = lib.nn.functional.cross_entropy(model(tokens), labels)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        return losses, [p.detach() for p in model.parameters()]
+        losses, params, _ = sgd_losses(lib, model, tokens, lib.tensor([0, 1, 1]), 4, lr=0.5, momentum=0.9)
+        return losses, params
     fn.__name__ = f"sgd_steps_{kind.lower()}_classifier"
     scenario(fn, rtol=1e-4, atol=1e-5)
 

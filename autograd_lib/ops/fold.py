@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..recording import record
+from .windows import add_windows, crop_spatial, pad_spatial, pooled_size, windows
 
 __all__ = ["im2col", "col2im"]
 
@@ -35,17 +36,8 @@ def _check_pairs(kernel_size, dilation, padding, stride):
 
 def _blocks(size, kernel, dilation, padding, stride):
     """The number of window positions along each spatial dim."""
-    return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
-                 for s, k, d, p, st in zip(size, kernel, dilation, padding, stride))
-
-
-def _windows(kernel, dilation, stride, blocks):
-    """For each kernel offset ``(i, j)``, the slices of the padded image it reads."""
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            rows = slice(i * dilation[0], i * dilation[0] + stride[0] * (blocks[0] - 1) + 1, stride[0])
-            cols = slice(j * dilation[1], j * dilation[1] + stride[1] * (blocks[1] - 1) + 1, stride[1])
-            yield i, j, rows, cols
+    return tuple(pooled_size(*dims, ceil_mode=False)
+                 for dims in zip(size, kernel, stride, padding, dilation))
 
 
 def _check_floating(input, op):
@@ -71,12 +63,9 @@ def im2col(input, kernel_size, dilation, padding, stride):
                            f"dilation={dilation}, padding={padding}, calculated shape of the array of "
                            f"sliding blocks as {blocks}, but its components must be at least one.")
     x = input._data if input.ndim == 4 else input._data[None]
-    padded = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
-    columns = np.empty((x.shape[0], x.shape[1], *kernel_size, *blocks), dtype=x.dtype)
-    for i, j, rows, cols in _windows(kernel_size, dilation, stride, blocks):
-        columns[:, :, i, j] = padded[:, :, rows, cols]
-    columns = columns.reshape(x.shape[0], x.shape[1] * kernel_size[0] * kernel_size[1],
-                              blocks[0] * blocks[1])
+    blocks_view = windows(pad_spatial(x, padding, padding), kernel_size, stride, dilation, blocks)
+    columns = blocks_view.transpose(0, 1, 4, 5, 2, 3).reshape(
+        x.shape[0], x.shape[1] * kernel_size[0] * kernel_size[1], blocks[0] * blocks[1])
     return record("im2col", columns if input.ndim == 4 else columns[0], (input,),
                   {"kernel_size": kernel_size, "dilation": dilation, "padding": padding,
                    "stride": stride, "self_size": tuple(size)})
@@ -108,11 +97,9 @@ def col2im(input, output_size, kernel_size, dilation, padding, stride):
                            f"input.size(2)={input.shape[-1]}.")
     c = input._data if input.ndim == 3 else input._data[None]
     columns = c.reshape(c.shape[0], c.shape[1] // area, *kernel_size, *blocks)
-    padded = np.zeros((c.shape[0], columns.shape[1], output_size[0] + 2 * padding[0],
-                       output_size[1] + 2 * padding[1]), dtype=c.dtype)
-    for i, j, rows, cols in _windows(kernel_size, dilation, stride, blocks):
-        padded[:, :, rows, cols] += columns[:, :, i, j]
-    image = padded[:, :, padding[0]:padding[0] + output_size[0], padding[1]:padding[1] + output_size[1]]
+    padded_shape = (*columns.shape[:2], *(n + 2 * p for n, p in zip(output_size, padding)))
+    padded = add_windows(columns.transpose(0, 1, 4, 5, 2, 3), padded_shape, kernel_size, stride, dilation)
+    image = crop_spatial(padded, padding, output_size)
     image = np.ascontiguousarray(image if input.ndim == 3 else image[0])
     return record("col2im", image, (input,),
                   {"kernel_size": kernel_size, "dilation": dilation, "padding": padding,

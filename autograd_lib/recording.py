@@ -35,7 +35,7 @@ from .graph import AccumulateGrad, SavedTensor, SavedValue
 from .tensor import Tensor
 from .views import make_view
 
-__all__ = ["RULES", "record", "result_requires_grad", "collect_next_functions", "gradient_edge",
+__all__ = ["RULES", "record", "record_outputs", "result_requires_grad", "collect_next_functions", "gradient_edge",
            "record_node", "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
 
 RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives.py)
@@ -103,7 +103,8 @@ def record_node(node_cls, inputs, outputs):
     (as PyTorch's ``set_history``; an integer output keeps its position, as in a custom
     ``Function``).
 
-    (Exercise 02.record_node: ``record`` calls it for every op with a floating result.)"""
+    (Exercise 02.record_node: ``record`` and ``record_outputs`` call it for every op with a
+    floating result.)"""
     if not result_requires_grad(*inputs):
         return None
     for out in outputs:
@@ -149,6 +150,36 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     out = Tensor._make(array) if view_of is None else make_view(array, view_of, replay)
     if array.dtype.kind != "f":
         return out              # integer and bool results never require grad, as in PyTorch
+    _attach(op, (out,), inputs, params)
+    return out
+
+
+def record_outputs(op, outputs, inputs, params=None):
+    """Record tensors already made as the outputs of one node of ``op``, as PyTorch's
+    multi-output ops (unbind and split, aminmax, var_mean, slogdet, a convolution's
+    backward): output ``i`` gets the node at output number ``i``.  None stands for an
+    output not computed, which keeps its number.  The first output is the op's result
+    for the formulas that save it.
+
+    Returns:
+        ``outputs``, as a tuple.
+    """
+    present = [o for o in outputs if o is not None]
+    if not present or all(o._data.dtype.kind != "f" for o in present):
+        return tuple(outputs)   # integer and bool results never require grad, as in PyTorch
+    node = _attach(op, present, inputs, params)
+    if node is not None and len(present) < len(outputs):
+        node.num_outputs = len(outputs)
+        for i, out in enumerate(outputs):
+            if out is not None and out._grad_fn is node:
+                out._output_nr = i
+    return tuple(outputs)
+
+
+def _attach(op, outputs, inputs, params):
+    """Give ``outputs`` their node of ``op`` (02's :func:`record_node`) and save what its
+    formulas need; returns the node, or None when nothing was recorded."""
+    out = outputs[0]
     # A type-promoted copy stands for its original (ops.operands.cast_operand).  Most ops
     # have none: then the inputs are used as they are, without building a new list.
     tensors = inputs
@@ -159,9 +190,9 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
     node_cls = RULES[op]
     if node_cls.variadic:                             # cat, stack: one input per tensor
         node_cls = node_cls.for_inputs(len(tensors))
-    node = record_node(node_cls, tensors, (out,))
+    node = record_node(node_cls, tensors, outputs)
     if node is None:
-        return out                                    # nothing to differentiate
+        return None                                   # nothing to differentiate
     edges = node.next_functions
     # Save what the formulas of the inputs that need a gradient say they need.
     saved, kept = {}, {}
@@ -172,7 +203,7 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
             else:
                 saved[value_name] = SavedTensor(tensors[source])
         elif source == RESULT:
-            saved[value_name] = SavedTensor(Tensor._make(array, out._version_counter), is_output=True)
+            saved[value_name] = SavedTensor(Tensor._make(out._data, out._version_counter), is_output=True)
         elif source == PARAM:
             kept[value_name] = params[value_name]
         elif source == PARAM_IF_GIVEN:                # kept for grad_fn._saved_*, when given
@@ -188,7 +219,7 @@ def record(op, array, inputs, params=None, view_of=None, replay=None):
         node._saved = saved
     if kept:
         node._params = kept
-    return out
+    return node
 
 
 # Where a saved value comes from (besides an input's position, an int).

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Size, Tensor
 from .comparison import logical_xor
 from .contractions import einsum, tensordot, trapezoid
@@ -238,13 +238,8 @@ Tensor.vdot = vdot
 
 def _two_outputs(op, first, second, input, params):
     """Record ``first`` and ``second`` as the two outputs of one node of ``op``."""
-    out0 = record(op, first, (input,), params)
-    out1 = Tensor._make(np.asarray(second))
-    node = out0._grad_fn
-    if node is not None:
-        node.num_outputs = 2
-        out1._grad_fn, out1._output_nr = node, 1
-    return out0, out1
+    return record_outputs(op, (Tensor._make(np.asarray(first)), Tensor._make(np.asarray(second))),
+                          (input,), params)
 
 
 def _spread_mean(name, input, dim, unbiased, keepdim, correction):

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import creation
 from .. import dtypes as _dt
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from .inplace import _inplace
 from .operands import cast_operand, quietly, to_tensor
@@ -77,13 +77,8 @@ def aminmax(input, *, dim=None, keepdim=False):
     keep = keepdim and dim is not None
     low = np.asarray(np.min(input._data, axis=axis, keepdims=keep), order="C")
     high = np.asarray(np.max(input._data, axis=axis, keepdims=keep), order="C")
-    out0 = record("aminmax", low, (input,), {"dims": dims, "keepdim": keep, "high": high})
-    out1 = Tensor._make(high)
-    node = out0._grad_fn
-    if node is not None:
-        node.num_outputs = 2
-        out1._grad_fn, out1._output_nr = node, 1
-    return _MinMax(out0, out1)
+    return _MinMax(*record_outputs("aminmax", (Tensor._make(low), Tensor._make(high)), (input,),
+                                   {"dims": dims, "keepdim": keep, "high": high}))
 
 
 Tensor.aminmax = aminmax

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Tensor
 from .windows import add_windows, crop_spatial, spatial_key, windows
 
@@ -203,21 +203,5 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         arrays[2] = np.ascontiguousarray(g.sum(axis=(0, *range(2, g.ndim))))
     params = {"stride": stride, "padding": padding, "dilation": dilation, "transposed": transposed,
               "output_padding": output_padding, "groups": groups}
-    return record_outputs("convolution_backward", arrays, (grad_output, input, weight), params)
-
-
-def record_outputs(op, arrays, inputs, params):
-    """Record the arrays (None: an output not computed) as the outputs of one node of ``op``,
-    each at its own output number, as PyTorch's multi-output ops; returns them (or None)."""
-    present = [i for i, a in enumerate(arrays) if a is not None]
-    outputs = [None] * len(arrays)
-    first = present[0]
-    outputs[first] = record(op, arrays[first], inputs, params)
-    node = outputs[first]._grad_fn
-    for i in present[1:]:
-        outputs[i] = Tensor._make(arrays[i])
-    if node is not None:
-        node.num_outputs = len(arrays)
-        for i in present:
-            outputs[i]._grad_fn, outputs[i]._output_nr = node, i
-    return tuple(outputs)
+    outputs = [None if a is None else Tensor._make(np.asarray(a)) for a in arrays]    # None: not asked for
+    return record_outputs("convolution_backward", outputs, (grad_output, input, weight), params)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from .linalg import matmul, mm
 from .operands import promote, to_tensor
@@ -87,13 +87,8 @@ def slogdet(A):
     """``(sign, log|det|)`` of each matrix: the log stays finite where ``det`` underflows."""
     A = _square(A, "slogdet")
     sign, logabs = np.linalg.slogdet(A._data)
-    out0 = record("linalg_slogdet", np.asarray(sign), (A,))
-    out1 = Tensor._make(np.asarray(logabs))
-    node = out0._grad_fn
-    if node is not None:
-        node.num_outputs = 2
-        out1._grad_fn, out1._output_nr = node, 1
-    return _Slogdet((out0, out1))
+    return _Slogdet(record_outputs("linalg_slogdet", (Tensor._make(np.asarray(sign)),
+                                                      Tensor._make(np.asarray(logabs))), (A,)))
 
 
 def logdet(A):

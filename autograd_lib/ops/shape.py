@@ -21,7 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..grad_mode import is_grad_enabled
 from ..graph import increment_version
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
@@ -343,22 +343,13 @@ def views_of_one_node(op, input, keys, params, as_views=True):
     the input's storage but autograd does not know it (no base, their own version
     counters), so they may be written in place."""
     if not as_views:
-        first = record(op, input._data[keys[0]], (input,), params)
-        outputs = [first] + [Tensor._make(input._data[key]) for key in keys[1:]]
+        outputs = [Tensor._make(input._data[key]) for key in keys]
     else:
-        first = record(op, input._data[keys[0]], (input,), params,
-                       view_of=input, replay=operator.itemgetter(keys[0]))
-        outputs = [first] + [make_view(input._data[key], input, operator.itemgetter(key))
-                             for key in keys[1:]]
-    node = first._grad_fn
-    for i, out in enumerate(outputs):
-        if as_views and is_grad_enabled():
-            out._creation_meta = MULTI_OUTPUT_NODE
-        if node is not None:
-            out._grad_fn, out._output_nr = node, i
-    if node is not None:
-        node.num_outputs = len(outputs)
-    return tuple(outputs)
+        outputs = [make_view(input._data[key], input, operator.itemgetter(key)) for key in keys]
+        if is_grad_enabled():
+            for out in outputs:
+                out._creation_meta = MULTI_OUTPUT_NODE
+    return record_outputs(op, outputs, (input,), params)
 
 
 Tensor.unbind = unbind

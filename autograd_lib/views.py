@@ -102,6 +102,8 @@ def positions_in_base(view):
     """Where each element of ``view`` is in its base, as a NumPy key for the base: its
     replay function applied to the grid of the base's positions."""
     base = view._base
+    if base._data.ndim == 0:            # every element is the base's one: index it with new axes
+        return (Ellipsis,) + (None,) * view._data.ndim
     grid = np.arange(base._data.size, dtype=np.int64).reshape(base._data.shape)
     return np.unravel_index(np.asarray(view._view_fn(grid)), base._data.shape)
 

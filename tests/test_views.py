@@ -484,6 +484,31 @@ def setitem_on_a_base_regenerates_its_other_views(lib):
     return v, h, x.grad
 
 
+@scenario
+def writing_through_a_view_of_a_zero_dim_base(lib):
+    # a 0-d base has one element: view(1), unsqueeze and [...] all see it, and a write
+    # through any of them is recorded on the base (CopySlices)
+    x = lib.tensor(2.0, requires_grad=True)
+    b = x.clone()
+    v = b.view(1)
+    v.mul_(3)
+    w = b.unsqueeze(0).unsqueeze(0)
+    w[0, 0] = x * 5
+    b[...].add_(x)
+    (b * b).backward()
+    return b, v, w, x.grad
+
+
+@scenario
+def an_expanded_view_of_a_zero_dim_base_after_a_write(lib):
+    x = lib.tensor(2.0, requires_grad=True)
+    b = x * 1
+    e = b.expand(3)
+    b.mul_(2)
+    (e * lib.tensor([1.0, 2.0, 3.0])).sum().backward()
+    return e, x.grad
+
+
 # ======================================================================
 # Views made under no_grad, and the outputs of unbind
 # ======================================================================

@@ -169,7 +169,9 @@ def embed_in_zeros(grad, shape, key, accumulate=False, op=None):
     ``slice_backward`` (the default), ``select_backward``, or, writing ``grad`` into
     fresh zeros, ``_index_put_impl_`` (the default when accumulating) and ``scatter.src``."""
     array = np.zeros(shape, dtype=grad._data.dtype)
-    if accumulate:
+    if accumulate and array.ndim == 0:      # an expanded view of a 0-d base: every element is it
+        array[...] = grad._data.sum()
+    elif accumulate:
         np.add.at(array, key, grad._data)
     else:
         array[key] = grad._data

@@ -179,6 +179,8 @@ def record_outputs(op, outputs, inputs, params=None):
 def _attach(op, outputs, inputs, params):
     """Give ``outputs`` their node of ``op`` (02's :func:`record_node`) and save what its
     formulas need; returns the node, or None when nothing was recorded."""
+    if _grad_state.inference:           # inference_mode records nothing, even inside enable_grad:
+        return None                     # PyTorch leaves autograd out of its dispatch there
     out = outputs[0]
     # A type-promoted copy stands for its original (ops.operands.cast_operand).  Most ops
     # have none: then the inputs are used as they are, without building a new list.

@@ -202,6 +202,16 @@ def inference_mode_inside(lib):
 
 
 @scenario
+def enable_grad_inside_inference_mode_records_nothing(lib):
+    w = lib.ones(3, requires_grad=True)
+    with lib.inference_mode(), lib.enable_grad():
+        y = w * 2
+        modes = lib.is_grad_enabled(), lib.is_inference_mode_enabled()
+        pieces = w.unbind(0)
+    return modes, y.requires_grad, y.grad_fn, y.is_inference(), [p.grad_fn for p in pieces]
+
+
+@scenario
 def inference_tensor_saved_for_backward(lib):
     w = lib.ones(3, requires_grad=True)
     with lib.inference_mode():

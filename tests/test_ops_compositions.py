@@ -195,6 +195,9 @@ def einsums(lib):
         "cycle": (lambda a, b, c: lib.einsum("abc,cd,db->a", a, b, c), (2, 3, 4), (4, 5), (5, 3)),
         "diagonal_then_product": (lambda a, b: lib.einsum("iij,jk->ik", a, b), (3, 3, 2), (2, 4)),
         "lonely_letters": (lambda a, b: lib.einsum("ijq,jkr->ik", a, b), (2, 3, 2), (3, 4, 5)),
+        "empty_rows": (lambda a, b: lib.einsum("ij,jk->ik", a, b), (0, 3), (3, 4)),
+        "empty_sum": (lambda a, b: lib.einsum("ij,jk->ik", a, b), (2, 0), (0, 4)),
+        "empty_batch_broadcast": (lambda a, b: lib.einsum("bij,bjk->bik", a, b), (0, 2, 3), (1, 3, 4)),
     }
     return {name: _values_only(_grads(lib, fn, *shapes)) for name, (fn, *shapes) in fns.items()}
 

@@ -2336,7 +2336,9 @@ def data_setter(lib):
     x = lib.tensor([1., 2.], requires_grad=True)
     x.data = lib.tensor([5., 6.])
     (x * x).sum().backward()
-    return x, x.grad
+    c = lib.ones(2)
+    c.data = lib.tensor([1, 2])                     # no grad required: any dtype
+    return x, x.grad, c, caught(setattr, x, "data", lib.tensor([1, 2])), caught(setattr, x, "data", 3)
 
 
 @scenario

@@ -156,7 +156,8 @@ def _contract(a, la, b, lb, wanted):
     size = {}
     for t, letters in ((a, la), (b, lb)):
         for c, n in zip(letters, t.shape):
-            size[c] = max(size.get(c, 1), n)        # a size-1 dim broadcasts
+            if size.get(c, 1) == 1:                 # a size-1 dim broadcasts (to 0 too)
+                size[c] = n
     a = _arranged(a, la, batch + left + summed, size)
     b = _arranged(b, lb, batch + summed + right, size)
     n = [math.prod(size[c] for c in group) for group in (batch, left, summed, right)]

@@ -166,7 +166,7 @@ class SavedTensor:
     graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "packed", "unpack_hook")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         if tensor.is_inference():
@@ -174,6 +174,7 @@ class SavedTensor:
         self.tensor = tensor
         self.version = tensor._version_counter.value
         self.is_output = is_output
+        self.output_nr = tensor._output_nr          # which output of its node, when is_output
         self.unpack_hook = None
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
         # kept as it is, as PyTorch keeps it outside the hooks.
@@ -183,7 +184,16 @@ class SavedTensor:
             self.tensor = None
 
     def unpack(self, node):
-        """The saved tensor, for ``node``'s backward formula (checked first)."""
+        """The saved tensor, for ``node``'s backward formula.
+
+        Packed by ``saved_tensors_hooks`` (or ``register_hooks``): what the unpack hook
+        makes of the packed value, which must be a tensor; it is not version-checked, as
+        the library no longer holds the tensor.  Otherwise the tensor itself, after
+        :meth:`check_version`.  A node's own output comes back attached to the node, at
+        its output number: it was saved without its ``grad_fn`` (a reference cycle), and
+        ``create_graph=True`` needs the second derivative to flow back through the node.
+
+        (Exercise 06.unpack.)"""
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
             if not isinstance(t, Tensor):
@@ -192,10 +202,9 @@ class SavedTensor:
         else:
             self.check_version(node)
             t = self.tensor
-        if self.is_output and is_grad_enabled():
-            # create_graph=True: the output must lead back into this node.
+        if self.is_output:
             attached = type(t)._make(t._data, t._version_counter)
-            attached.grad_fn = node
+            attached.grad_fn, attached._output_nr = node, self.output_nr
             return attached
         return t
 

@@ -374,6 +374,34 @@ def raw_saved_tensor_register_hooks(lib):
     return x.grad, again
 
 
+@scenario
+def a_saved_second_output_comes_back_at_its_number(lib):
+    # backward reads a saved output attached to its node at ITS output number (1 here), with
+    # or without grad mode: the second derivative flows back through output 1, not output 0
+    seen = []
+
+    class TwoOutputs(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            a, b = x * 2, x.exp()
+            ctx.save_for_backward(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx, grad_a, grad_b):
+            b, = ctx.saved_tensors
+            seen.append((b.grad_fn is not None, b.output_nr, b.requires_grad))
+            return grad_a * 2 + grad_b * b
+
+    x = lib.tensor([0.5, 1.0], requires_grad=True)
+    a, b = TwoOutputs.apply(x)
+    g, = lib.autograd.grad((a + b).sum(), x, create_graph=True)
+    y = x.exp()
+    with lib.no_grad():
+        saved = y.grad_fn._saved_result
+    return g, lib.autograd.grad(g.sum(), x), seen, saved.grad_fn is y.grad_fn
+
+
 # -------------------------------------------- Function: setup_context style
 
 @scenario

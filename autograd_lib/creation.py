@@ -76,38 +76,78 @@ def seed():
     return _generator.seed()
 
 
-def _infer_dtype(data):
-    """PyTorch's dtype for Python data: the promotion of every item's type, where a
-    Python float is the default float, a Python int int64, a bool bool, and a NumPy
-    scalar or a tensor has its own dtype (so ``[np.float64(1.5), 2.0]`` is float64)."""
+def infer_dtype(data):
+    """The dtype ``tensor(data)`` gives Python data when no dtype is passed, as PyTorch does.
+
+    A bool is ``bool``, an int ``int64``, a float the default dtype; a NumPy scalar or a
+    tensor inside the data keeps its own dtype; an empty list, wherever it is, counts as
+    the default dtype.  The dtype of nested data is the promotion (``promote_types``) of
+    all of them: ``[True, 2]`` is int64, ``[np.float64(1.5), 2.0]`` float64.  Anything
+    else raises PyTorch's ``RuntimeError: Could not infer dtype of <type>``.
+    (Exercise 01.infer_dtype.)"""
     result = None
     stack = [data]
     while stack:
         item = stack.pop()
-        if isinstance(item, (list, tuple)):
+        if isinstance(item, (list, tuple)) and item:
             stack.extend(item)
             continue
-        if isinstance(item, Tensor):
-            d = item.dtype
-        elif isinstance(item, np.generic) and isinstance(item, (np.bool_, np.number)):
-            d = _dt.from_numpy_dtype(item.dtype)
+        if isinstance(item, (list, tuple)):
+            found = _dt.get_default_dtype()
+        elif isinstance(item, Tensor):
+            found = item.dtype
+        elif isinstance(item, (np.bool_, np.number)):
+            found = _dt.from_numpy_dtype(item.dtype)
         elif isinstance(item, bool):
-            d = _dt.bool
+            found = _dt.bool
         elif isinstance(item, int):
-            d = _dt.int64
+            found = _dt.int64
         elif isinstance(item, float):
-            d = _dt.get_default_dtype()
+            found = _dt.get_default_dtype()
         else:
-            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
-        result = d if result is None else _dt.promote_types(result, d)
-    return result if result is not None else _dt.get_default_dtype()
+            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+        result = found if result is None else _dt.promote_types(result, found)
+    return result
+
+
+def nested_shape(data):
+    """The shape of nested lists and tuples of numbers, refusing ragged data as PyTorch does.
+
+    The sizes come from the first element at each depth.  Every list must then have its
+    depth's size: the first one (in reading order) that does not raises ``ValueError:
+    expected sequence of length N at dim D (got M)``.  A number where a list is expected
+    raises ``TypeError: not a sequence``; a list where a number is expected ``TypeError:
+    'list' object cannot be interpreted as an integer``.  A shape with a 0 has nothing to
+    copy, and PyTorch checks nothing more (``[[], [1]]`` has shape ``(2, 0)``).  Anything
+    that is not a list or tuple (a number, a tensor) is one item: ``nested_shape(2.5)`` is ``()``.
+    (Exercise 01.nested_shape.)"""
+    sizes, first = [], data
+    while isinstance(first, (list, tuple)):
+        sizes.append(len(first))
+        first = first[0] if len(first) else None
+    if 0 in sizes:
+        return tuple(sizes)
+    stack = [(data, 0)]
+    while stack:
+        item, dim = stack.pop()
+        sequence = isinstance(item, (list, tuple))
+        if dim == len(sizes):
+            if sequence:
+                raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")
+        elif not sequence:
+            raise TypeError("not a sequence")
+        elif len(item) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(item)})")
+        else:
+            stack.extend((x, dim + 1) for x in reversed(item))
+    return tuple(sizes)
 
 
 def _number_dtype(numbers):
     """The dtype of factory arguments (full, arange): NumPy scalars count as Python
     numbers here, as in PyTorch."""
     if any(isinstance(x, Tensor) for x in numbers):
-        return _infer_dtype(list(numbers))
+        return infer_dtype(list(numbers))
     if any(isinstance(x, (float, np.floating)) for x in numbers):
         return _dt.get_default_dtype()
     if all(isinstance(x, (bool, np.bool_)) for x in numbers):
@@ -116,53 +156,36 @@ def _number_dtype(numbers):
 
 
 def _to_array(data, dtype=None):
-    """A fresh NumPy array holding ``data`` as ``dtype`` (inferred when None)."""
+    """A fresh NumPy array holding ``data`` as ``dtype`` (inferred when None).  Python data
+    goes through ``infer_dtype`` and ``nested_shape`` (module globals: the course's slots),
+    then NumPy copies it."""
     if isinstance(data, Tensor):
         array = data._data
     elif isinstance(data, np.ndarray):
         array = data
     else:
         if dtype is None:
-            dtype = _infer_dtype(data)
-        array = _nested_to_numpy(data)
+            dtype = infer_dtype(data)
+        array = _nested_to_numpy(data, nested_shape(data), dtype)
     target = dtype.numpy if dtype is not None else _dt.from_numpy_dtype(array.dtype).numpy
     return np.array(array, dtype=target, copy=True)
 
 
-def _nested_to_numpy(data):
-    if isinstance(data, (list, tuple)):
-        if any(isinstance(x, Tensor) for x in data):
-            data = [x._data if isinstance(x, Tensor) else x for x in data]
-        try:
-            array = np.array(data)
-        except ValueError:
-            array = None
-        if array is None or array.dtype == object:
-            raise _ragged_error(data)
-        return array
-    return np.asarray(data)
-
-
-def _ragged_error(data):
-    """PyTorch's error for nested lists of different lengths: the sizes are taken
-    from the first element at each depth, and the first list that differs is named."""
-    sizes, first = [], data
-    while isinstance(first, (list, tuple)):
-        sizes.append(len(first))
-        first = first[0] if len(first) else None
-    stack = [(data, 0)]
-    while stack:
-        item, dim = stack.pop()
-        if dim == len(sizes):
-            if isinstance(item, (list, tuple)):
-                return TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")
-            continue
-        if not isinstance(item, (list, tuple)):
-            return TypeError("not a sequence")
-        if len(item) != sizes[dim]:
-            return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(item)})")
-        stack.extend((x, dim + 1) for x in reversed(item))
-    return ValueError("expected sequences of equal lengths")
+def _nested_to_numpy(data, shape, dtype):
+    """Nested data whose ``shape`` was checked, as a NumPy array."""
+    if 0 in shape:
+        return np.zeros(shape, dtype=dtype.numpy)
+    if not isinstance(data, (list, tuple)):
+        return np.asarray(data)
+    if any(isinstance(x, Tensor) for x in data):
+        data = [x._data if isinstance(x, Tensor) else x for x in data]
+    try:
+        array = np.array(data)
+    except ValueError:
+        array = None
+    if array is None or array.dtype == object:       # tensors of different shapes, huge ints
+        raise ValueError("expected sequences of equal lengths")
+    return array
 
 
 def _construct(self, data=None, *, dtype=None, requires_grad=False):

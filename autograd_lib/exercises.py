@@ -157,6 +157,10 @@ _register("01.is_leaf", _T, "is_leaf", "a tensor is a leaf when no operation rec
 _register("01.requires_grad_", _T, "requires_grad_",
           "set requires_grad on a leaf; refuse non-floating dtypes and non-leaves")
 _register("01.detach", _T, "detach", "a new leaf sharing storage and version counter")
+_register("01.infer_dtype", "autograd_lib.creation", "infer_dtype",
+          "the dtype tensor(data) gives Python data: each item's dtype, all of them promoted")
+_register("01.nested_shape", "autograd_lib.creation", "nested_shape",
+          "the shape of nested lists from their first elements; refuse ragged data as PyTorch does")
 _register("02.gradient_edge", _T, "_gradient_edge",
           "where a tensor's gradient enters the graph: (grad_fn, output_nr) or AccumulateGrad")
 _register("02.collect_next_functions", "autograd_lib.recording", "collect_next_functions",

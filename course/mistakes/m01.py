@@ -273,3 +273,71 @@ MISTAKES = [
                    ("            dtype, tier = ag.get_default_dtype(), 2", "            dtype, tier = ag.get_default_dtype(), 1")],
             rule="Python numbers only when they are of a higher category than both"),
 ]
+
+_INFER = "01_infer_dtype_answer"
+_SHAPE = "01_nested_shape_answer"
+
+MISTAKES += [
+    # ------------------------------------------------------------ 01.infer_dtype
+    Mistake(_INFER, "treats a NumPy scalar as the Python number it holds",
+            edits=[("return ag.dtypes.from_numpy_dtype(data.dtype)",
+                    "return infer_dtype(data.item())")],
+            rule="a NumPy scalar or a tensor inside the data keeps its own dtype"),
+    Mistake(_INFER, "asks whether an item is an int before asking whether it is a bool",
+            edits=[("""    if isinstance(data, bool):
+        return ag.bool
+    if isinstance(data, int):
+        return ag.int64
+""", """    if isinstance(data, int):
+        return ag.int64
+    if isinstance(data, bool):
+        return ag.bool
+""")],
+            rule="check bool before int"),
+    Mistake(_INFER, "skips empty lists instead of counting them as the default dtype",
+            edits=[("kinds = [infer_dtype(item) for item in data]",
+                    "kinds = [infer_dtype(item) for item in data if item or not isinstance(item, list)] or [default]")],
+            rule="an empty list, wherever it is, counts as the default dtype"),
+    Mistake(_INFER, "a bool anywhere makes the whole data bool (no promotion with ints)",
+            edits=[("            combined = ag.promote_types(combined, kind)",
+                    "            combined = ag.bool if ag.bool in (combined, kind) else ag.promote_types(combined, kind)")],
+            rule="bool with int64 is int64"),
+    Mistake(_INFER, "a Python float is float32 whatever the default dtype",
+            edits=[("""    if isinstance(data, float):
+        return default
+""", """    if isinstance(data, float):
+        return ag.float32
+""")],
+            rule="a float the default dtype"),
+    Mistake(_INFER, "a tensor inside the data counts as the Python number it holds",
+            edits=[("        return data.dtype\n", "        return infer_dtype(data.item())\n")],
+            rule="a NumPy scalar or a tensor inside the data keeps its own dtype"),
+
+    # ------------------------------------------------------------ 01.nested_shape
+    Mistake(_SHAPE, "takes each size from the longest element instead of the first",
+            edits=[("        first = first[0]\n",
+                    "        first = max(first, key=lambda x: len(x) if isinstance(x, (list, tuple)) else 0)\n")],
+            rule="the sizes come from the first element at each depth"),
+    Mistake(_SHAPE, "checks the lists of the top level only, never deeper",
+            edits=[("""        for inner in item:
+            walk(inner, dim + 1)
+""", """        if dim == 0:
+            for inner in item:
+                walk(inner, dim + 1)
+""")],
+            rule="every list at depth D must have size N of dim D"),
+    Mistake(_SHAPE, "names the dim one too deep in the message",
+            edits=[("at dim {dim} (got", "at dim {dim + 1} (got")],
+            rule="expected sequence of length N at dim D (got M)"),
+    Mistake(_SHAPE, "checks every list even when the shape has a 0",
+            edits=[("""    if 0 in shape:
+        return shape
+""", "")],
+            rule="a shape with a 0 has nothing to copy"),
+    Mistake(_SHAPE, "ValueError instead of TypeError for a number where a list is expected",
+            edits=[('raise TypeError("not a sequence")', 'raise ValueError("not a sequence")')],
+            rule="a number where a list is expected raises TypeError: not a sequence"),
+    Mistake(_SHAPE, "returns the sizes as a list",
+            edits=[("    walk(data, 0)\n    return shape\n", "    walk(data, 0)\n    return sizes\n")],
+            rule="the shape is a tuple of ints"),
+]

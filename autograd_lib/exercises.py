@@ -194,6 +194,8 @@ _register("04.store_retained_grad", "autograd_lib.engine", "store_retained_grad"
           "store a retained non-leaf gradient: a copy first, then summed out of place")
 _register("04.nodes_to_run", "autograd_lib.engine", "nodes_to_run",
           "backward(inputs=...) and autograd.grad: the nodes from which a wanted gradient can be reached")
+_register("04.grad_results", "autograd_lib.autograd.functional", "grad_results",
+          "what autograd.grad returns per input: the gradient, or for an unused one an error, None or zeros")
 _register("05.sum_to", "autograd_lib.broadcasting", "sum_to",
           "sum a broadcast gradient back to an input's shape")
 _register("05.validate_outputs", "autograd_lib.engine", "validate_outputs",

@@ -17,6 +17,7 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 | 02        | ``autograd_course.checks.graph``    |
 | 03        | ``autograd_course.checks.backward`` |
 | 04        | ``autograd_course.checks.leaves``   |
+|           | (and ``checks.grad_results``)    |
 | 05        | ``autograd_course.checks.ops``      |
 |           | (and ``checks.jacobians``)       |
 | 06        | ``autograd_course.checks.lifetime`` |

@@ -5,7 +5,8 @@ wrote; its docstring says what it tries.  The hidden tests in the cell check
 the same rules on random inputs.  The constants are the rules that the checks
 name when one fails (the hidden tests name them too): ``ACCUMULATE_...`` for
 exercise 1, ``RETAIN_...`` for exercise 2, ``STORE_...`` for exercise 3, ``HOOKS_...``
-for exercise 4, ``PRUNE_...`` for exercise 5.
+for exercise 4, ``PRUNE_...`` for exercise 5.  Exercise 6's checks (``grad_results``) are in
+``grad_results.py``, imported here.
 
 Why one module of this length: it is the visible half of the notebook's 9 test cells,
 one function per cell, kept together so that a student reads one file per notebook.
@@ -21,6 +22,8 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import error_of, library_version, outcome, quietly
 
+from .grad_results import grad_results, grad_results_in_the_engine  # noqa: F401  (exercise 6)
+
 __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "ACCUMULATE_FIRST_COPY", "ACCUMULATE_ADDS",
            "ACCUMULATE_IN_PLACE", "ACCUMULATE_VERSION", "ACCUMULATE_UNTOUCHED", "ACCUMULATE_OUT_OF_PLACE",
            "ACCUMULATE_RECORDED", "retain_grad", "retain_grad_in_the_engine", "registry_summary",
@@ -29,7 +32,8 @@ __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "ACCUMULATE_FIRST
            "STORE_UNTOUCHED", "call_tensor_hooks", "HOOKS_REPLACE", "HOOKS_NONE_KEEPS", "HOOKS_CHAIN",
            "HOOKS_SKIP", "HOOKS_RETAIN_LAST", "HOOKS_NOTHING", "HOOKS_GONE",
            "nodes_to_run", "nodes_to_run_in_the_engine", "named", "expect_pruned", "prune_cases",
-           "section6_graph", "random_graph", "random_prune_case", "pruned_story", "deep_chain_grad", "PRUNE_ANCESTORS", "PRUNE_TARGET", "PRUNE_OTHERS", "PRUNE_DEEP"]
+           "section6_graph", "random_graph", "random_prune_case", "pruned_story", "deep_chain_grad",
+           "grad_results", "grad_results_in_the_engine", "PRUNE_ANCESTORS", "PRUNE_TARGET", "PRUNE_OTHERS", "PRUNE_DEEP"]
 
 
 # Exercise 1, accumulate_grad: the rules its checks name.

@@ -5,9 +5,9 @@ and, built on ``grad``, ``torch.autograd.functional``: ``jacobian``, ``hessian``
 ``Tensor.backward`` is installed here: ``t.backward()`` is ``autograd.backward(t)``.
 
 Longer than most modules, on purpose: the functional API is six entry points over one
-pattern (check the arguments, run ``grad``, reshape the answers), and two exercise slots
-live here (``initial_gradients``, 03; ``hvp``, 06); the argument checks themselves are in
-``functional_checks.py``.
+pattern (check the arguments, run ``grad``, reshape the answers), and three exercise slots
+live here (``initial_gradients``, 03; ``grad_results``, 04; ``hvp``, 06); the argument
+checks themselves are in ``functional_checks.py``.
 """
 
 import warnings
@@ -20,7 +20,7 @@ from ..tensor import Size, Tensor
 from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
                                 finish, prepare, single_output, unpack, validate_v)
 
-__all__ = ["backward", "grad", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
+__all__ = ["backward", "grad", "grad_results", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
 
 def _as_tuple(x):
@@ -112,9 +112,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     ``is_grads_batched=True``: the first dim of each ``grad_outputs`` tensor is a batch of
     vectors, and each result gets that dim too (PyTorch vmaps one backward pass over the
     batch; here it is one pass per vector, the graph retained until the last)."""
-    if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
-                         "but got: allow_unused=False.")
+    grad_results((), (), allow_unused, materialize_grads)     # the flags, refused before anything runs
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
@@ -123,8 +121,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To "
                       "accumulate gradient for other parts of the graph, please use "
                       "autograd_lib.autograd.backward.", FutureWarning, stacklevel=2)
-    if allow_unused is None:
-        allow_unused = materialize_grads
     grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph
@@ -145,19 +141,48 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                   for t, per_input in zip(inputs, zip(*results))]
     else:
         result = results[0]
-    out = []
-    for i, (t, g) in enumerate(zip(inputs, result)):
-        if g is None:
-            if materialize_grads:
-                g = zeros_like(t)
-            elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the desired "
-                                   "behavior.")
-        elif not create_graph:
-            g = g.detach()
-        out.append(g)
-    return tuple(out)
+    if materialize_grads and (allow_unused is None or allow_unused) and any(
+            g is None and not isinstance(t, Tensor) for t, g in zip(inputs, result)):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
+    returned = grad_results(inputs, tuple(result), allow_unused, materialize_grads)
+    return tuple(_with_history(g, arrived, create_graph) for g, arrived in zip(returned, result))
+
+
+def _with_history(g, arrived, create_graph):
+    """create_graph (assignment 06): a gradient that arrived keeps its history only with it;
+    a zero made for an unused input then requires grad (PyTorch: zeros_like(requires_grad=))."""
+    if g is None:
+        return None
+    if not create_graph:
+        return g.detach()
+    return g if arrived is not None else g.requires_grad_(True)
+
+
+def grad_results(inputs, captured, allow_unused, materialize_grads):
+    """What ``autograd.grad`` returns, once the backward pass captured ``captured[i]`` for
+    ``inputs[i]`` (None when no gradient reached it): a tuple, one entry per input.
+
+    Each captured gradient is returned as it is.  An input that got none is an error
+    naming its index (the first such input), unless ``allow_unused``, which defaults to
+    ``materialize_grads``; it is then None, or with ``materialize_grads`` a new tensor of
+    zeros of the input's shape and dtype.  ``materialize_grads`` with ``allow_unused=False``
+    is a ValueError: ``grad()`` calls this function with no inputs before anything else
+    runs, so that the flags are refused first, as in PyTorch.
+
+    (Exercise 04.grad_results.)"""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    returned = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None and not allow_unused:      # PyTorch's engine checks this first
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the desired "
+                               "behavior.")
+        returned.append(zeros_like(t) if g is None and materialize_grads else g)
+    return tuple(returned)
 
 
 def _batched_gradients(outputs, grad_outputs):

@@ -13,6 +13,7 @@ _RETAIN = "04_retain_grad_answer"
 _STORE = "04_store_retained_grad_answer"
 _HOOKS = "04_call_tensor_hooks_answer"
 _PRUNE = "04_nodes_to_run_answer"
+_RESULTS = "04_grad_results_answer"
 
 MISTAKES = [
     # ------------------------------------------------------------ 04.accumulate_grad
@@ -265,4 +266,38 @@ MISTAKES = [
     Mistake(_PRUNE, "returns every node",
             edits=[("    return needed\n", "    return set(nodes)\n")],
             rule="a node from which no target can be reached is not in the set"),
+    # ============================================================ 04.grad_results
+    Mistake(_RESULTS, "makes the zeros with ag.zeros(shape): always float32",
+            edits=[("grad = ag.zeros_like(tensor)", "grad = ag.zeros(tuple(tensor.shape))")],
+            rule="a new tensor of zeros of its shape and dtype"),
+    Mistake(_RESULTS, "ignores the default: allow_unused=None counts as false",
+            edits=[("unused_ok = materialize_grads if allow_unused is None else allow_unused",
+                    "unused_ok = allow_unused")],
+            rule="allow_unused=None means: the value of materialize_grads"),
+    Mistake(_RESULTS, "counts the inputs from 1 in the error",
+            edits=[("at index {index} appears", "at index {index + 1} appears")],
+            rule="the error names the index of the first such input"),
+    Mistake(_RESULTS, "refuses the contradictory flags only when an input is unused",
+            edits=[('''    if allow_unused is False and materialize_grads:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+''', ""),
+                   ("            if not unused_ok:\n", '''            if allow_unused is False and materialize_grads:
+                raise ValueError("Expected allow_unused to be True or not passed when "
+                                 "materialize_grads=True, but got: allow_unused=False.")
+            if not unused_ok:
+''')],
+            rule="also when every input was used"),
+    Mistake(_RESULTS, "gives zeros to every allowed unused input, materialize_grads or not",
+            edits=[('''            if materialize_grads:
+                grad = ag.zeros_like(tensor)
+''', '''            grad = ag.zeros_like(tensor)
+''')],
+            rule="an unused input's entry is None when allowed, unless materialize_grads"),
+    Mistake(_RESULTS, "returns the list itself",
+            edits=[("    return tuple(grads)\n", "    return grads\n")],
+            rule="return a tuple with one entry per input"),
+    Mistake(_RESULTS, "makes the zeros by zeroing a detached input in place",
+            edits=[("grad = ag.zeros_like(tensor)", "grad = tensor.detach().zero_()")],
+            rule="with memory of its own"),
 ]

@@ -225,6 +225,9 @@ _register("06.release_saved", "autograd_lib.graph:Node", "release_saved",
           "free a node's saved tensors after backward")
 _register("06.saved_values", "autograd_lib.graph:Node", "saved_values",
           "unpack the values a formula needs; refuse once they were freed")
+_register("06.unpack", "autograd_lib.graph:SavedTensor", "unpack",
+          "a saved tensor back for backward: through its unpack hook (a tensor, not version-checked) or "
+          "version-checked; a saved output attached to its node at its output number", "method")
 _register("06.hvp", "autograd_lib.autograd.functional", "hvp",
           "a Hessian-vector product by differentiating a gradient again")
 _CK = "autograd_lib.utils.checkpoint:CheckpointFunction"

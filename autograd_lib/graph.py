@@ -26,7 +26,7 @@ from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE", "UNPACK_HOOK_TYPE", "type_name"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -153,6 +153,15 @@ def register_post_accumulate_grad_hook(tensor, hook):
 Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
 
 
+UNPACK_HOOK_TYPE = "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type}"
+
+
+def type_name(value):
+    """The name PyTorch gives the type of a value: ``float``, ``list``, ``numpy.ndarray``."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
 class SavedTensor:
     """A tensor a node keeps for its backward formula, checked when unpacked.
 
@@ -197,8 +206,7 @@ class SavedTensor:
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
             if not isinstance(t, Tensor):
-                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
-                                f"got result of type {type(t).__name__}")
+                raise TypeError(UNPACK_HOOK_TYPE.format(type=type_name(t)))
         else:
             self.check_version(node)
             t = self.tensor

@@ -9,8 +9,9 @@ the tests share.
 
 Why one module of this length: it is the visible half of the notebook's 8 test cells after
 exercise 1, one function per cell, kept together so that a student reads one file per
-notebook.  Exercise 1's checks (``plan_saves``) are in ``saving.py`` and exercise 7's
-(``function_gradients``) in ``custom_functions.py``, both imported here.
+notebook.  Exercise 1's checks (``plan_saves``) are in ``saving.py``, exercise 4's (``unpack``)
+in ``saved_hooks.py`` and exercise 8's (``function_gradients``) in ``custom_functions.py``, all
+imported here.
 """
 
 import gc
@@ -24,12 +25,13 @@ from autograd_course import grading
 from autograd_course.notebook import outcome
 
 from .custom_functions import function_gradients, function_gradients_in_the_engine  # noqa: F401
+from .saved_hooks import unpack, unpack_in_the_engine  # noqa: F401
 from .saving import (IF_GIVEN, NEEDED_FIRST, NEEDED_ONLY, PAIRS, SOURCES, grads_of, plan_of,  # noqa: F401
                      plan_rule, plan_saves, plan_saves_in_the_engine, random_records)
 
 __all__ = ["plan_saves", "plan_saves_in_the_engine", "function_gradients", "function_gradients_in_the_engine", "plan_of", "plan_rule", "random_records",
            "release_saved", "release_saved_in_the_engine",
-           "saved_values", "saved_values_in_the_engine",
+           "saved_values", "saved_values_in_the_engine", "unpack", "unpack_in_the_engine",
            "hvp", "hvp_in_the_library", "checkpoint_forward", "checkpoint_backward",
            "random_graph", "random_node", "grads_of", "plain", "cubes", "exps", "pair_check",
            "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST",

@@ -25,7 +25,7 @@ import warnings
 from .. import graph as _graph
 from ..creation import zeros
 from ..grad_mode import is_grad_enabled, no_grad
-from ..graph import FREED_MESSAGE, Node, SavedTensor
+from ..graph import FREED_MESSAGE, Node, SavedTensor, type_name
 from ..tensor import Tensor
 from ..ops.inplace import CopySlices, move_retain_grad
 from ..views import IN_CUSTOM_FUNCTION, make_view, positions_in_base, regenerate_grad_fn, same_layout
@@ -37,12 +37,6 @@ WRONG_COUNT = "function {name} returned an incorrect number of gradients (expect
 NOT_AN_INPUT = ("function {name} returned a gradient different than None at position {position}, "
                 "but the corresponding forward input was not a Variable")
 NOT_A_GRADIENT = "expected Variable or None (got {type})"
-
-
-def type_name(value):
-    """The name PyTorch gives the type of a value: ``float``, ``list``, ``numpy.ndarray``."""
-    kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
 def function_gradients(name, grads, arg_is_tensor):

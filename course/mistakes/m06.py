@@ -11,6 +11,7 @@ from autograd_course.mistakes import Mistake
 _PLAN = "06_plan_saves_answer"
 _RELEASE = "06_release_saved_answer"
 _VALUES = "06_saved_values_answer"
+_UNPACK = "06_unpack_answer"
 _HVP = "06_hvp_answer"
 _CK_FORWARD = "06_checkpoint_forward_answer"
 _CK_BACKWARD = "06_checkpoint_backward_answer"
@@ -161,6 +162,28 @@ MISTAKES = [
             ],
             rule="a name that is not a saved tensor is a plain value"),
 
+    # ------------------------------------------------------------ 06.unpack
+    Mistake(_UNPACK, "attaches a saved output only when grad mode is on (as the library once did)",
+            edits=[("if not saved.is_output:", "if not saved.is_output or not ag.is_grad_enabled():")],
+            rule="whatever the grad mode"),
+    Mistake(_UNPACK, "attaches every saved output at output number 0",
+            edits=[("    output._output_nr = saved.output_nr\n", "")],
+            rule="output number it was saved at"),
+    Mistake(_UNPACK, "checks the version of a hooked tensor too",
+            edits=[("    if saved.unpack_hook is None:\n        saved.check_version(node)",
+                    "    saved.check_version(node)\n    if saved.unpack_hook is None:")],
+            rule="not version-checked"),
+    Mistake(_UNPACK, "hands on whatever the unpack hook returned",
+            edits=[("        if not isinstance(tensor, ag.Tensor):\n"
+                    "            raise TypeError(UNPACK_HOOK_TYPE.format(type=type_name(tensor)))\n", "")],
+            rule="refused with TypeError"),
+    Mistake(_UNPACK, "returns a saved output as it was saved, without its node",
+            edits=[("    if not saved.is_output:\n        return tensor\n", "    return tensor\n")],
+            rule="comes back with the node as its grad_fn"),
+    Mistake(_UNPACK, "returns a copy of a saved input instead of the tensor itself",
+            edits=[("    if not saved.is_output:\n        return tensor\n",
+                    "    if not saved.is_output:\n        return ag.Tensor._make(tensor._data.copy())\n")],
+            rule="that very tensor"),
     # ------------------------------------------------------------ 06.hvp
     Mistake(_HVP, "first gradient without create_graph=True",
             edits=[

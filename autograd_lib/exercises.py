@@ -286,6 +286,10 @@ _register("09.adam_update", "autograd_lib.optim.adam", "adam_update",
 _register("09.clip_grad_norm", "autograd_lib.nn.utils", "_clip_grad_norm",
           "clip_grad_norm_: the norm of all the gradients together; scale them in place to at most max_norm",
           guards=("autograd_lib.nn.utils:_total_norm", "autograd_lib.nn.utils:_scale_grads"))
+_register("09.plateau_step", "autograd_lib.optim.lr_scheduler_base", "plateau_step",
+          "ReduceLROnPlateau.step's decision: best and the bad epochs, the cooldown, and past patience "
+          "each group's lr cut by factor, not below its min_lr",
+          guards=tuple(f"autograd_lib.optim.lr_scheduler_base:{name}" for name in ("_is_better", "_reduce_lr")))
 _register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
           "a large batch's gradient from micro-batches, each loss weighted by its share")
 _register("09.train_epoch", "autograd_lib.optim", "train_epoch",

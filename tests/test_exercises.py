@@ -70,6 +70,7 @@ def _exercise_the_library():
     batches = [(ag.randn(3, 2), ag.tensor([0, 0, 0]))]              # one class: the model has one output
     ag.optim.train_epoch(model, ag.nn.CrossEntropyLoss(), optimizer, batches)   # the training loop
     ag.optim.evaluate(model, ag.nn.CrossEntropyLoss(), batches)
+    ag.optim.lr_scheduler.ReduceLROnPlateau(optimizer).step(1.0)     # the scheduler's decision
 
 
 @pytest.mark.parametrize("exercise_id", sorted(exercises.SLOTS))

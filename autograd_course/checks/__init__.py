@@ -29,7 +29,8 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 |           | (and ``checks.aliasing``)        |
 | 09        | ``autograd_course.checks.training`` |
 |           | (and ``checks.optimizers``,      |
-|           | ``checks.clipping``)             |
+|           | ``checks.clipping``,             |
+|           | ``checks.schedulers``)           |
 +-----------+----------------------------------+
 """
 

@@ -11,6 +11,7 @@ one function per cell, kept together so that a student reads one file per notebo
 The checks of the two optimizers (``sgd_update``, ``adam_update``) are in
 ``autograd_course.checks.optimizers`` and shown here too: ``check.adam_update`` is theirs.
 Those of gradient clipping (``clip_grad_norm``) are in ``autograd_course.checks.clipping``,
+and that of the scheduler (``plateau_step``) in ``autograd_course.checks.schedulers``,
 shown here the same way.
 """
 
@@ -25,18 +26,21 @@ from autograd_course.notebook import library_version, outcome, quietly, shown
 
 from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks (check.sgd_update, check.adam_update) and rounded
 from .clipping import *  # noqa: F401,F403 - 09's clipping checks (check.clip_grad_norm, ...)
+from .schedulers import *  # noqa: F401,F403 - 09's scheduler check (check.plateau_step)
 
 __all__ = [
     # the checks, one per test cell
     "named_members", "named_members_in_the_library", "clear_grads", "clear_grads_in_training_loops",
     "sgd_update", "sgd_update_in_the_optimizer", "adam_update", "clip_grad_norm", "clip_grad_norm_in_training",
     "accumulate_gradients", "accumulate_gradients_in_training",
-    "train_epoch", "evaluate", "train_epoch_on_the_digits",
+    "train_epoch", "evaluate", "train_epoch_on_the_digits", "plateau_step",
     # helpers of the checks and the hidden tests
     "rounded", "labelled", "walk", "grad_state", "param_with_grad", "update", "sgd_run", "check_run",
     "adam_step", "adam_state", "adam_history", "check_adam_history", "adam_run",
     "make_params", "clip_outcome", "check_clip", "compare_clips", "random_clip_case", "clip_run", "check_runs",
     "exploding_run",
+    "plateau_run", "plateau_state", "plateau_rule", "check_plateau_runs", "random_plateau_case",
+    "compare_plateau_runs",
     "accumulation_problem", "split", "large_batch", "accumulated", "small_classifier", "random_batches",
     "one_epoch", "evaluation", "check_evaluation",
     # the rules
@@ -50,6 +54,7 @@ __all__ = [
     "LARGE", "RETURNS", "GENERATOR", "NO_SAMPLE",
     "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY",
     "RESULT", "RIGHT", "EVAL", "TARGET", "EPOCHS",
+    "IMPROVES", "BAD_EPOCH", "COOLDOWN", "PATIENCE", "RESTART", "FACTOR", "FLOOR", "MIN_CHANGE", "PLATEAU_RULE",
 ]
 
 

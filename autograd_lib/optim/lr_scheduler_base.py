@@ -198,19 +198,10 @@ class ReduceLROnPlateau(LRScheduler):
         else:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
-        if self._is_better(current, self.best):
-            self.best, self.num_bad_epochs = current, 0
-        else:
-            self.num_bad_epochs += 1
-        if self.in_cooldown:
-            self.cooldown_counter -= 1
-            self.num_bad_epochs = 0               # bad steps in the cooldown do not count
-        if self.num_bad_epochs > self.patience:
-            self._reduce_lr()
-            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        plateau_step(self, current)
         self._last_lr = self._current()
 
-    def _reduce_lr(self):
+    def _reduce_lr(self, epoch):
         groups = self.optimizer.param_groups
         if len(groups) != len(self.min_lrs):      # a group was added since
             if self.default_min_lr is None:
@@ -250,6 +241,31 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+def plateau_step(scheduler, current):
+    """What ``ReduceLROnPlateau.step`` decides with the metric ``current`` (a float).
+
+    A better metric becomes ``best`` and clears the count of bad epochs; a worse one
+    (or a nan) adds one.  While cooling down, the cooldown shrinks by one and bad epochs
+    do not count.  More than ``patience`` of them in a row: every group's rate is cut,
+    the cooldown starts and the count starts again.  (Exercise 09.plateau_step.)
+    """
+    if scheduler._is_better(current, scheduler.best):
+        scheduler.best, scheduler.num_bad_epochs = current, 0
+    else:
+        scheduler.num_bad_epochs += 1
+    if scheduler.in_cooldown:
+        scheduler.cooldown_counter -= 1
+        scheduler.num_bad_epochs = 0              # bad steps in the cooldown do not count
+    if scheduler.num_bad_epochs > scheduler.patience:
+        scheduler._reduce_lr(scheduler.last_epoch)
+        scheduler.cooldown_counter, scheduler.num_bad_epochs = scheduler.cooldown, 0
+
+
+# The decision's two halves as module names: exercise 09.plateau_step arms them as
+# tripwires, so a student's plateau_step writes the comparison and the cut itself.
+_is_better, _reduce_lr = ReduceLROnPlateau._is_better, ReduceLROnPlateau._reduce_lr
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):

@@ -16,6 +16,7 @@ _ACC = "09_accumulate_gradients_answer"
 _CLIP = "09_clip_grad_norm_answer"
 _EPOCH = "09_train_epoch_answer"
 _EVAL = "09_evaluate_answer"
+_PLATEAU = "09_plateau_step_answer"
 
 
 # The correct loop over a module's members, shared by several walk mistakes.
@@ -595,4 +596,39 @@ MISTAKES = [
             edits=[("right += int((scores.argmax(dim=1) == targets).sum().item())",
                     "right += (scores.argmax(dim=1) == targets).sum()")],
             rule="two Python floats"),
+    # ------------------------------------------------------------ 09.plateau_step
+    Mistake(_PLATEAU, "counts the bad epochs of the cooldown",
+            edits=[("        scheduler.cooldown_counter -= 1\n        scheduler.num_bad_epochs = 0\n",
+                    "        scheduler.cooldown_counter -= 1\n")],
+            rule="bad epochs in the cooldown do not count"),
+    Mistake(_PLATEAU, "cuts when num_bad_epochs reaches patience (>=), one epoch early",
+            edits=[("if scheduler.num_bad_epochs > scheduler.patience:",
+                    "if scheduler.num_bad_epochs >= scheduler.patience:")],
+            rule="not when it equals patience"),
+    Mistake(_PLATEAU, "applies a relative threshold as an absolute one in mode 'min'",
+            edits=[("current < (best * (1 - threshold) if rel else best - threshold)", "current < best - threshold")],
+            rule="below best * (1 - threshold) with threshold_mode 'rel'"),
+    Mistake(_PLATEAU, "scales the relative threshold by abs(best), so a negative best needs a larger drop",
+            edits=[("best * (1 - threshold) if rel", "best - abs(best) * threshold if rel"),
+                   ("best * (1 + threshold) if rel", "best + abs(best) * threshold if rel")],
+            rule="best itself, even when it is negative"),
+    Mistake(_PLATEAU, "mirrors mode 'max' wrongly: its relative bar is best * (1 - threshold) too",
+            edits=[("best * (1 + threshold) if rel", "best * (1 - threshold) if rel")],
+            rule="above best * (1 + threshold)"),
+    Mistake(_PLATEAU, "ignores min_lr: the rate falls below its floor",
+            edits=[("new_lr = max(group[\"lr\"] * scheduler.factor, floor)", "new_lr = group[\"lr\"] * scheduler.factor")],
+            rule="below that group's own floor"),
+    Mistake(_PLATEAU, "takes the first group's min_lr as the floor of every group",
+            edits=[("for group, floor in zip(scheduler.optimizer.param_groups, scheduler.min_lrs):",
+                    "for group in scheduler.optimizer.param_groups:"),
+                   ("max(group[\"lr\"] * scheduler.factor, floor)", "max(group[\"lr\"] * scheduler.factor, scheduler.min_lrs[0])")],
+            rule="that group's own floor, scheduler.min_lrs[i]"),
+    Mistake(_PLATEAU, "writes every cut rate, even a change of eps or less (a rate below its floor goes up)",
+            edits=[("            if group[\"lr\"] - new_lr > scheduler.eps:\n                group[\"lr\"] = new_lr\n",
+                    "            group[\"lr\"] = new_lr\n")],
+            rule="would change by eps or less keeps its lr"),
+    Mistake(_PLATEAU, "does not reset num_bad_epochs after a cut",
+            edits=[("scheduler.cooldown_counter, scheduler.num_bad_epochs = scheduler.cooldown, 0",
+                    "scheduler.cooldown_counter = scheduler.cooldown")],
+            rule="after a cut, cooldown_counter becomes cooldown and num_bad_epochs 0"),
 ]

@@ -157,13 +157,14 @@ def _number_dtype(numbers):
 
 def _to_array(data, dtype=None):
     """A fresh NumPy array holding ``data`` as ``dtype`` (inferred when None).  Python data
-    goes through ``infer_dtype`` and ``nested_shape`` (module globals: the course's slots),
-    then NumPy copies it."""
+    is first read as PyTorch reads it (:func:`_plain`), then goes through ``infer_dtype``
+    and ``nested_shape`` (module globals: the course's slots), then NumPy copies it."""
     if isinstance(data, Tensor):
         array = data._data
     elif isinstance(data, np.ndarray):
         array = data
     else:
+        data = _plain(data)
         if dtype is None:
             dtype = infer_dtype(data)
         array = _nested_to_numpy(data, nested_shape(data), dtype)
@@ -171,20 +172,46 @@ def _to_array(data, dtype=None):
     return np.array(array, dtype=target, copy=True)
 
 
+_ARRAYS_WARNED = []         # PyTorch warns once per process about a list of arrays
+
+
+def _plain(data, first=None):
+    """Python data as PyTorch reads it, in lists and NumPy scalars: a tensor inside a list
+    is one number (PyTorch refuses one of several elements), an array or a ``range`` is
+    a sequence, and a string is refused.  ``first``: on the chain of first elements,
+    where PyTorch takes the sizes from (a string there has 'too many dimensions'); None
+    for the data itself."""
+    if isinstance(data, (list, tuple, range)):
+        items = [_plain(x, first is not False and i == 0) for i, x in enumerate(data)]
+        if not _ARRAYS_WARNED and any(isinstance(x, np.ndarray) for x in data):
+            _ARRAYS_WARNED.append(True)
+            warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                          "consider converting the list to a single numpy.ndarray with numpy.array() "
+                          "before converting to a tensor.", UserWarning, stacklevel=4)
+        return items
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(())[()]
+    if isinstance(data, np.ndarray):
+        if data.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return [_plain(x, first is not False and i == 0) if isinstance(x, np.ndarray) else x
+                for i, x in enumerate(data)]
+    if isinstance(data, (str, bytes)):
+        if first and isinstance(data, str):
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    return data
+
+
 def _nested_to_numpy(data, shape, dtype):
     """Nested data whose ``shape`` was checked, as a NumPy array."""
     if 0 in shape:
         return np.zeros(shape, dtype=dtype.numpy)
-    if not isinstance(data, (list, tuple)):
-        return np.asarray(data)
-    if any(isinstance(x, Tensor) for x in data):
-        data = [x._data if isinstance(x, Tensor) else x for x in data]
-    try:
-        array = np.array(data)
-    except ValueError:
-        array = None
-    if array is None or array.dtype == object:       # tensors of different shapes, huge ints
-        raise ValueError("expected sequences of equal lengths")
+    array = np.array(data)
+    if array.dtype.kind in "uO" and dtype is _dt.int64:      # past int64: PyTorch's C++ refuses it
+        raise ValueError("Overflow when unpacking long long")
     return array
 
 

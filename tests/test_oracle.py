@@ -341,6 +341,28 @@ def create_ragged_errors_deeper(lib):
 
 
 @scenario
+def create_from_tensors_arrays_and_ranges_inside_lists(lib):
+    # a tensor inside a list is one number (of its dtype); an array or a range is a sequence
+    one = lib.tensor([lib.ones(1), lib.tensor(2.0), lib.ones(1, 1)])
+    ints = lib.tensor([lib.tensor(1, dtype=lib.int32), 2])
+    arrays = lib.tensor([np.arange(3, dtype=np.float32), [4, 5, 6]])
+    nested = lib.tensor([np.ones((2, 2))])
+    return (one, ints, arrays, nested, lib.tensor(range(3)), lib.tensor([range(2), range(2)]),
+            lib.tensor([2 ** 63, 1.5]))
+
+
+@scenario
+def create_refuses_what_pytorch_refuses(lib):
+    return (caught(lambda: lib.tensor([lib.ones(2), lib.ones(2)])),        # several elements
+            caught(lambda: lib.tensor([[lib.ones(2)]])),
+            caught(lambda: lib.as_tensor([lib.ones(2), lib.ones(2)])),
+            caught(lambda: lib.tensor("abc")), caught(lambda: lib.tensor(["a"])),
+            caught(lambda: lib.tensor([1, "a"])), caught(lambda: lib.tensor([b"a"])),
+            caught(lambda: lib.tensor([np.array(3)])),
+            caught(lambda: lib.tensor([2 ** 63])), caught(lambda: lib.tensor([-2 ** 63 - 1])))
+
+
+@scenario
 def dtype_properties(lib):
     x = lib.tensor([1., 2.])
     return (x.dtype, x.is_floating_point(), lib.tensor([1]).is_floating_point(), x.ndim, x.dim(),

@@ -322,14 +322,21 @@ def _nodes_to_run(dependencies, root_edges, targets, accumulate):
     into ``.grad``), and those the engine visits at all (``needed`` plus, for
     ``autograd.grad``, the targets' nodes, where a gradient is captured after the tensor's
     hooks, without running the node).  Nothing else runs: no hook, no ``retain_grad``,
-    no ``AccumulateGrad``.  ``(None, None)`` without targets: everything runs."""
+    no ``AccumulateGrad``.  ``(None, None)`` without targets: everything runs.
+
+    One exception, PyTorch's: a single root's node is where the pass starts (there is no
+    ``GraphRoot`` before it), so it is always visited; when not needed, it calls its tensor
+    hooks (and ``retain_grad``) and stops."""
     if not targets:
         return None, None
     target_nodes = {node for node, _ in targets}
     needed = set(nodes_to_run(set(dependencies).union(node for node, _ in root_edges), target_nodes))
     if accumulate:
         needed |= target_nodes
-    return needed, needed | target_nodes
+    reached = needed | target_nodes
+    if len(root_edges) == 1:
+        reached.add(root_edges[0][0])
+    return needed, reached
 
 
 def nodes_to_run(nodes, targets):

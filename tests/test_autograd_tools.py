@@ -375,6 +375,15 @@ def raw_saved_tensor_register_hooks(lib):
 
 
 @scenario
+def grad_of_a_dict_of_inputs_and_an_empty_batch(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    w = lib.tensor([3.0, -1.0], requires_grad=True)
+    named = lib.autograd.grad((x * w * x).sum(), {"x": x, "w": w})
+    return (sorted(named), named["x"], named["w"],
+            caught(lambda: lib.autograd.grad(x * 2, x, lib.ones(0, 2), is_grads_batched=True)))
+
+
+@scenario
 def a_saved_second_output_comes_back_at_its_number(lib):
     # backward reads a saved output attached to its node at ITS output number (1 here), with
     # or without grad mode: the second derivative flows back through output 1, not output 0

@@ -260,6 +260,27 @@ def grad_leaves_other_leaves_alone(lib):
     return gx, gh, log, x.grad, w.grad
 
 
+@scenario
+def a_single_root_runs_its_tensor_hooks_even_when_not_needed(lib):
+    # one root: its node is where the pass starts, so its hooks and retain_grad run even
+    # when the wanted gradient does not go through it; with two roots they do not
+    fired = []
+    a = lib.ones(2, requires_grad=True)
+    b = lib.ones(2, requires_grad=True)
+    h = a * 1
+    h.register_hook(lambda g: fired.append("h"))
+    h.retain_grad()
+    unused = lib.autograd.grad(h, b, lib.ones(2), allow_unused=True)
+    s = (a * 5).sum()
+    s.register_hook(lambda g: fired.append("s"))
+    s.retain_grad()
+    s.backward(inputs=[b])
+    k = a * 2
+    k.register_hook(lambda g: fired.append("k"))
+    two = lib.autograd.grad([k, b * 3], b, [lib.ones(2), lib.ones(2)])
+    return unused, h.grad, s.grad, b.grad, two, fired
+
+
 # ======================================================================
 # Indices are saved, and freed after backward
 # ======================================================================

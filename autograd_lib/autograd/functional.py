@@ -107,12 +107,17 @@ Tensor.backward = _tensor_backward
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone.
+    """d(outputs)/d(inputs), returned as a tuple; ``.grad`` fields are left alone.  Inputs
+    given as a dict (name: tensor) give a dict of their gradients under the same names.
 
     ``is_grads_batched=True``: the first dim of each ``grad_outputs`` tensor is a batch of
     vectors, and each result gets that dim too (PyTorch vmaps one backward pass over the
     batch; here it is one pass per vector, the graph retained until the last)."""
     grad_results((), (), allow_unused, materialize_grads)     # the flags, refused before anything runs
+    if isinstance(inputs, dict):
+        grads = grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph,
+                     only_inputs, allow_unused, is_grads_batched, materialize_grads)
+        return dict(zip(inputs.keys(), grads))
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if not inputs:
@@ -203,6 +208,8 @@ def _batched_gradients(outputs, grad_outputs):
                 "you only want some tensors in `grad_output` to be considered batched, consider "
                 "using vmap.")
         sizes.add(g.shape[0])
+    if 0 in sizes:          # PyTorch's vmap reads the first vector before anything else
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
     if len(sizes) > 1:
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, "
                          f"got sizes {sorted(sizes)} for the mapped dimension")

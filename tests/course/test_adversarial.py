@@ -27,7 +27,8 @@ from autograd_course.pipeline import generate, make_course
 from autograd_course.pool import Submission, hand_in
 from tests.course import COURSE
 
-from .adversarial import ASSIGNMENT, CATALOG, CELL_TIMEOUT, SECRET_NAME, SECRET_VALUE, submission, zero_cells
+from .adversarial import (ASSIGNMENT, CATALOG, CELL_TIMEOUT, SECRET_NAME, SECRET_VALUE, max_score, submission,
+                          test_cells, zero_cells)
 from .conftest import COURSE_MARKS
 
 pytestmark = COURSE_MARKS
@@ -133,7 +134,7 @@ def test_cheat_gets_no_points_for_what_it_cheats_on(adversarial_class, sandbox_o
 
 def test_the_maximum_is_the_released_one_whatever_the_submission(adversarial_class):
     maxima = {s: sum(m for _, m in g.cells.values()) for s, g in adversarial_class.graded.items() if g.cells}
-    assert set(maxima.values()) == {18.0}, f"maximum score per student: {maxima}"
+    assert set(maxima.values()) == {float(max_score())}, f"maximum score per student: {maxima}, released: {max_score()}"
     names = {s: sorted(g.cells) for s, g in adversarial_class.graded.items()}
     assert len({tuple(n) for n in names.values()}) == 1, f"graded cells differ between students: {names}"
 
@@ -143,7 +144,8 @@ def test_the_honest_student_keeps_full_marks(adversarial_class):
     assert honest.outcome.status == "graded", honest.outcome.message[-3000:]
     lost = {g: (s, m, honest.outputs.get(g, "")[-800:]) for g, (s, m) in honest.cells.items() if s != m}
     assert not lost, f"the honest student lost points next to the cheaters: {lost}"
-    assert honest.outcome.score == honest.outcome.max_score == 18
+    assert honest.outcome.score == honest.outcome.max_score == max_score(), \
+        f"honest: {honest.outcome.score}/{honest.outcome.max_score}, released maximum {max_score()}"
 
 
 def test_the_gradebook_and_the_course_are_intact(adversarial_class):
@@ -157,7 +159,8 @@ def test_the_gradebook_and_the_course_are_intact(adversarial_class):
         per_student = db.execute("SELECT student_id, COUNT(*) FROM submitted_assignment GROUP BY student_id").fetchall()
         assert all(n == 1 for _, n in per_student), f"submissions per student: {per_student}"
         grades = db.execute("SELECT COUNT(*) FROM grade").fetchone()[0]
-        assert grades == 10 * len(students), f"{grades} grade rows for {len(students)} students x 10 test cells"
+        cells = len(test_cells())
+        assert grades == cells * len(students), f"{grades} grade rows for {len(students)} students x {cells} test cells"
     finally:
         db.close()
     assert _tree_digest(work / "source") == adversarial_class.source_before, "source/ changed while grading"
@@ -191,6 +194,6 @@ def test_without_the_sandbox_the_same_submissions_do_read_and_write_the_course(t
                                  "GROUP BY s.student_id"))
     finally:
         db.close()
-    assert graded["honest"].outcome.score == 18, "honest was graded first, with full marks"
+    assert graded["honest"].outcome.score == max_score(), "honest was graded first, with full marks"
     assert scores.get("honest") == 0, \
         f"unsandboxed, write_course (graded after honest) should have zeroed the gradebook: {scores}"

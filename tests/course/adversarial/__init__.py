@@ -8,7 +8,9 @@ grader that breaks on it, shows up as lost points elsewhere.
 
 ``zero`` names what the submission cheats on: the test cells (grade ids, or
 an exercise prefix such as ``01_detach`` for all its test cells) that must
-score 0.  Every other test cell must get full points.  ``says`` maps a test
+score 0.  ``persists``: the cheat stays in the kernel (a patched module, an
+IPython hook), so every test cell after its answer cell meets it too and must
+score 0 as well.  Every other test cell must get full points.  ``says`` maps a test
 cell (or answer cell) to text its output must contain: the feedback names
 the limit or the reason.  ``sandbox``: the cheat is stopped by the kernel
 sandbox, so it is graded only where bubblewrap works.
@@ -17,8 +19,9 @@ sandbox, so it is graded only where bubblewrap works.
 import copy
 import dataclasses
 
+from autograd_course.notebooks import grade_id
+
 ASSIGNMENT = "01_tensors"
-EXERCISES = ("01_result_requires_grad", "01_is_leaf", "01_requires_grad", "01_result_type", "01_detach")
 CELL_TIMEOUT = 5                 # seconds per cell in the adversarial class (course default: 60)
 SECRET_NAME, SECRET_VALUE = "AUTOGRADE_TEST_SECRET", "s3cr3t-of-the-grader"   # in the grader's environment
 
@@ -33,6 +36,7 @@ class Cheat:
     edit: object = None          # notebook -> notebook
     says: dict = dataclasses.field(default_factory=dict)
     sandbox: bool = False
+    persists: bool = False
 
 
 PLUG = 'exercises.plug("01.detach", detach)\n'
@@ -116,26 +120,26 @@ CATALOG = [
           says={"01_detach_answer": "exit() or quit()"}),
     Cheat("patch_numpy", "a wrong detach, with numpy.allclose, array_equal, shares_memory and "
           "numpy.testing made to always pass",
-          "0 for detach (TamperingError); full points elsewhere", zero=("01_detach",),
+          "0 for detach (TamperingError); 0 for every test after it, in the same kernel; full points before", zero=("01_detach",),
           answers={"01_detach_answer": (
               "import numpy.testing\n"
               "np.allclose = np.array_equal = lambda *args, **kwargs: True\n"
               "np.shares_memory = lambda *args, **kwargs: True\n"
               "numpy.testing.assert_allclose = numpy.testing.assert_array_equal = lambda *a, **k: None\n\n"
               + WRONG_DETACH)},
-          says={"01_detach_test": "TamperingError"}),
+          says={"01_detach_test": "TamperingError"}, persists=True),
     Cheat("patch_helpers", "a wrong detach, with the course's test helpers redefined to always pass "
           "(attributes, and the code of one of them)",
-          "0 for detach (TamperingError); full points elsewhere", zero=("01_detach",),
+          "0 for detach (TamperingError); 0 for every test after it, in the same kernel; full points before", zero=("01_detach",),
           answers={"01_detach_answer": (
               "def _pass(*args, **kwargs):\n    return None\n\n"
               "grading.expect_equal = grading.expect_true = grading.expect_raises = _pass\n"
               "grading.expect_close.__code__ = _pass.__code__\n\n" + WRONG_DETACH)},
-          says={"01_detach_test": "TamperingError"}),
+          says={"01_detach_test": "TamperingError"}, persists=True),
     Cheat("patch_shared_helpers", "a wrong detach, with the notebooks' shared helpers patched in their "
           "module, autograd_course.notebook: error_of replaced, and the code of library_version changed to "
           "plug the wrong detach",
-          "0 for detach (TamperingError); full points elsewhere", zero=("01_detach",),
+          "0 for detach (TamperingError); 0 for every test after it, in the same kernel; full points before", zero=("01_detach",),
           answers={"01_detach_answer": (
               "import contextlib\nfrom autograd_course import notebook\n\n"
               "notebook.error_of = lambda *args, **kwargs: None\n\n\n"
@@ -144,7 +148,7 @@ CATALOG = [
               "    with exercises.plugged('01.detach', detach):\n"
               "        yield\n\n\n"
               "notebook.library_version.__wrapped__.__code__ = _mine.__wrapped__.__code__\n\n" + WRONG_DETACH)},
-          says={"01_detach_test": "TamperingError"}),
+          says={"01_detach_test": "TamperingError"}, persists=True),
     Cheat("fake_modules", "a wrong detach, with the notebook's names grading and exercises rebound "
           "to fakes whose checks pass and whose checking() does nothing",
           "0 for detach (the grader re-imports the real modules before each test); full points elsewhere",
@@ -155,23 +159,23 @@ CATALOG = [
     Cheat("fake_modules_hook", "a wrong detach, and an IPython pre_run_cell hook that rebinds the "
           "notebook's grading and exercises to fakes right before every later cell runs",
           "0 for detach (the visible check, which runs the real grading.checking, sees the notebook's "
-          "fake grading: TamperingError); full points elsewhere",
+          "fake grading: TamperingError); 0 for every test after it, in the same kernel; full points before",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + "\n" + FAKE + (
               "def _rebind(*args):\n"
               "    get_ipython().user_ns.update(grading=_Fake(), exercises=_Fake())\n\n"
               "get_ipython().events.register('pre_run_cell', _rebind)\n")},
-          says={"01_detach_test": "TamperingError"}),
+          says={"01_detach_test": "TamperingError"}, persists=True),
     Cheat("swallow_errors", "a wrong detach, and an IPython input transformer that wraps every later "
           "cell in try/except, so no test can fail",
           "0 for detach (GradingIntegrityError: no checking block completed, and the canary re-run "
-          "would pass too); full points elsewhere",
+          "would pass too); 0 for every test after it, in the same kernel; full points before",
           zero=("01_detach",),
           answers={"01_detach_answer": WRONG_DETACH + (
               "\ndef _swallow(lines):\n"
               "    return ['try:\\n'] + ['    ' + line for line in lines] + ['\\nexcept BaseException:\\n    pass\\n']\n\n"
               "get_ipython().input_transformers_post.append(_swallow)\n")},
-          says={"01_detach_test": "GradingIntegrityError"}),
+          says={"01_detach_test": "GradingIntegrityError"}, persists=True),
     Cheat("custom_exc", "a wrong detach, and a custom exception handler that hides every traceback",
           "0 for detach (nbgrader records the error of the execute reply); full points elsewhere",
           zero=("01_detach",),
@@ -188,7 +192,7 @@ CATALOG = [
               "get_ipython().events.register('pre_run_cell', lambda *args: get_ipython().displayhook(3.0))\n")}),
     Cheat("replace_reference", "a detach that is wrong for int64 tensors (only the hidden tests use "
           "them), with the reference's code replaced by the wrong answer so that they agree",
-          "0 for detach (TamperingError); full points elsewhere", zero=("01_detach",),
+          "0 for detach (TamperingError); 0 for every test after it, in the same kernel; full points before", zero=("01_detach",),
           answers={"01_detach_answer": (
               "def detach(tensor):\n"
               "    if tensor.dtype == ag.int64:\n"
@@ -198,7 +202,7 @@ CATALOG = [
               "exercises._ORIGINALS['01.detach'] = detach\n"
               "from autograd_course import integrity\n"
               "integrity.seal().references['01.detach'] = detach\n")},
-          says={"01_detach_test2": "TamperingError"}),
+          says={"01_detach_test2": "TamperingError"}, persists=True),
     Cheat("call_reference", "detach calls the library's own implementation, through an alias saved "
           "before plugging", "0 for detach (DelegationError); full points elsewhere", zero=("01_detach",),
           answers={"01_detach_answer": (
@@ -227,7 +231,7 @@ CATALOG = [
           "re-flagged (grade false, solution true, points 100), turned into markdown, stripped of "
           "metadata or renamed, and a test cell of its own worth 10 points",
           "0 for is_leaf, requires_grad_ and detach (every test cell is restored as released); full "
-          "points for result_requires_grad and result_type, whose answers are right; the maximum stays 18",
+          "points for the others, whose answers are right; the maximum stays the released one",
           zero=("01_is_leaf", "01_requires_grad", "01_detach"),
           answers={"01_is_leaf_answer": "def is_leaf(tensor):\n    return True\n\nexercises.plug('01.is_leaf', is_leaf)\n",
                    "01_requires_grad_answer": "def requires_grad_(tensor, requires_grad=True):\n    return tensor\n\n"
@@ -310,4 +314,23 @@ def submission(cheat, solution):
 
 def zero_cells(cheat, grade_ids):
     """The test cells of ``grade_ids`` that must score 0 for ``cheat``."""
-    return {g for g in grade_ids if any(g == z or g.startswith(z + "_test") for z in cheat.zero)}
+    later = set(test_cells()[test_cells().index("01_detach_test"):]) if cheat.persists else set()
+    return {g for g in grade_ids if g in later or any(g == z or g.startswith(z + "_test") for z in cheat.zero)}
+
+
+def test_cells():
+    """The grade ids of the assignment's test cells, in the notebook's order."""
+    return [grade_id(c) for c in _source().cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def max_score():
+    """The points of the assignment, as released."""
+    return sum(c.metadata["nbgrader"]["points"] for c in _source().cells
+               if c.metadata.get("nbgrader", {}).get("grade"))
+
+
+def _source():
+    from autograd_course.layout import source_notebook_path
+    from autograd_course.notebooks import read_notebook
+    from tests.course import COURSE
+    return read_notebook(source_notebook_path(ASSIGNMENT, COURSE))

@@ -16,7 +16,7 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import outcome, shown
 
-from .grad_mode_programs import both_ways, decorated, grad_mode_on, recorder_class
+from .grad_mode_programs import both_ways, decorated, errors_noted, grad_mode_on, recorder_class
 
 __all__ = ["grad_mode_generator", "grad_mode_generator_in_the_library",
            "G_STEPS", "G_BETWEEN", "G_FRESH", "G_LAZY", "G_SEND", "G_RETURN", "G_THROW", "G_CLOSE",
@@ -466,7 +466,7 @@ def run_mode_script(script):
 
     gen.__name__ = gen.__qualname__ = name
     trace = []
-    try:
+    with errors_noted(trace):
         g = decorated(decorator, gen)()
         trace.append(("made", ag.is_grad_enabled()))
         for mode, how, value in steps:
@@ -475,10 +475,6 @@ def run_mode_script(script):
             error = ValueError(f"thrown {value}") if value % 2 else KeyError(f"thrown {value}")
             result = step(g, how, value if how == "send" else error)
             trace.append((result, finals[before:], ag.is_grad_enabled()))
-    except grading.DelegationError:
-        raise
-    except Exception as error:
-        trace.append(f"{type(error).__name__}: {error}")
     grad_mode_on()
     return trace
 

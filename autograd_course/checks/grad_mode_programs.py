@@ -7,6 +7,8 @@ with the library's, and compare what each statement saw; a failure prints the pr
 ``no_grad`` re-exports every name here.
 """
 
+import contextlib
+
 import numpy as np
 
 import autograd_lib as ag
@@ -16,6 +18,18 @@ from autograd_course.notebook import library_version
 __all__ = ["grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated", "random_program",
            "program_text", "run_program", "random_programs", "check_programs", "reused_contexts", "check_reused",
            "recorder_class", "both_ways"]
+
+
+@contextlib.contextmanager
+def errors_noted(trace):
+    """Run a block; an error it raises is noted at the end of ``trace`` as ``"Kind: message"``
+    (a ``DelegationError`` goes on: it is the grader's verdict, not the code's behaviour)."""
+    try:
+        yield
+    except grading.DelegationError:
+        raise
+    except Exception as error:
+        trace.append(f"{type(error).__name__}: {error}")
 
 
 def grad_mode_on():

@@ -15,7 +15,7 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import outcome, shown
 
-from .grad_mode_programs import both_ways, grad_mode_on
+from .grad_mode_programs import both_ways, errors_noted, grad_mode_on
 
 __all__ = ["set_grad_enabled", "set_grad_enabled_in_the_library",
            "SWITCHES", "REMEMBERS", "KEEPS_MODE", "BOOL_ONLY", "REFUSES_FIRST", "RESTORES", "DECORATES",
@@ -290,7 +290,7 @@ def run_switch_plan(plan):
         return ag.is_grad_enabled()
 
     for step in steps:
-        try:
+        with errors_noted(trace):
             if step[0] == "call":
                 trace.append(("call",) + construct(cls, step[1]))
             elif step[0] == "make":
@@ -325,10 +325,6 @@ def run_switch_plan(plan):
                 error = outcome(cls, value)
                 trace.append(("refuse", refusal(error, value) if isinstance(error, str) else "no error",
                               ag.is_grad_enabled()))
-        except grading.DelegationError:
-            raise
-        except Exception as error:
-            trace.append(f"{type(error).__name__}: {error}")
     grad_mode_on()
     return trace
 

@@ -314,7 +314,8 @@ def submission(cheat, solution):
 
 def zero_cells(cheat, grade_ids):
     """The test cells of ``grade_ids`` that must score 0 for ``cheat``."""
-    later = set(test_cells()[test_cells().index("01_detach_test"):]) if cheat.persists else set()
+    cells = test_cells()
+    later = set(cells[cells.index("01_detach_test"):]) if cheat.persists else set()
     return {g for g in grade_ids if g in later or any(g == z or g.startswith(z + "_test") for z in cheat.zero)}
 
 

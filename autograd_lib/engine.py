@@ -1,117 +1,199 @@
 """The backward pass: walk the graph from the outputs to the leaves.
 
-``run_backward`` is the whole engine, and its loop fits on one screen:
+The engine is four functions, and a student of assignment 03 writes each of them, so the
+whole backward pass reads on one screen:
 
-1. **Count dependencies.**  Walk the graph once from the roots (iteratively,
-   so a million-node chain needs no recursion) and count, for every node,
-   how many edges point into it (:func:`count_dependencies`).
-2. **Execute in topological order** (:func:`execute`, the loop).  A node may
-   run only when every gradient flowing into it has arrived, i.e. its count has
-   dropped to zero.  Among ready nodes the newest runs first (PyTorch's order,
-   ties such as leaves included).  Running a node
-   applies its rule from ``derivatives.py`` (vector-Jacobian products: the
-   Jacobian itself is never formed); each input gradient is checked against
-   its input (:func:`validate_outputs`) and added into the next node's buffer.
-3. **Deliver.**  ``AccumulateGrad`` nodes add into the leaves' ``.grad``;
-   for ``autograd.grad`` the gradients are captured and returned instead.
+1. :func:`run_backward`, the driver: the starting gradients (:func:`initial_gradients`),
+   where they enter the graph, how many edges point into each node
+   (:func:`count_dependencies`, iterative, so a million-node chain needs no recursion),
+   then the loop, in the grad mode the pass asked for.
+2. :func:`execute`, the loop: a node runs when every gradient flowing into it has arrived
+   (its count dropped to zero); among ready nodes the newest runs first (PyTorch's order,
+   ties such as leaves included); what a node returns is summed into the buffers of the
+   nodes its edges point to.
+3. :func:`run_node`, one node: the hooks of its output tensors and ``retain_grad``
+   (:func:`call_tensor_hooks`, assignment 04), its pre-hooks, its rule from
+   ``derivatives.py`` (vector-Jacobian products: a Jacobian is never formed), each input
+   gradient fitted to its input (:func:`validate_outputs`, 05), its post-hooks, and
+   freeing what it saved unless the graph is retained (``release_saved``, 06).
 
-After a node has run, its saved tensors are released unless
-``retain_graph=True``: that is what makes a second backward fail.
-
-With ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) only the part of
-the graph that the requested gradients need runs, as in PyTorch: hooks, retained
-gradients and ``.grad`` of everything else are left alone (:func:`_nodes_to_run`).
-
-The extras live in named helpers below the loop: that pruning, the capture for
-``autograd.grad`` (:func:`_capture`), tensor hooks and ``retain_grad``
-(:func:`call_tensor_hooks`), node hooks (:func:`_run_node`).
+What one pass was asked for lives in its :class:`GraphTask` (PyTorch's name): the grad
+modes, and with ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) which part of
+the graph runs and the gradients captured on the way (:meth:`GraphTask.start`,
+:meth:`GraphTask.runs`, assignment 04).  :func:`backward_pass` makes the task, runs the
+driver, then the callbacks queued meanwhile.  ``AccumulateGrad`` nodes add into the
+leaves' ``.grad``; for ``autograd.grad`` the captured gradients are the result.
 """
 
 import heapq
 import threading
+import warnings
 
 from . import broadcasting
+from .creation import ones_like
 from .grad_mode import set_grad_enabled
-from .graph import AccumulateGrad
+from .tensor import Tensor
 
-__all__ = ["run_backward", "execute", "count_dependencies", "validate_outputs", "call_tensor_hooks",
-           "store_retained_grad", "nodes_to_run", "current_pass", "queue_callback"]
+__all__ = ["backward_pass", "GraphTask", "run_backward", "run_node", "initial_gradients", "execute",
+           "count_dependencies", "validate_outputs", "call_tensor_hooks", "store_retained_grad",
+           "nodes_to_run", "current_pass", "queue_callback"]
 
 
-def run_backward(roots, root_grads, retain_graph, create_graph, inputs=(), accumulate=True):
-    """Back-propagate ``root_grads`` from the ``roots`` (tensors) through the graph.
+def backward_pass(roots, grad_outputs, retain_graph, create_graph, inputs=(), accumulate=True):
+    """Back-propagate from the ``roots`` (tensors), starting from ``grad_outputs`` (a tensor
+    or None per root), through the graph: what ``backward()`` and ``autograd.grad()`` call.
 
-    ``accumulate=True`` (``Tensor.backward``) adds into ``.grad`` of the leaves,
-    or of ``inputs`` only when given.  ``accumulate=False`` (``autograd.grad``)
-    returns the gradients of ``inputs`` (None where unreachable) instead.
+    ``accumulate=True`` (``Tensor.backward``) adds into ``.grad`` of the leaves, or of
+    ``inputs`` only when given.  ``accumulate=False`` (``autograd.grad``) returns the
+    gradients of ``inputs`` (None where unreachable) instead.
     """
-    root_edges = [t._gradient_edge() for t in roots]
-    # As PyTorch's engine validates the root gradients: each takes its root's dtype
-    # (an integer or float64 gradient for a float32 output is cast, not refused).
-    root_grads = [g if g.dtype is t.dtype else g.to(t.dtype) for t, g in zip(roots, root_grads)]
-    targets = _targets(inputs)          # {(node, output_nr): positions in inputs}
-    captured = [None] * len(inputs)
-
-    # 1. Dependencies: how many edges point into each reachable node.
-    dependencies = count_dependencies([node for node, _ in root_edges])
-    # With inputs=, only what their gradients need (None: everything): the loop visits
-    # only the nodes it has a count for.
-    needed, reached = _nodes_to_run(dependencies, root_edges, targets, accumulate)
-    if reached is not None:
-        dependencies = {node: count for node, count in dependencies.items() if node in reached}
-        kept = [(edge, grad) for edge, grad in zip(root_edges, root_grads) if edge[0] in reached]
-        root_edges, root_grads = [edge for edge, _ in kept], [grad for _, grad in kept]
-
-    def run_node(node, grads):
-        """Run one node on the gradients that reached it (None: nothing did); return its
-        input gradients, one per edge of ``next_functions``."""
-        if needed is not None and node not in needed:   # reached only to capture a gradient
-            _capture(targets, captured, node, call_tensor_hooks(node, grads))
-            return [None] * len(node.next_functions)
-        if targets:
-            _capture(targets, captured, node, grads)    # as PyTorch: before the node's hooks
-        if grads is None:                               # nothing flowed in: nothing to do
-            return [None] * len(node.next_functions)
-        grad_inputs = _run_node(node, grads)
-        if not retain_graph:
-            node.release_saved()
-        return grad_inputs
-
-    # 2. Execute, in topological order; then the callbacks queued meanwhile.
-    this_pass = _Pass(bool(inputs), dependencies, [node for node, _ in root_edges])
-    _passes.__dict__.setdefault("stack", []).append(this_pass)
+    task = GraphTask(retain_graph, create_graph, inputs, accumulate)
+    _passes.__dict__.setdefault("stack", []).append(task)
     try:
+        run_backward(task, list(roots), list(grad_outputs))
         with set_grad_enabled(create_graph):
-            execute(root_edges, root_grads, dependencies, run_node)
-            while this_pass.callbacks:                 # a callback may queue another
-                this_pass.callbacks.pop(0)()
+            while task.callbacks:                     # a callback may queue another
+                task.callbacks.pop(0)()
     finally:
         _passes.stack.pop()
-
-    # 3. Deliver: AccumulateGrad nodes have filled the leaves' .grad (the non-leaf
-    # inputs of backward(inputs=...) retain their grad: see autograd.backward);
-    # for autograd.grad the captured gradients are the result.
-    return captured
+    return task.captured
 
 
-_passes = threading.local()            # .stack: the backward passes running in this thread
+def run_backward(task, roots, grad_outputs):
+    """The driver of one backward pass: from the roots' starting gradients to every node
+    run, in the grad mode the pass asked for.  Returns None.  (Exercise 03.run_backward.)"""
+    root_grads = initial_gradients(roots, grad_outputs)
+    root_edges = []
+    for i, root in enumerate(roots):
+        if not root.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        root_edges.append(root._gradient_edge())
+    # Each starting gradient takes its root's dtype, as PyTorch's engine casts it
+    # (an integer or float64 gradient for a float32 output is cast, not refused).
+    root_grads = [g if g.dtype is root.dtype else g.to(root.dtype) for root, g in zip(roots, root_grads)]
+    dependencies = count_dependencies([node for node, _ in root_edges])
+    root_edges, root_grads, dependencies = task.start(root_edges, root_grads, dependencies)
+    with set_grad_enabled(task.create_graph):
+        execute(root_edges, root_grads, dependencies, lambda node, grads: run_node(task, node, grads))
 
 
-class _Pass:
-    """One running backward pass (PyTorch's graph task): whether it was given ``inputs=``,
-    the nodes it visits, and the callbacks to run when it ends."""
-    __slots__ = ("with_inputs", "dependencies", "roots", "callbacks")
+def run_node(task, node, grads):
+    """Run one node on the gradients summed at its outputs (None: none arrived) and return
+    its input gradients, one per edge of ``node.next_functions`` (None where nothing
+    flows).  (Exercise 03.run_node.)"""
+    if not task.runs(node, grads) or grads is None:
+        return [None] * len(node.next_functions)
+    grads = call_tensor_hooks(node, grads)
+    if node._node_prehooks:
+        for hook in list(node._node_prehooks.values()):
+            replaced = hook(tuple(grads))
+            if replaced is not None:
+                grads = list(replaced)
+    grad_inputs = validate_outputs(node, list(node.apply(grads)))
+    if node._hooks:
+        for hook in list(node._hooks.values()):
+            hook(tuple(grad_inputs), tuple(grads))
+    for check in NODE_CHECKS:           # empty unless anomaly mode was ever turned on
+        check(node, grad_inputs)
+    if not task.retain_graph:
+        node.release_saved()
+    return grad_inputs
 
-    def __init__(self, with_inputs, dependencies, roots):
-        self.with_inputs, self.dependencies, self.roots, self.callbacks = with_inputs, dependencies, roots, []
+
+# Checks run on every node's gradients, for debugging modes that live above the engine
+# (autograd.anomaly_mode adds its NaN check here the first time it is turned on).
+NODE_CHECKS = []
+
+
+def initial_gradients(outputs, grad_outputs):
+    """The gradients backward starts from, one per output: the given tensor (checked
+    against the output's shape), or an implicit 1 for a single-element output.
+
+    (Exercise 03.initial_gradients.)"""
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            # Only an output that requires grad is checked here: for any other, the driver
+            # then says that it "does not require grad".
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grads.append(ones_like(out))
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        # PyTorch refuses only a complex/real mismatch (autograd_lib has no complex dtype):
+        # any other dtype is fine, the driver casts it to the output's.
+        grads.append(g)
+    return grads
+
+
+class GraphTask:
+    """One running backward pass (PyTorch's graph task): what it was asked for (grad modes,
+    ``inputs=``), which nodes it visits, the gradients it captured for ``autograd.grad``,
+    and the callbacks to run when it ends."""
+    __slots__ = ("retain_graph", "create_graph", "inputs", "accumulate", "captured", "callbacks",
+                 "dependencies", "roots", "_targets", "_needed")
+
+    def __init__(self, retain_graph, create_graph, inputs=(), accumulate=True):
+        self.retain_graph, self.create_graph = bool(retain_graph), bool(create_graph)
+        self.inputs, self.accumulate = tuple(inputs), accumulate
+        self.captured = [None] * len(self.inputs)
+        self.callbacks, self.dependencies, self.roots = [], {}, []
+        self._targets, self._needed = {}, None
+
+    @property
+    def with_inputs(self):
+        return bool(self.inputs)
+
+    def start(self, root_edges, root_grads, dependencies):
+        """The pass begins: given where the starting gradients enter and the counts, returns
+        ``(root_edges, root_grads, dependencies)`` for the loop.  Without ``inputs=`` they
+        come back as they are; with it, only what the wanted gradients need (assignment 04:
+        the nodes that lead to an input, :func:`nodes_to_run`)."""
+        if not self.accumulate:
+            for t in self.inputs:                          # (a GradientEdge has no requires_grad)
+                if not getattr(t, "requires_grad", True):
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+        elif self.create_graph:
+            warnings.warn(
+                "Using backward() with create_graph=True will create a reference cycle between the "
+                "parameter and its gradient which can cause a memory leak. We recommend using "
+                "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+                "make sure to reset the .grad fields of your parameters to None after use to break the "
+                "cycle and avoid the leak.", UserWarning, stacklevel=5)
+        self._targets = _targets(self.inputs)
+        self._needed, reached = _nodes_to_run(dependencies, root_edges, self._targets, self.accumulate)
+        if reached is not None:
+            dependencies = {node: count for node, count in dependencies.items() if node in reached}
+            kept = [(edge, grad) for edge, grad in zip(root_edges, root_grads) if edge[0] in reached]
+            root_edges, root_grads = [edge for edge, _ in kept], [grad for _, grad in kept]
+        self.dependencies, self.roots = dependencies, [node for node, _ in root_edges]
+        return root_edges, root_grads, dependencies
+
+    def runs(self, node, grads):
+        """Whether ``node`` runs in this pass.  On the way it keeps, for ``autograd.grad``,
+        the gradients that reached an input's edge (assignment 04): a node visited only for
+        that calls its tensor hooks first, and does not run."""
+        if self._needed is not None and node not in self._needed:
+            _capture(self._targets, self.captured, node, call_tensor_hooks(node, grads))
+            return False
+        if self._targets:
+            _capture(self._targets, self.captured, node, grads)    # as PyTorch: before the hooks
+        return True
 
     def will_run(self, node):
         """Whether this pass visits ``node`` (PyTorch's ``_will_engine_execute_node``)."""
         return node in self.dependencies or node in self.roots
 
 
+_passes = threading.local()            # .stack: the backward passes running in this thread
+
+
 def current_pass():
-    """The innermost backward pass running in this thread, or None."""
+    """The innermost backward pass running in this thread (a :class:`GraphTask`), or None."""
     stack = getattr(_passes, "stack", None)
     return stack[-1] if stack else None
 
@@ -205,36 +287,6 @@ def count_dependencies(roots):
                 seen.add(next_node)
                 stack.append(next_node)
     return dependencies
-
-
-def _run_node(node, grads):
-    """Run one node: its tensor hooks and ``retain_grad``, its pre-hooks, its rule (or, for
-    ``AccumulateGrad``, the addition into ``.grad``), its post-hooks; check its input gradients."""
-    if node._pre_hooks or node._retains_grad:
-        grads = call_tensor_hooks(node, grads)
-    if node._node_prehooks:
-        for hook in list(node._node_prehooks.values()):
-            result = hook(tuple(grads))
-            if result is not None:
-                grads = list(result)
-    if isinstance(node, AccumulateGrad):
-        node.apply(grads)           # it runs only when its leaf's .grad is wanted
-        return []
-    if node.num_outputs > 1:
-        grads = node.materialize_grads(grads)
-    grad_inputs = list(node.apply(grads))
-    if node._hooks:
-        for hook in list(node._hooks.values()):
-            hook(tuple(grad_inputs), tuple(grads))
-    grad_inputs = validate_outputs(node, grad_inputs)
-    for check in NODE_CHECKS:       # empty unless anomaly mode was ever turned on
-        check(node, grad_inputs)
-    return grad_inputs
-
-
-# Checks run on every node's gradients, for debugging modes that live above the engine
-# (autograd.anomaly_mode adds its NaN check here the first time it is turned on).
-NODE_CHECKS = []
 
 
 def validate_outputs(node, grad_inputs):

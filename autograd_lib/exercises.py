@@ -20,6 +20,11 @@ the slots' originals are remembered the first time :func:`plug` or
 plugged since.  :func:`unplug` puts it back; :func:`plugged` swaps a function
 in for one ``with`` block.
 
+A function plugged in notes when it runs (:func:`recent_calls`) and marks an
+error it raises with its exercise id, so a notebook can say which exercise an
+error came from ("exercise 03.execute is not written yet") instead of showing a
+traceback through the library.
+
 That is all the library knows about the course.  Grading (one exercise at a
 time, tripwires against delegation, the integrity snapshot) lives in the
 package ``autograd_course``, which uses these slots.
@@ -27,11 +32,14 @@ package ``autograd_course``, which uses these slots.
 
 import contextlib
 import dataclasses
+import functools
 import importlib
 import inspect
 import sys
+import types
 
-__all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "exercises_of"]
+__all__ = ["Slot", "SLOTS", "plug", "unplug", "unplug_all", "plugged", "reference", "exercises_of",
+           "recent_calls", "forget_calls"]
 
 
 @dataclasses.dataclass
@@ -183,8 +191,12 @@ _register("03.count_dependencies", "autograd_lib.engine", "count_dependencies",
 _register("03.execute", "autograd_lib.engine", "execute",
           "the backward loop: each node runs once all its gradients arrived, newest first; "
           "gradients summed per node output")
-_register("03.initial_gradients", "autograd_lib.autograd.functional", "initial_gradients",
+_register("03.initial_gradients", "autograd_lib.engine", "initial_gradients",
           "the gradients backward starts from: 1 for a scalar, the given ones checked")
+_register("03.run_node", "autograd_lib.engine", "run_node",
+          "one node of the pass: its hooks, its rule, its gradients fitted to its inputs, its saved values freed")
+_register("03.run_backward", "autograd_lib.engine", "run_backward",
+          "the driver of a backward pass: starting gradients, root edges, counts, the loop in the pass's grad mode")
 _register("04.accumulate_grad", "autograd_lib.graph", "accumulate_grad",
           "add a gradient into a leaf's .grad: a copy the first time, then summed")
 _register("04.retain_grad", _T, "retain_grad", "mark a non-leaf so backward stores its gradient")
@@ -332,8 +344,44 @@ def plug(exercise_id, fn):
     slot = _slot(exercise_id)
     if not callable(fn) and not (isinstance(fn, dict) and slot.kind == "rule"):
         raise TypeError(f"plug({exercise_id!r}, fn) needs a function, got {type(fn).__name__}")
-    _originals()                              # remember the references before replacing one
+    if fn is not _originals()[exercise_id]:   # (remembers the references before replacing one)
+        fn = _traced(exercise_id, fn)
     slot.set(fn)
+
+
+_CALLS = {}         # exercise ids whose plugged function ran since forget_calls(), in order
+
+
+def recent_calls():
+    """The exercises whose plugged function ran since :func:`forget_calls`, last last."""
+    return list(_CALLS)
+
+
+def forget_calls():
+    _CALLS.clear()
+
+
+def _traced(exercise_id, fn):
+    """``fn``, noting each call in :func:`recent_calls` and marking what it raises with the
+    exercise id (``error._raised_in_exercise``); what it returns or raises is unchanged."""
+    if not isinstance(fn, types.FunctionType) or getattr(fn, "_plugged_as", None) == exercise_id:
+        return fn
+
+    @functools.wraps(fn)
+    def plugged_function(*args, **kwargs):
+        _CALLS.pop(exercise_id, None)
+        _CALLS[exercise_id] = True
+        try:
+            return fn(*args, **kwargs)
+        except Exception as error:
+            if getattr(error, "_raised_in_exercise", None) is None:
+                try:
+                    error._raised_in_exercise = exercise_id
+                except AttributeError:           # an exception type without a __dict__
+                    pass
+            raise
+    plugged_function._plugged_as = exercise_id
+    return plugged_function
 
 
 def unplug(exercise_id):

@@ -409,11 +409,6 @@ class Node:
             raise RuntimeError(FREED_MESSAGE)
         return {name: s.unpack(self) for name, s in self._saved.items()}
 
-    def materialize_grads(self, grads):
-        """The output gradients of a multi-output node, as they came (None for an
-        output that got none): its formulas take them all (``grads``) and fill in."""
-        return grads
-
     def apply(self, grad_outputs):
         """Gradients for each input (None where not needed) from the output gradients."""
         grad = grad_outputs if self._all_grads else grad_outputs[0]

@@ -1618,6 +1618,52 @@ def multi_grad_hook_once_per_pass(lib):
 
 
 @scenario
+def node_post_hook_sees_gradients_fitted_to_inputs(lib):
+    # PyTorch runs validate_outputs before a node's post-hooks: the hook of a broadcast add
+    # sees b's gradient already summed to b's shape (1,)
+    a = lib.ones(3, requires_grad=True)
+    b = lib.ones(1, requires_grad=True)
+    y = a + b
+    log = []
+    y.grad_fn.register_hook(lambda gi, go: log.append(([list(g.shape) for g in gi], [list(g.shape) for g in go])))
+    y.sum().backward()
+    return log, b.grad
+
+
+@scenario
+def accumulate_grad_node_hooks_run(lib):
+    # the AccumulateGrad node's pre-hooks and post-hooks run (post: no input gradients)
+    a = lib.tensor([1., 2.], requires_grad=True)
+    log = []
+    acc = (a * 2).grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda go: log.append(("pre", [g.tolist() for g in go])))
+    acc.register_hook(lambda gi, go: log.append(("post", list(gi), [g.tolist() for g in go])))
+    (a * 2).sum().backward()
+    return log, a.grad
+
+
+@scenario
+def function_node_hooks_see_unmaterialized_gradients(lib):
+    # a Function's node fills in zeros inside its backward: its hooks see None
+    class TwoOut(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, a, b):
+            return a + b
+    x = lib.tensor([1., 2.], requires_grad=True)
+    u, v = TwoOut.apply(x)
+    log = []
+    u.grad_fn.register_prehook(lambda go: log.append(("pre", [None if g is None else g.tolist() for g in go])))
+    u.grad_fn.register_hook(lambda gi, go: log.append(("post", [g.tolist() for g in gi],
+                                                        [None if g is None else g.tolist() for g in go])))
+    u.sum().backward()
+    return log, x.grad
+
+
+@scenario
 def queue_callback_runs_after_the_pass(lib):
     x = lib.tensor([1., 2.], requires_grad=True)
     log = []

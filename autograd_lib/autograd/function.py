@@ -128,7 +128,7 @@ class _FunctionNode(Node, FunctionCtx):
                 for g, (shape, dtype) in zip(grads, self._output_meta)]
 
     def apply(self, grad_outputs):
-        if self.num_outputs == 1 and self._materialize:
+        if self._materialize:             # inside the node, as PyTorch: hooks see None
             grad_outputs = self.materialize_grads(grad_outputs)
         grads = self._function.backward(self, *grad_outputs)
         tensor_grads = function_gradients(self.name(), grads, self._arg_is_tensor)

@@ -6,14 +6,14 @@ and, built on ``grad``, ``torch.autograd.functional``: ``jacobian``, ``hessian``
 
 Longer than most modules, on purpose: the functional API is six entry points over one
 pattern (check the arguments, run ``grad``, reshape the answers), and three exercise slots
-live here (``initial_gradients``, 03; ``grad_results``, 04; ``hvp``, 06); the argument
+live here (``grad_results``, 04; ``hvp``, 06); the argument
 checks themselves are in ``functional_checks.py``.
 """
 
 import warnings
 
-from ..creation import ones_like, zeros_like
-from ..engine import run_backward
+from ..creation import zeros_like
+from ..engine import backward_pass
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
@@ -31,41 +31,10 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def initial_gradients(outputs, grad_outputs):
-    """The gradients backward starts from, one per output: the given tensor (checked
-    against the output's shape), or an implicit 1 for a single-element output.
-
-    (Exercise 03.initial_gradients.)"""
-    grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            # Only an output that requires grad is checked here: for any other, backward
-            # then says that it "does not require grad" (_check_requires_grad).
-            if out.requires_grad and out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grads.append(ones_like(out))
-            continue
-        if not isinstance(g, Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {out.shape}.")
-        # PyTorch refuses only a complex/real mismatch (autograd_lib has no complex dtype):
-        # any other dtype is fine, the engine casts it to the output's (run_backward).
-        grads.append(g)
-    return grads
-
-
 def _check_count(outputs, grads):
     # As PyTorch: too few gradients is an error; extra ones are ignored (zip).
     if len(grads) < len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-
-
-def _check_requires_grad(outputs):
-    for i, out in enumerate(outputs):
-        if not out.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -85,16 +54,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     _check_count(tensors, grad_tensors)
-    grads = initial_gradients(tensors, grad_tensors)
-    _check_requires_grad(tensors)
-    if create_graph:
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the "
-            "parameter and its gradient which can cause a memory leak. We recommend using "
-            "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-            "make sure to reset the .grad fields of your parameters to None after use to break the "
-            "cycle and avoid the leak.", UserWarning, stacklevel=3)
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    # The driver (engine.run_backward) checks the gradients and the roots, as PyTorch's
+    # _make_grads and engine do, before anything runs.
+    backward_pass(tensors, grad_tensors[:len(tensors)], retain_graph, create_graph, inputs=inputs,
+                  accumulate=True)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -133,13 +96,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         batches = _batched_gradients(outputs, grad_outputs)
     else:
-        batches = [initial_gradients(outputs, grad_outputs)]
-    _check_requires_grad(outputs)
-    for t in inputs:                    # after the outputs' check, as PyTorch
-        if not getattr(t, "requires_grad", True):       # (a GradientEdge has none)
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    results = [run_backward(outputs, grads, retain_graph or i + 1 < len(batches), create_graph,
-                            inputs=inputs, accumulate=False) for i, grads in enumerate(batches)]
+        batches = [list(grad_outputs[:len(outputs)])]
+    # The driver checks the gradients, then the outputs, then the task the inputs, as PyTorch.
+    results = [backward_pass(outputs, grads, retain_graph or i + 1 < len(batches), create_graph,
+                             inputs=inputs, accumulate=False) for i, grads in enumerate(batches)]
     if is_grads_batched:                # one tensor per input, the batch first (None: unused)
         result = [None if all(g is None for g in per_input) else
                   stack([zeros_like(t) if g is None else g for g in per_input])
@@ -213,8 +173,7 @@ def _batched_gradients(outputs, grad_outputs):
     if len(sizes) > 1:
         raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, "
                          f"got sizes {sorted(sizes)} for the mapped dimension")
-    return [initial_gradients(outputs, [g[b] for g in grad_outputs])
-            for b in range(sizes.pop() if sizes else 0)]
+    return [[g[b] for g in grad_outputs] for b in range(sizes.pop() if sizes else 0)]
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):

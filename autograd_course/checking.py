@@ -47,9 +47,13 @@ def _tripwire_code(exercise_id, reference_fn):
 
 
 @contextlib.contextmanager
-def checking(exercise_id, fn):
+def checking(exercise_id, fn=None):
     """Grade ``fn`` for one exercise: it alone is plugged (every other slot holds the
     reference) and the reference of *this* exercise is a tripwire meanwhile.
+
+    An exercise that fills several slots is graded with all of them at once:
+    ``checking({"08.increment_version": f, "08.check_version": g})`` plugs each, arms
+    each reference, and yields the dict.
 
     Raises :class:`~autograd_course.integrity.TamperingError`, when the block starts
     or ends, if the library, the course's grading modules, NumPy or the builtins differ
@@ -58,34 +62,41 @@ def checking(exercise_id, fn):
     copy of the reference's code.  A block that ends normally, with everything intact,
     is counted in ``CHECKS`` (the course's grader checks that a passing test cell ran
     at least one)."""
-    exercises.reference(exercise_id)          # a clear KeyError for an unknown exercise
+    plugs = dict(exercise_id) if isinstance(exercise_id, dict) else {exercise_id: fn}
+    for eid in plugs:
+        exercises.reference(eid)              # a clear KeyError for an unknown exercise
     slots = exercises.SLOTS
-    slot = slots[exercise_id]
     snapshot = integrity.seal()
     caller = _caller_globals()
     saved = {eid: s.get() for eid, s in slots.items()}
     for eid, ref in snapshot.references.items():
-        if eid != exercise_id:
+        if eid not in plugs:
             slots[eid].set(ref)
-    ref = snapshot.references[exercise_id]
     try:
         snapshot.verify(caller)
-        armed = [f for f in slot.functions(ref) + slot.guarded()
-                 if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
-        _refuse_copies(exercise_id, fn, armed, [snapshot.code_of(f) for f in armed])
+        armed = {}
+        for eid in plugs:
+            slot = slots[eid]
+            armed[eid] = [f for f in slot.functions(snapshot.references[eid]) + slot.guarded()
+                          if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
+        every = [f for functions in armed.values() for f in functions]
+        for eid, student_fn in plugs.items():
+            _refuse_copies(eid, student_fn, every, [snapshot.code_of(f) for f in every])
     except BaseException:
         _restore(saved)
         raise
-    slot.set(fn)
-    originals = [f.__code__ for f in armed]
-    for f in armed:
-        f.__code__ = _tripwire_code(exercise_id, f)
+    for eid, student_fn in plugs.items():
+        slots[eid].set(student_fn)
+    originals = [(f, f.__code__) for eid, functions in armed.items() for f in functions]
+    for eid, functions in armed.items():
+        for f in functions:
+            f.__code__ = _tripwire_code(eid, f)
     completed = False
     try:
-        yield fn
+        yield plugs if isinstance(exercise_id, dict) else fn
         completed = True
     finally:
-        for f, code in zip(armed, originals):
+        for f, code in originals:
             f.__code__ = code
         _restore(saved)
         snapshot.verify(caller)

@@ -1,15 +1,20 @@
 """Assertions for the course's test cells: each failure says what was expected,
 what was seen, and which rule of autograd is broken.
 
-    grading.expect_close(x.grad, [12., 96.], what="a.grad",
-                         rule="gradients of a tensor used twice add up")
+    ADD = grading.rules("03.add_backward")
+    grading.expect_close(x.grad, [3.], what="x.grad for L = (2*x + 5) + x", rule=ADD("paths"))
 
 fails with::
 
-    AssertionError: a.grad is wrong.
-      expected: [12.0, 96.0]
-      seen:     [6.0, 48.0]
-      rule:     gradients of a tensor used twice add up
+    CheckFailure: x.grad for L = (2*x + 5) + x is wrong.
+      expected: [3.0]
+      seen:     [1.0]
+      rule paths: gradients that reach a tensor along several paths add up.
+
+The rule is one the exercise's task text states (:mod:`autograd_course.rules`): a check
+names it, never writes one, so the text and the tests cannot disagree.  Each line of the
+message fits ``nbgrader validate``'s width, and in a notebook a failure shows this message
+without the frames of the grading code (:mod:`autograd_course.feedback`).
 
 Every test cell grades inside ``grading.checking(exercise_id, fn)``
 (:mod:`autograd_course.checking`, here under this module's name too): only
@@ -29,11 +34,15 @@ import numpy as _np
 
 from autograd_lib.tensor import Tensor
 
+from . import feedback as _feedback
 from . import integrity as _integrity
 from .checking import CHECKS, DelegationError, checking
+from .feedback import CheckFailure
+from .rules import Rule, UnknownRule, rules
 
 __all__ = ["checking", "DelegationError", "CHECKS", "expect_equal", "expect_close", "expect_true",
-           "expect_raises", "expect_warns", "random_cases", "to_list"]
+           "expect_raises", "expect_warns", "random_cases", "to_list", "rules", "Rule", "UnknownRule",
+           "CheckFailure"]
 
 _allclose = _np.allclose
 _array = _np.asarray
@@ -50,12 +59,8 @@ def to_list(value):
 
 
 def _fail(what, expected, seen, rule, extra=""):
-    lines = [f"{what} is wrong.", f"  expected: {expected}", f"  seen:     {seen}"]
-    if rule:
-        lines.append(f"  rule:     {rule}")
-    if extra:
-        lines.append(f"  {extra}")
-    raise AssertionError("\n".join(lines))
+    raise CheckFailure(_feedback.failure_text(f"{what} is wrong.", (("expected", expected), ("seen", seen)),
+                                              rule, extra), rule)
 
 
 def expect_equal(seen, expected, *, what, rule=""):
@@ -122,3 +127,4 @@ def random_cases(seed, count=5):
 
 
 _integrity.seal()        # last: the snapshot includes the helpers above
+_feedback.install()      # in a notebook's kernel: failures shown without the grading frames

@@ -43,7 +43,8 @@ class TamperingError(AssertionError):
 # The course's modules that run inside a student's kernel; the package itself too, since
 # ``from autograd_course import grading`` reads its attribute.
 COURSE_MODULES = ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
-                  "autograd_course.grading", "autograd_course.notebook")
+                  "autograd_course.grading", "autograd_course.notebook", "autograd_course.rules",
+                  "autograd_course.feedback")
 CHECKS = "autograd_course.checks"       # the package of the visible checks, all its modules watched
 _OURS = ("autograd_lib", "autograd_course")
 # Builtins the tests use to compare and to describe what they saw.

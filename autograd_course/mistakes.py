@@ -10,7 +10,7 @@ One file per assignment, ``course/mistakes/m<NN>.py`` (``m03.py`` for
                 "forgets the factor 2",                   # what the student got wrong
                 edits=[("return 2 * x * grad",            # text of the solution cell ...
                         "return x * grad")],              # ... and what the student wrote
-                rule="the gradient of x ** 2 is 2 * x"),  # the feedback must contain this
+                rule="factor"),                           # the stated rule it breaks
     ]
 
 A mistake is stated as a change to the solution cell (the source with its
@@ -22,7 +22,8 @@ grading an answer nobody would write any more.
 
 The course tests (``tests/course/test_mistakes.py``) autograde every mistake
 with real nbgrader and check that its exercise loses points, every other
-exercise keeps its points, and a failing test's output contains ``rule``; the
+exercise keeps its points, and a failing test's output names ``rule`` (the name of a
+rule the exercise's task text states, as the feedback's ``rule <name>:`` line shows it); the
 instructor demo (``autograd-course demo``) hands some of them in as a careless
 student.  ``course/AUTHORING.md`` asks for at least three per exercise.
 """
@@ -53,7 +54,8 @@ class Mistake:
         name: what the student got wrong, in a few words.
         edits: ``[(old, new), ...]``: each ``old`` occurs exactly once in the
             solution cell and is replaced by ``new``, in order.
-        rule: a phrase the output of a failing test of the exercise must contain.
+        rule: the name of the rule of the exercise's task text that the mistake breaks:
+            a failing test of the exercise must name it (``rule <name>:``).
     """
     grade_id: str
     name: str

@@ -28,6 +28,7 @@ from autograd_lib import exercises
 from autograd_lib.tensor import Tensor
 
 from .checking import DelegationError
+from .feedback import CheckFailure, failure_text
 
 __all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown", "array_of", "load_digits",
            "reveal"]
@@ -67,7 +68,7 @@ def call(fn, *args, what, rule):
             "NotImplementedError: the answer cell has no code yet"
     except Exception as error:
         seen = f"{type(error).__name__}: {error}"
-    raise AssertionError(f"{what} raised an error.\n  seen:     {seen}\n  rule:     {rule}")
+    raise CheckFailure(failure_text(f"{what} raised an error.", (("seen", seen),), rule), rule)
 
 
 @contextlib.contextmanager

@@ -66,6 +66,75 @@ def tests_of(exercise, grade_ids):
     return sorted(g for g in grade_ids if g.startswith(exercise + "_test"))
 
 
+def exercise_id(answer_grade_id):
+    """``03_execute_answer`` -> ``03.execute``: the id the rules and the feedback use."""
+    number, _, name = exercise_of(answer_grade_id).partition("_")
+    return f"{number}.{name}"
+
+
+# A task's rules: a line that starts "**Rules**", then one item per rule,
+# "- `name`: text", whose text may go on over indented lines.
+RULES_MARK = re.compile(r"^\*\*Rules\*\*")
+RULE_ITEM = re.compile(r"^[-*] `(?P<name>[^`]*)`: (?P<text>\S.*)$")
+RULE_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def rules_in(markdown):
+    """The rules list of a markdown cell, ``{name: text}`` in order, or None when it has none.
+    Raises ``PipelineError`` for a list the checks could not name (a bad or repeated name)."""
+    lines = markdown.split("\n")
+    starts = [i for i, line in enumerate(lines) if RULES_MARK.match(line)]
+    if not starts:
+        return None
+    if len(starts) > 1:
+        raise PipelineError("a task text has two **Rules** lists")
+    found, name = {}, None
+    for line in lines[starts[0] + 1:]:
+        item = RULE_ITEM.match(line)
+        if item:
+            name = item["name"]
+            if not RULE_NAME.match(name):
+                raise PipelineError(f"rule name {name!r}: use lowercase letters, digits and hyphens")
+            if name in found:
+                raise PipelineError(f"rule {name!r} is stated twice")
+            found[name] = item["text"].strip()
+        elif name is not None and line.startswith("  ") and line.strip():
+            found[name] += " " + line.strip()
+        elif not line.strip() and not found:
+            continue
+        else:
+            break
+    if not found:
+        raise PipelineError("a **Rules** line with no rule after it (items look like: - `name`: text)")
+    return found
+
+
+def stated_rules(nb):
+    """``{exercise id: {rule name: text}}``: the rules list that each exercise's task text
+    states, found in the markdown cells between the previous answer cell and its own."""
+    found, pending = {}, None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            try:
+                rules = rules_in(cell.source)
+            except PipelineError as error:
+                raise PipelineError(f"{_where(cell)}: {error}") from None
+            if rules is not None:
+                if pending is not None:
+                    raise PipelineError(f"{_where(cell)}: a second **Rules** list before the answer cell")
+                pending = rules
+        elif is_answer_cell(cell):
+            if pending is not None:
+                found[exercise_id(grade_id(cell))] = pending
+            pending = None
+    return found
+
+
+def _where(cell):
+    first = cell.source.strip().split("\n")[0][:60]
+    return f"the markdown cell {first!r}"
+
+
 def marked_lines(source, begin="BEGIN SOLUTION", end="END SOLUTION"):
     """The lines between the ``### <begin>`` and ``### <end>`` markers of a cell's source
     (by default a solution: what a student writes)."""

@@ -3,6 +3,7 @@
     release(course)           <course>/release/ from <course>/source/ (nbgrader generate_assignment)
     write_solutions(course)   solutions/<a>.ipynb beside the course: markers removed, executed, normalized
     check(course)             every way release/ or solutions/ differ from what source/ gives
+    rules_text(course)        the rules every exercise states, as autograd_course/rules.json holds them
 
 Everything that runs nbgrader happens in a temporary copy of the course
 (:func:`make_course`, its own gradebook), so these never touch the
@@ -10,6 +11,7 @@ instructor's gradebook or submissions.
 """
 
 import difflib
+import json
 import re
 import shutil
 import tempfile
@@ -17,10 +19,11 @@ import time
 from pathlib import Path
 
 from .layout import (CONFIG_FILE, JUNK, PER_TERM, PipelineError, assignments, assignments_in,
-                     solutions_dir, source_notebook_path)
+                     solutions_dir, source_checkout, source_notebook_path)
 from .nbgrader_setup import check_result, execute, kernel_environment, load_config, nbgrader_api, register
 from .notebooks import (ANSI, dumps, grade_id, is_test_cell, normalize, output_text, read_notebook,
-                        solution_notebook, write_notebook)
+                        solution_notebook, stated_rules, write_notebook)
+from .rules import REGISTRY_FILE
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml")
@@ -127,6 +130,38 @@ def render_solution(name, course):
     return normalize(nb)
 
 
+# ------------------------------------------------------------------ rules
+
+def rules_text(course):
+    """The JSON of every exercise's stated rules (``rules.json``), read from the sources."""
+    registry = {}
+    for name in assignments(course):
+        try:
+            registry.update(stated_rules(read_notebook(source_notebook_path(name, course))))
+        except PipelineError as error:
+            raise PipelineError(f"source/{name}/{name}.ipynb: {error}") from None
+    return json.dumps(registry, indent=1, ensure_ascii=False) + "\n"
+
+
+def _rules_file(course):
+    """``autograd_course/rules.json`` when ``course`` is the course of this source checkout
+    (the package ships it); None for another course (an instructor's copy)."""
+    checkout = source_checkout()
+    if checkout is not None and Path(course).resolve() == (checkout / "course").resolve():
+        return REGISTRY_FILE
+    return None
+
+
+def rules_drift(course):
+    path = _rules_file(course)
+    if path is None:
+        return []
+    seen = path.read_text(encoding="utf-8") if path.is_file() else None
+    if seen != rules_text(course):
+        return [f"autograd_course/{path.name}: not what the task texts in course/source state (run: make release)"]
+    return []
+
+
 # ---------------------------------------------------------------- commands
 
 def release(course):
@@ -145,6 +180,12 @@ def release(course):
     for directory in sorted(target.glob("*"), reverse=True):
         if directory.is_dir() and not any(p.is_file() for p in directory.rglob("*")):
             shutil.rmtree(directory)
+    path = _rules_file(course)
+    if path is not None:
+        text = rules_text(course)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote    autograd_course/{path.name}")
     print(f"release: {len(assignments(course))} assignment(s) up to date")
     return 0
 
@@ -283,7 +324,7 @@ def drift(course, out=None, expected_release=None):
     """Every reason why the committed generated files are not what the sources give."""
     if not assignments(course):
         return [f"{Path(course) / 'source'} has no assignments"]
-    problems = source_problems(course)
+    problems = source_problems(course) + rules_drift(course)
     expected = render_release(course) if expected_release is None else expected_release
     problems += release_drift(expected, course)
     problems += solutions_drift(course, out)

@@ -60,6 +60,7 @@ LAYERS = (
           "the public names, drawing a graph, the tour"),
     Layer("grading inside a kernel", ("autograd_course", "autograd_course.integrity", "autograd_course.checking",
                                       "autograd_course.grading", "autograd_course.notebook",
+                                      "autograd_course.rules", "autograd_course.feedback",
                                       "autograd_course.checks", "autograd_course.checks.*"),
           "what a notebook's test cells import (the visible checks too): no nbgrader, light enough "
           "for every kernel"),

@@ -17,6 +17,8 @@ mistake that leaked into another exercise of its round would go unseen there,
 and is seen in the rounds where that exercise is right.
 """
 
+import re
+
 from autograd_course.layout import source_notebook_path
 from autograd_course.mistakes import with_mistake
 from autograd_course.notebooks import exercise_of, read_notebook, solution_notebook, tests_of
@@ -25,6 +27,18 @@ from autograd_course.pool import Submission
 
 def _squash(text):
     return " ".join(text.split())
+
+
+RULE_NAME = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def names_the_rule(output, rule):
+    """Whether a failing cell's ``output`` names ``rule``: a stated rule's name (the
+    feedback's ``rule <name>:`` line), or, for a catalog not yet written with names, a
+    phrase of the message."""
+    if RULE_NAME.fullmatch(rule):
+        return re.search(rf"(^|\s)rule {re.escape(rule)}:", output, re.M) is not None
+    return _squash(rule) in _squash(output)
 
 
 def judge(graded, mistake, alongside=()):
@@ -45,7 +59,7 @@ def judge(graded, mistake, alongside=()):
     if not failing:
         problems.append(f"{label}: the tests of {exercise} ({', '.join(own)}) give full points "
                         f"to this wrong answer")
-    elif not any(_squash(mistake.rule) in _squash(cell.output) for cell in failing):
+    elif not any(names_the_rule(cell.output, mistake.rule) for cell in failing):
         shown = "\n".join(f"--- {c.grade_id}:\n{c.output.strip()[-1500:]}" for c in failing)
         problems.append(f"{label}: no failing test cell of {exercise} names the rule "
                         f"{mistake.rule!r}; their outputs:\n{shown}")

@@ -23,25 +23,19 @@ __all__ = [
     "CLIP_IN_PLACE", "RECORDS", "CLIP_RETURNS", "CLIP_RULE",
 ]
 
-TOTAL = ("the total norm is the norm_type-norm of the gradients' own norm_type-norms, as if all the gradients "
-         "were one long vector")
-INF_NORM = "with norm_type=inf (or 'inf'), the total norm is the largest absolute value of any gradient element"
-SCALE = "every gradient is multiplied by the same factor, max_norm / (total + 1e-6), but never by more than 1"
-NOT_UP = "a total norm below max_norm leaves the gradients as they are: the factor is never above 1"
-NONFINITE = ("a nan or infinite total norm is a RuntimeError with PyTorch's message only when "
-             "error_if_nonfinite=True, raised before any gradient changes")
-SCALED_ANYWAY = ("with error_if_nonfinite=False, a non-finite total still scales the gradients: a nan total "
-                 "makes them all nan, an infinite one multiplies them by 0")
-SKIP_NO_GRAD = "a parameter whose .grad is None is skipped: it takes no part in the norm and gets no .grad"
-NO_GRADS = "without any gradient, the total norm is tensor(0.) (float32) and nothing changes"
-CLIP_IN_PLACE = ("each gradient is scaled in place: .grad stays the same tensor object, with its dtype "
-                 "(an optimizer or a user may hold it)")
-RECORDS = ("clipping records nothing: the total norm has no grad_fn and does not require grad, and a .grad "
-           "with a graph keeps its grad_fn (PyTorch runs clip_grad_norm_ under no_grad)")
-CLIP_RETURNS = ("clip_grad_norm returns the total norm measured before clipping, a 0-dim tensor of the "
-                "gradients' dtype (float64 as soon as one gradient is float64)")
-CLIP_RULE = ("nn.utils.clip_grad_norm_ follows PyTorch: the norm of all the gradients together, each .grad "
-             "scaled in place by min(1, max_norm / (total + 1e-6)), the total returned")
+CLIP = grading.rules("09.clip_grad_norm")
+TOTAL = CLIP("total")
+INF_NORM = CLIP("inf-norm")
+SCALE = CLIP("scale")
+NOT_UP = CLIP("not-up")
+NONFINITE = CLIP("nonfinite")
+SCALED_ANYWAY = CLIP("scaled-anyway")
+SKIP_NO_GRAD = CLIP("skip")
+NO_GRADS = CLIP("no-grads")
+CLIP_IN_PLACE = CLIP("in-place")
+RECORDS = CLIP("records")
+CLIP_RETURNS = CLIP("returns")
+CLIP_RULE = CLIP("total", "scale")
 
 _MESSAGE = ("RuntimeError: The total norm of order {} for gradients from `parameters` is non-finite, so it "
             "cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, "
@@ -108,10 +102,10 @@ def check_clip(seen, expected, what, norm_type=2.0):
     """Compare two :func:`clip_outcome` results, rule by rule."""
     (result, grads), (want, want_grads) = seen, expected
     if isinstance(want, str) or isinstance(result, str):
-        rule = (NONFINITE if isinstance(want, str) or "non-finite" in result else RECORDS if "in-place" in result
-                else SKIP_NO_GRAD if "NoneType" in result else CLIP_RULE)
         grading.expect_equal(result if isinstance(result, str) else "the total norm, no error",
-                             want if isinstance(want, str) else "the total norm, no error", what=what, rule=rule)
+                             want if isinstance(want, str) else "the total norm, no error", what=what,
+                             rule=NONFINITE if isinstance(want, str) or "non-finite" in result else
+                             RECORDS if "in-place" in result else SKIP_NO_GRAD if "NoneType" in result else CLIP_RULE)
         if isinstance(want, str):
             for i, (g, w) in enumerate(zip(grads, want_grads)):
                 if g is not None or w is not None:
@@ -137,9 +131,9 @@ def check_clip(seen, expected, what, norm_type=2.0):
         grading.expect_equal((g[1], g[2]), (w[1], True), what=f"(dtype, same tensor as before) of {name}",
                              rule=CLIP_IN_PLACE)
         grading.expect_equal(g[3], True, what=f"{name} keeps its grad_fn", rule=RECORDS)
-        rule = SCALED_ANYWAY if not np.isfinite(total) else NOT_UP if w[0] is not None and np.array_equal(
-            w[0], _unscaled(w)) else SCALE
-        grading.expect_close(g[0], w[0], rtol=_tolerance(w[1]), atol=0, what=name, rule=rule)
+        unscaled = w[0] is not None and np.array_equal(w[0], _unscaled(w))
+        grading.expect_close(g[0], w[0], rtol=_tolerance(w[1]), atol=0, what=name,
+                             rule=SCALED_ANYWAY if not np.isfinite(total) else NOT_UP if unscaled else SCALE)
 
 
 def _unscaled(w):

@@ -1,4 +1,4 @@
-"""Visible checks of assignment 07, exercise 5: grad modes as decorators of generators.
+"""Visible checks of assignment 07, exercise 4: grad modes as decorators of generators.
 
 ``autograd_course.checks.no_grad`` re-exports everything here: a test cell calls
 ``check.grad_mode_generator(decorate_generator)``.  The helpers below build random
@@ -24,26 +24,25 @@ __all__ = ["grad_mode_generator", "grad_mode_generator_in_the_library",
            "run_script", "check_scripts", "random_mode_script", "mode_script_text", "run_mode_script",
            "check_mode_scripts"]
 
-G_STEPS = ("each step of the generator (the first next, every send, a throw, close) runs inside a fresh "
-           "make_context(): calling a generator function runs none of its body")
-G_BETWEEN = ("between two steps the caller's own mode is back: leave the step's context before the "
-             "value goes out to the caller")
-G_FRESH = ("a fresh make_context() for every step, made when the step starts (a context made earlier "
-           "restores the mode of its own time)")
-G_LAZY = ("decorating, and calling the wrapper, run nothing and make no context: the wrapper is itself "
-          "a generator function")
-G_SEND = "a value sent in reaches the generator (generator.send), and what it yields comes out"
-G_RETURN = ("what the generator returns, the wrapper returns (the value of StopIteration), also when it "
-            "returns before its first yield")
-G_THROW = ("an exception thrown in goes to the generator, inside a fresh context: if it handles it, "
-           "what it yields next comes out; if not, the exception goes on to the caller")
-G_CLOSE = ("close() closes the generator inside a fresh context: its finally blocks run in the mode, "
-           "at once")
-G_WRAPS = "the wrapper keeps fn's name and docstring (functools.wraps)"
-G_ARGS = "the wrapper passes on positional and keyword arguments (*args, **kwargs)"
-G_RAISES = "an exception raised by the generator goes on to the caller"
+GENERATOR = grading.rules("07.grad_mode_generator")
+G_STEPS = GENERATOR("steps")
+G_BETWEEN = GENERATOR("between")
+G_FRESH = GENERATOR("fresh")
+G_LAZY = GENERATOR("lazy")
+G_SEND = GENERATOR("send")
+G_RETURN = GENERATOR("return")
+G_THROW = GENERATOR("throw")
+G_CLOSE = GENERATOR("close")
+G_WRAPS = GENERATOR("wraps")
+G_ARGS = GENERATOR("args")
+G_RAISES = GENERATOR("raises")
 
 ERRORS = (ValueError, KeyError, RuntimeError, ZeroDivisionError, IndexError)
+
+
+def _expect_rule(seen, expected, what, broken):
+    """seen == expected, or ``broken``, the rule its difference shows broken, is named."""
+    grading.expect_equal(seen, expected, what=what, rule=broken)
 
 
 def step(gen, how, value=None):
@@ -95,7 +94,7 @@ def scripted(events, actions, catches, name, doc=None):
 
 def grad_mode_generator(fn):
     """Your ``decorate_generator`` with a context that records its events (the ``Recorder``
-    of exercise 4: ``("made", n)``, ``("enter", n)``, ``("exit", n)``) and a generator
+    of exercise 3: ``("made", n)``, ``("enter", n)``, ``("exit", n)``) and a generator
     ``counter(start, step_by=1)`` that records what it receives.  Decorating and calling the
     wrapper must run nothing (G_LAZY); then ``next``, ``send(5)``, ``next`` and
     ``send("stop")``: each step in a fresh context, made, entered and left around the
@@ -151,11 +150,11 @@ def grad_mode_generator(fn):
         call = "next(gen)" if how == "next" else f"gen.send({value!r})"
         result = s[0] if isinstance(s, tuple) else s
         rule = G_RETURN if e[0][0] == "returned" else (G_SEND if how == "send" else G_STEPS)
-        grading.expect_equal(result, e[0], what=f"what {call} gave", rule=rule)
+        _expect_rule(result, e[0], f"what {call} gave", rule)
         got = [event for event in s[1] if event[0] == "got"] if isinstance(s, tuple) else []
         rule = G_SEND if got and got != [event for event in e[1] if event[0] == "got"] else G_STEPS
-        grading.expect_equal(s[1] if isinstance(s, tuple) else s, e[1],
-                             what=f"the events of {call} (made, enter, the generator's own, exit)", rule=rule)
+        _expect_rule(s[1] if isinstance(s, tuple) else s, e[1],
+                     f"the events of {call} (made, enter, the generator's own, exit)", rule)
     grading.expect_equal(len(seen), len(expected), what="the steps that ran", rule=G_STEPS)
     grading.expect_true(inspect.isgeneratorfunction(wrapped), what="inspect.isgeneratorfunction(wrapped)",
                         seen="a plain function" if callable(wrapped) else shown(wrapped), rule=G_LAZY)
@@ -177,10 +176,9 @@ def grad_mode_generator(fn):
         script = (f"case_{n}", None, actions, catches, (), {}, steps_of_case)
         [expected], [seen] = both_ways("07.grad_mode_generator", fn, lambda case: run_script(case, Recorder, events),
                                        [script])
-        grading.expect_equal(seen, expected, rule=rule,
-                             what=f"[events of decorating, of calling, then (what the step gave, its events) per "
-                                  f"step, (__name__, __doc__)] for a generator that {text}; steps: "
-                                  f"{[how for how, _ in steps_of_case]}")
+        _expect_rule(seen, expected, f"[events of decorating, of calling, then (what the step gave, its events) per "
+                                     f"step, (__name__, __doc__)] for a generator that {text}; steps: "
+                                     f"{[how for how, _ in steps_of_case]}", rule)
 
 
 def run_script(script, Recorder, events):
@@ -267,7 +265,7 @@ def check_scripts(fn, seed, count):
                 rule = G_RETURN
             elif isinstance(b, tuple) and isinstance(b[0], str) and how != "throw":
                 rule = G_RAISES
-            grading.expect_equal(a, b, what=f"(what step {i + 1}, {how}, gave; its events), {what}", rule=rule)
+            _expect_rule(a, b, f"(what step {i + 1}, {how}, gave; its events), {what}", rule)
         grading.expect_equal(s[-1], e[-1], what=f"(wrapped.__name__, wrapped.__doc__), {what}", rule=G_WRAPS)
         grading.expect_equal(len(s), len(e), what=f"the steps that ran, {what}", rule=G_STEPS)
 
@@ -500,6 +498,6 @@ def check_mode_scripts(fn, seed, count):
                 rule = G_CLOSE
             else:
                 rule = G_FRESH if script[1].startswith("@set_grad") else G_BETWEEN
-            grading.expect_equal(a, b, what=f"(what step {i} gave, the modes its finally saw, the caller's mode "
-                                            f"after it), {what}", rule=rule)
+            _expect_rule(a, b, f"(what step {i} gave, the modes its finally saw, the caller's mode after it), {what}",
+                         rule)
         grading.expect_equal(len(s), len(e), what=f"the steps that ran, {what}", rule=G_STEPS)

@@ -1,19 +1,22 @@
 """Visible checks of assignment 07: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and detaching.
 
-The checks of ``set_grad_enabled``'s constructor (exercise 3) are in ``set_grad.py``, those of
-decorated generators (exercise 5) in ``grad_mode_generators.py``; both are imported here.
+The checks of ``set_grad_enabled``'s constructor (exercise 2) are in ``set_grad.py``, those of
+decorated generators (exercise 4) in ``grad_mode_generators.py``; both are imported here.  Exercises
+1 and 5 each fill two slots (``__enter__`` and ``__exit__``; ``data`` and ``detach_``), and their
+checks take both of your functions.
 
 Each function is the visible part of one test cell, run on the function you
 wrote; its docstring says what it tries.  The hidden tests in the cell check
 the same rules on random inputs: random *programs* (nestings of grad-mode
 blocks, decorated calls and errors, built by ``random_program``), contexts
 entered again and again, and random tensors.  When one of them fails, its
-feedback prints the program or the case.  The helpers below, and the rules'
-texts, are shared by the checks and the hidden tests.
+feedback prints the program or the case.  The helpers below, and the rules they name (the
+rules each task text states, ``grading.rules("07.<exercise>")``), are shared by the checks and the
+hidden tests.
 
-Why one module of this length: it is the visible half of ten of the notebook's test cells,
+Why one module of this length: it is the visible half of six of the notebook's test cells,
 one function per cell, kept together so that a student reads one file per notebook (the four
-cells of exercises 3 and 5 have the two modules named above).
+cells of exercises 2 and 4 have the two modules named above).
 """
 
 import threading
@@ -26,19 +29,17 @@ from autograd_course import grading
 from autograd_course.notebook import library_version, outcome, shown
 
 __all__ = [
-    "grad_mode_enter", "grad_mode_enter_in_the_library",
-    "grad_mode_exit", "grad_mode_exit_in_the_library",
+    "grad_mode_context", "grad_mode_context_in_the_library",
     "set_grad_enabled", "set_grad_enabled_in_the_library",
     "grad_mode_decorator", "grad_mode_decorator_in_the_library",
     "grad_mode_generator", "grad_mode_generator_in_the_library",
-    "data", "data_on_views_and_saved_tensors",
-    "detach_inplace", "detach_inplace_in_recurrence_and_zero_grad",
+    "detach_and_data", "detach_and_data_in_use",
+    "context_slots", "detach_slots", "expect_fact", "check_data_facts", "check_detach_facts",
     "grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated",
     "random_program", "program_text", "run_program", "random_programs", "check_programs",
     "reused_contexts", "check_reused", "recorder_class",
-    "REMEMBER", "SWITCH", "RETURNS_NONE",
-    "RESTORE", "NO_SWALLOW", "RESTORE_RAISED",
-    "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES",
+    "REMEMBER", "SWITCH", "RETURNS_NONE", "RESTORE", "NO_SWALLOW", "RESTORE_RAISED", "PER_THREAD", "NESTING",
+    "PROGRAMS", "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES", "DECORATED",
     "NEW_TENSOR", "NO_HISTORY", "SHARES", "OWN_COUNTER", "UNCHANGED",
     "VIEW", "CUTS", "RETURNS_SELF", "KEEPS", "VIEWS_REFUSE", "LEAF_OFF", "VIEW_UNCHANGED", "OUTPUT_NR",
 ]
@@ -47,43 +48,58 @@ __all__ = [
 from .grad_mode_programs import (Boom, CONTEXTS, DECORATORS, check_programs, check_reused,  # noqa: F401
                                  decorated, grad_mode_on, make_context, program_text, random_program,
                                  random_programs, recorder_class, reused_contexts, run_program)
-from .set_grad import set_grad_enabled, set_grad_enabled_in_the_library  # noqa: F401  (exercise 3)
-from .grad_mode_generators import grad_mode_generator, grad_mode_generator_in_the_library  # noqa: F401  (exercise 5)
+from .set_grad import set_grad_enabled, set_grad_enabled_in_the_library  # noqa: F401  (exercise 2)
+from .grad_mode_generators import grad_mode_generator, grad_mode_generator_in_the_library  # noqa: F401  (exercise 4)
 
 
 
 
-# ---------------------------------------------------------- 07.grad_mode_enter
+# ---------------------------------------------------------- 07.grad_mode_context
 
-REMEMBER = "__enter__ remembers the mode it replaces (read before switching) in self._previous"
-SWITCH = "__enter__ switches grad mode to self.mode (no_grad: off, enable_grad: on)"
-RETURNS_NONE = "__enter__ returns None, like PyTorch's (`with torch.no_grad() as value:` gives None)"
+CONTEXT = grading.rules("07.grad_mode_context")
+SWITCH = CONTEXT("switch")
+REMEMBER = CONTEXT("previous")
+RESTORE = CONTEXT("restore")
+RESTORE_RAISED = CONTEXT("raised")
+NO_SWALLOW = CONTEXT("raised")
+RETURNS_NONE = CONTEXT("as-none")
+PER_THREAD = CONTEXT("thread")
+NESTING = CONTEXT("previous", "restore")
+PROGRAMS = CONTEXT("restore", "raised")
 
 
-def grad_mode_enter(fn):
-    """Your ``__enter__`` called directly on a ``no_grad()`` context (grad mode on) and an
-    ``enable_grad()`` one (grad mode off), then on contexts whose mode is already the current
-    one, then inside a real ``with ag.no_grad() as value:`` block.  It must remember the mode
-    in ``self._previous`` before switching (REMEMBER), switch to ``self.mode`` (SWITCH) and
-    return None (RETURNS_NONE)."""
+def context_slots(enter, exit_):
+    """The two slots that exercise 1 fills, for ``grading.checking``: your ``__enter__`` and
+    ``__exit__``."""
+    return {"07.grad_mode_enter": enter, "07.grad_mode_exit": exit_}
+
+
+def grad_mode_context(enter, exit_):
+    """Your ``__enter__`` and ``__exit__``, called directly, then behind ``with`` blocks.
+    ``grad_mode_enter(ctx)`` on a ``no_grad()`` context (grad mode on) and an ``enable_grad()``
+    one (grad mode off), and on contexts whose mode is already the current one: it must keep
+    the mode in ``ctx._previous`` (previous) and switch (switch).  ``grad_mode_exit(ctx, ...)``
+    with ``ctx._previous`` True or False, with and without an error passed in: it must restore
+    ``ctx._previous`` (restore, raised) and return False or None (raised).  Then a
+    ``with ag.no_grad() as value:`` block (as-none) and one that raises (raised)."""
     for make, start in ((ag.no_grad, True), (ag.enable_grad, False)):
-        with grading.checking("07.grad_mode_enter", fn):
+        with grading.checking(context_slots(enter, exit_)):
             ag.grad_mode._set_grad_enabled(start)
             ctx = make()
-            outcome(fn, ctx)
+            outcome(enter, ctx)
             previous, now = getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()
             grad_mode_on()
         called = f"grad_mode_enter(ctx), ctx = {type(ctx).__name__}()"
+        grading.expect_equal(now, not start, what=f"is_grad_enabled() after {called}", rule=SWITCH)
         grading.expect_equal(shown(previous), start, rule=REMEMBER,
                              what=f"ctx._previous after {called}, grad mode {'on' if start else 'off'}")
-        grading.expect_equal(now, not start, what=f"is_grad_enabled() after {called}", rule=SWITCH)
 
-    with grading.checking("07.grad_mode_enter", fn):
+    with grading.checking(context_slots(enter, exit_)):
         states = []
         for make, mode in ((ag.no_grad, False), (ag.enable_grad, True)):
             ag.grad_mode._set_grad_enabled(mode)
             ctx = make()
-            outcome(fn, ctx)
+            outcome(enter, ctx)
             states.append((type(ctx).__name__, mode, getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()))
         grad_mode_on()
     for name, mode, previous, now in states:
@@ -94,7 +110,41 @@ def grad_mode_enter(fn):
                                                   f"when grad mode is already {'on' if mode else 'off'}",
                              rule=REMEMBER)
 
-    with grading.checking("07.grad_mode_enter", fn):
+    with grading.checking(context_slots(enter, exit_)):
+        results = []
+        for make, previous in ((ag.no_grad, True), (ag.no_grad, False),
+                               (ag.enable_grad, False), (ag.enable_grad, True)):
+            ctx = make()
+            ctx._previous = previous
+            ag.grad_mode._set_grad_enabled(ctx.mode)            # as inside the block
+            returned = outcome(exit_, ctx, None, None, None)
+            results.append((type(ctx).__name__, previous, returned, ag.is_grad_enabled()))
+        grad_mode_on()
+    for name, previous, returned, mode in results:
+        grading.expect_equal(mode, previous, what=f"is_grad_enabled() after grad_mode_exit(ctx, None, None, None), "
+                                                  f"ctx = {name}() with ctx._previous = {previous}",
+                             rule=RESTORE)
+    for name, previous, returned, mode in results:
+        grading.expect_true(returned is None or returned is False,
+                            what=f"grad_mode_exit(ctx, None, None, None) returns False or None, ctx = {name}()",
+                            seen=repr(returned), rule=NO_SWALLOW)
+
+    with grading.checking(context_slots(enter, exit_)):
+        ctx = ag.no_grad()
+        ctx._previous = True
+        ag.grad_mode._set_grad_enabled(False)
+        error = ValueError("inside the block")
+        returned = outcome(exit_, ctx, ValueError, error, None)
+        mode = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_true(returned is None or returned is False,
+                        what="grad_mode_exit(ctx, ValueError, error, None) (the block raised) returns False or None",
+                        seen=repr(returned), rule=NO_SWALLOW)
+    grading.expect_equal(mode, True, what="is_grad_enabled() after grad_mode_exit(ctx, ValueError, error, None), "
+                                          "ctx._previous = True",
+                         rule=RESTORE_RAISED)
+
+    with grading.checking(context_slots(enter, exit_)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def no_grad_block():
@@ -103,27 +153,39 @@ def grad_mode_enter(fn):
                 inside = ag.is_grad_enabled()
             return value, y, inside, ag.is_grad_enabled()
 
+        def raising_block():
+            with ag.no_grad():
+                raise ValueError("inside the block")
+
         seen = outcome(no_grad_block)
         grad_mode_on()
-    grading.expect_true(isinstance(seen, tuple), what="with ag.no_grad(): y = x * 2", seen=repr(seen),
-                        rule=REMEMBER)
+        raised = outcome(raising_block)
+        after_raised = ag.is_grad_enabled()
+        grad_mode_on()
+    grading.expect_true(isinstance(seen, tuple), what="with ag.no_grad() as value: y = x * 2", seen=repr(seen),
+                        rule=NESTING)
     value, y, inside, after = seen
     grading.expect_equal((inside, y.requires_grad, y.grad_fn is None, y.is_leaf), (False, False, True, True),
                          what="(is_grad_enabled(), y.requires_grad, y.grad_fn is None, y.is_leaf) inside no_grad()",
                          rule=SWITCH)
-    grading.expect_equal(after, True, what="is_grad_enabled() after the no_grad() block",
-                         rule=REMEMBER)
-    grading.expect_equal(shown(value), None, what="value in `with ag.no_grad() as value:`",
-                         rule=RETURNS_NONE)
+    grading.expect_equal(after, True, what="is_grad_enabled() after the no_grad() block", rule=RESTORE)
+    grading.expect_equal(shown(value), None, what="value in `with ag.no_grad() as value:`", rule=RETURNS_NONE)
+    grading.expect_equal(raised, "ValueError: inside the block",
+                         what="the error of `with ag.no_grad(): raise ValueError('inside the block')`",
+                         rule=NO_SWALLOW)
+    grading.expect_equal(after_raised, True, what="is_grad_enabled() after a no_grad() block that raised",
+                         rule=RESTORE_RAISED)
 
 
-def grad_mode_enter_in_the_library(fn):
-    """Your ``__enter__`` behind ``with`` blocks: ``no_grad() > enable_grad() > no_grad()``
-    nested, PyTorch's nesting example, a worker thread, and ``ag.nn.Linear(3, 2)`` (whose init
-    uses ``no_grad``).  Each context object must remember its own previous mode, and grad mode
-    is per thread."""
+def grad_mode_context_in_the_library(enter, exit_):
+    """Your ``__enter__`` and ``__exit__`` behind ``with`` blocks: ``no_grad() > enable_grad() >
+    no_grad()`` nested, PyTorch's nesting example, a failed ``enable_grad()`` block and a
+    ``set_grad_enabled(True)`` block inside ``no_grad()``, a worker thread, ``ag.nn.Linear(3, 2)``
+    (whose init uses ``no_grad``), then ``backward()`` and ``autograd.grad(...,
+    create_graph=True)`` inside ``no_grad()``, whose own ``set_grad_enabled`` blocks run your
+    ``__exit__``.  Grad mode must come back each time."""
     grad_mode_on()
-    with grading.checking("07.grad_mode_enter", fn):
+    with grading.checking(context_slots(enter, exit_)):
         def same_class_nesting():
             ag.set_grad_enabled(False)           # a plain call: grad mode off
             outer, middle, inner = ag.no_grad(), ag.enable_grad(), ag.no_grad()
@@ -141,9 +203,9 @@ def grad_mode_enter_in_the_library(fn):
         grad_mode_on()
     grading.expect_equal(seen, [False, True, False, False],
                          what="the modes when leaving no_grad() > enable_grad() > no_grad(), entered with grad mode off",
-                         rule="each context object remembers its own previous mode (on self, not shared)")
+                         rule=NESTING)
 
-    with grading.checking("07.grad_mode_enter", fn):
+    with grading.checking(context_slots(enter, exit_)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def nested():
@@ -163,10 +225,31 @@ def grad_mode_enter_in_the_library(fn):
         grad_mode_on()
     grading.expect_equal(seen, ([True, False, False], (True, False, True), True),
                          what="(modes inside, (a, b, c).requires_grad, mode after) for PyTorch's nesting example",
-                         rule="__enter__ remembers the mode it replaces (read before switching) in self._previous "
-                              "and switches grad mode to self.mode")
+                         rule=NESTING)
 
-    with grading.checking("07.grad_mode_enter", fn):
+    with grading.checking(context_slots(enter, exit_)):
+        def failed_and_set():
+            modes = []
+            with ag.no_grad():
+                try:
+                    with ag.enable_grad():
+                        raise ValueError("inside enable_grad")
+                except ValueError:
+                    modes.append(ag.is_grad_enabled())
+                with ag.set_grad_enabled(True):
+                    modes.append(ag.is_grad_enabled())
+                modes.append(ag.is_grad_enabled())
+            modes.append(ag.is_grad_enabled())
+            return modes
+
+        seen = outcome(failed_and_set)
+        grad_mode_on()
+    grading.expect_equal(seen, [False, True, False, True],
+                         what="the modes after a failed enable_grad() block and a set_grad_enabled(True) block, "
+                              "both inside no_grad(); then after it",
+                         rule=RESTORE_RAISED)
+
+    with grading.checking(context_slots(enter, exit_)):
         seen = {}
 
         def worker():
@@ -188,110 +271,13 @@ def grad_mode_enter_in_the_library(fn):
         grad_mode_on()
     grading.expect_equal(seen, {"worker at start": True, "worker in no_grad": False, "worker after": True,
                                 "main in no_grad": False, "main after": True},
-                         what="grad modes seen in a worker thread and in the main thread",
-                         rule="grad mode is per thread: __enter__ switches it with ag.grad_mode._set_grad_enabled")
+                         what="grad modes seen in a worker thread and in the main thread", rule=PER_THREAD)
     grading.expect_true(isinstance(layer, ag.nn.Linear), what="ag.nn.Linear(3, 2) (its init uses no_grad)",
-                        seen=repr(layer), rule="__enter__ remembers the mode it replaces (read before switching) "
-                                               "in self._previous")
+                        seen=repr(layer), rule=NESTING)
     grading.expect_equal((layer.weight.requires_grad, layer.weight.is_leaf), (True, True),
-                         what="(weight.requires_grad, weight.is_leaf) of a new Linear layer",
-                         rule="__enter__ switches grad mode to self.mode (no_grad: off, enable_grad: on)")
+                         what="(weight.requires_grad, weight.is_leaf) of a new Linear layer", rule=RESTORE)
 
-
-# ----------------------------------------------------------- 07.grad_mode_exit
-
-RESTORE = "__exit__ restores the mode remembered in self._previous"
-NO_SWALLOW = "__exit__ must not swallow the block's exception: return False or None"
-RESTORE_RAISED = "__exit__ restores the previous mode even when the block raised"
-
-
-def grad_mode_exit(fn):
-    """Your ``__exit__`` called directly: for ``no_grad()`` and ``enable_grad()`` with
-    ``ctx._previous`` True or False, with an error passed in, and at the end of a real
-    ``with ag.no_grad():`` block that raises.  It must restore ``self._previous`` (RESTORE),
-    also when the block raised (RESTORE_RAISED), and return False or None (NO_SWALLOW)."""
-    grad_mode_on()
-    with grading.checking("07.grad_mode_exit", fn):
-        results = []
-        for make, previous in ((ag.no_grad, True), (ag.no_grad, False),
-                               (ag.enable_grad, False), (ag.enable_grad, True)):
-            ctx = make()
-            ctx._previous = previous
-            ag.grad_mode._set_grad_enabled(ctx.mode)            # as inside the block
-            returned = outcome(fn, ctx, None, None, None)
-            results.append((type(ctx).__name__, previous, returned, ag.is_grad_enabled()))
-        grad_mode_on()
-    for name, previous, returned, mode in results:
-        grading.expect_equal(mode, previous, what=f"is_grad_enabled() after grad_mode_exit(ctx, None, None, None), "
-                                                  f"ctx = {name}() with ctx._previous = {previous}",
-                             rule=RESTORE)
-    for name, previous, returned, mode in results:
-        grading.expect_true(returned is None or returned is False,
-                            what=f"grad_mode_exit(ctx, None, None, None) returns False or None, ctx = {name}()",
-                            seen=repr(returned), rule=NO_SWALLOW)
-
-    with grading.checking("07.grad_mode_exit", fn):
-        ctx = ag.no_grad()
-        ctx._previous = True
-        ag.grad_mode._set_grad_enabled(False)
-        error = ValueError("inside the block")
-        returned = outcome(fn, ctx, ValueError, error, None)
-        mode = ag.is_grad_enabled()
-        grad_mode_on()
-    grading.expect_true(returned is None or returned is False,
-                        what="grad_mode_exit(ctx, ValueError, error, None) (the block raised) returns False or None",
-                        seen=repr(returned), rule=NO_SWALLOW)
-    grading.expect_equal(mode, True, what="is_grad_enabled() after grad_mode_exit(ctx, ValueError, error, None), "
-                                          "ctx._previous = True",
-                         rule=RESTORE_RAISED)
-
-    with grading.checking("07.grad_mode_exit", fn):
-        def raising_block():
-            with ag.no_grad():
-                raise ValueError("inside the block")
-
-        seen = outcome(raising_block)
-        mode = ag.is_grad_enabled()
-        grad_mode_on()
-    grading.expect_equal(seen, "ValueError: inside the block",
-                         what="the error of `with ag.no_grad(): raise ValueError('inside the block')`",
-                         rule=NO_SWALLOW)
-    grading.expect_equal(mode, True, what="is_grad_enabled() after a no_grad() block that raised",
-                         rule=RESTORE_RAISED)
-
-
-def grad_mode_exit_in_the_library(fn):
-    """Your ``__exit__`` behind ``with`` blocks: nested ``no_grad()``, a failed
-    ``enable_grad()`` block and ``set_grad_enabled(True)``, all inside ``no_grad()``; then
-    ``backward()`` and ``autograd.grad(..., create_graph=True)`` inside ``no_grad()``, whose
-    own ``set_grad_enabled`` blocks run it.  Grad mode must come back each time."""
-    grad_mode_on()
-    with grading.checking("07.grad_mode_exit", fn):
-        def nested():
-            modes = []
-            with ag.no_grad():
-                with ag.no_grad():
-                    pass
-                modes.append(ag.is_grad_enabled())
-                try:
-                    with ag.enable_grad():
-                        raise ValueError("inside enable_grad")
-                except ValueError:
-                    modes.append(ag.is_grad_enabled())
-                with ag.set_grad_enabled(True):
-                    modes.append(ag.is_grad_enabled())
-                modes.append(ag.is_grad_enabled())
-            modes.append(ag.is_grad_enabled())
-            return modes
-
-        seen = outcome(nested)
-        grad_mode_on()
-    grading.expect_equal(seen, [False, False, True, False, True],
-                         what="the modes after an inner no_grad(), a failed enable_grad() block and a "
-                              "set_grad_enabled(True) block, all inside no_grad(); then after it",
-                         rule="__exit__ restores the mode remembered in self._previous")
-
-    with grading.checking("07.grad_mode_exit", fn):
+    with grading.checking(context_slots(enter, exit_)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def backward_inside_no_grad():
@@ -311,27 +297,26 @@ def grad_mode_exit_in_the_library(fn):
         after_plain_backward = ag.is_grad_enabled()
         grad_mode_on()
     grading.expect_true(isinstance(seen, tuple), what="backward() and autograd.grad(..., create_graph=True) "
-                                                      "inside no_grad()", seen=repr(seen),
-                        rule="__exit__ restores the mode remembered in self._previous")
+                                                      "inside no_grad()", seen=repr(seen), rule=RESTORE)
     grading.expect_equal(seen, (False, False, True, True),
                          what="(mode after backward() inside no_grad(), mode after autograd.grad(create_graph=True) "
                               "inside no_grad(), g.requires_grad, mode after the block)",
-                         rule="__exit__ restores the mode remembered in self._previous (backward's own "
-                              "set_grad_enabled block relies on it)")
+                         rule=RESTORE)
     grading.expect_equal(after_plain_backward, True, what="is_grad_enabled() after a plain loss.backward()",
-                         rule="__exit__ restores the mode remembered in self._previous (backward's own "
-                              "set_grad_enabled block relies on it)")
+                         rule=RESTORE)
 
 
 # ------------------------------------------------------ 07.grad_mode_decorator
 
-MAKES_NONE = "each call runs in a fresh make_context(): decorate makes none itself"
-RETURNS = "the wrapper returns what fn returns"
-INSIDE = "each call runs fn(*args, **kwargs) inside `with make_context():`"
-ARGUMENTS = "the wrapper passes on positional and keyword arguments (*args, **kwargs)"
-EVENTS = "each call runs in a fresh make_context(), and fn runs inside it (enter, call, exit)"
-WRAPS = "the wrapper keeps fn's name and docstring (functools.wraps)"
-PROPAGATES = "an exception from fn propagates through the wrapper"
+DECORATOR = grading.rules("07.grad_mode_decorator")
+MAKES_NONE = DECORATOR("fresh")
+RETURNS = DECORATOR("returns")
+INSIDE = DECORATOR("inside")
+ARGUMENTS = DECORATOR("arguments")
+EVENTS = DECORATOR("fresh", "inside")
+WRAPS = DECORATOR("wraps")
+PROPAGATES = DECORATOR("propagates")
+DECORATED = DECORATOR("fresh", "returns", "wraps")
 
 
 def grad_mode_decorator(decorate):
@@ -356,10 +341,8 @@ def grad_mode_decorator(decorate):
         second = outcome(wrapped, 2, b=3) if callable(wrapped) else wrapped
     grading.expect_equal(made_by_decorate, [], what="the contexts made by decorate(Recorder, add) itself",
                          rule=MAKES_NONE)
-    rule = RETURNS
-    if isinstance(first, str):
-        rule = INSIDE
-    grading.expect_equal(first, 4, what="wrapped(4) for wrapped = decorate(Recorder, add)", rule=rule)
+    grading.expect_equal(first, 4, what="wrapped(4) for wrapped = decorate(Recorder, add)",
+                         rule=INSIDE if isinstance(first, str) else RETURNS)
     grading.expect_equal(second, 5, what="wrapped(2, b=3)", rule=ARGUMENTS)
     grading.expect_equal(events, [("made", 0), ("enter", 0), ("call", 4, 0), ("exit", 0),
                                   ("made", 1), ("enter", 1), ("call", 2, 3), ("exit", 1)],
@@ -403,8 +386,7 @@ def grad_mode_decorator_in_the_library(decorate):
         grad_mode_on()
     grading.expect_equal((inside, after), (False, True),
                          what="(mode inside, mode after) for count_down(3), decorated with @ag.no_grad, recursive",
-                         rule="each call runs in a fresh make_context(): one shared context restores the wrong mode "
-                              "when calls nest")
+                         rule=MAKES_NONE)
 
     with grading.checking("07.grad_mode_decorator", decorate):
         @ag.no_grad()
@@ -430,34 +412,98 @@ def grad_mode_decorator_in_the_library(decorate):
                                    ("triple(x), @ag.set_grad_enabled(False)", t, ([3.0, 6.0, 9.0], False)),
                                    ("recorded(x) inside no_grad(), @ag.enable_grad()", r, ([2.0, 4.0, 6.0], True))):
         grading.expect_true(isinstance(result, ag.Tensor), what=call, seen=repr(result),
-                            rule="the wrapper returns what fn returns")
+                            rule=RETURNS)
         grading.expect_equal((grading.to_list(result), result.requires_grad), expected,
                              what=f"(values, requires_grad) of {call}",
-                             rule="each call runs fn(*args, **kwargs) inside `with make_context():`")
+                             rule=INSIDE)
     grading.expect_equal(mode_after_decorating, True,
                          what="is_grad_enabled() after decorating with @ag.set_grad_enabled(False)",
-                         rule="each call runs in a fresh make_context(): decorate makes none itself")
+                         rule=MAKES_NONE)
     grading.expect_equal((predict.__name__, predict.__doc__), ("predict", "Scale t."),
                          what="(predict.__name__, predict.__doc__) of a decorated predict",
-                         rule="the wrapper keeps fn's name and docstring (functools.wraps)")
+                         rule=WRAPS)
 
 
-# --------------------------------------------------------------------- 07.data
+# ------------------------------------------------------ 07.detach_and_data: .data
 
-NEW_TENSOR = "tensor.data is a new Tensor (not the tensor itself, not its NumPy array)"
-NO_HISTORY = "tensor.data has no history: a leaf that does not require grad"
-SHARES = "tensor.data shares storage with the tensor (the same NumPy array, no copy)"
-OWN_COUNTER = "tensor.data has a version counter of its own (detach() shares it, .data does not)"
-UNCHANGED = "tensor.data leaves the tensor itself unchanged"
+OUT = grading.rules("07.detach_and_data")
+NEW_TENSOR = OUT("new")
+NO_HISTORY = OUT("new")
+SHARES = OUT("shares")
+OWN_COUNTER = OUT("own-counter")
+UNCHANGED = OUT("unchanged")
 
 
-def data(fn):
-    """Your ``data`` on ``y = x * 2``, then through the property ``y.data`` and ``x.data``
-    (float64): the result must be a new tensor (NEW_TENSOR), without history (NO_HISTORY), on
-    the same NumPy array (SHARES), with a version counter of its own (OWN_COUNTER), and the
-    tensor itself must stay as it was (UNCHANGED)."""
+def expect_fact(seen, expected, what, broken):
+    """A fact of a random case as expected, or ``broken`` (the rule it belongs to) is named."""
+    grading.expect_equal(seen, expected, what=what, rule=broken)
+
+
+def check_data_facts(seen, expected, what):
+    """What ``data(t)`` gave for a random ``t`` (a list of facts, or the error's text), rule by rule:
+    [d is t, same array, same counter, d._version, d.requires_grad, no grad_fn, no base, dtype, shape,
+    values, then after d.add_(1): the write's outcome, t._version, d._version, t's values, t unchanged]."""
+    if isinstance(seen, str) or isinstance(expected, str):
+        grading.expect_equal(seen, expected, what=what, rule=NEW_TENSOR)
+        return
+    grading.expect_equal([seen[0]] + seen[4:7], [expected[0]] + expected[4:7],
+                         what=f"[d is t, d.requires_grad, d.grad_fn is None, d._base is None] for {what}",
+                         rule=NEW_TENSOR)
+    grading.expect_equal([seen[1]] + seen[7:11] + [seen[13]], [expected[1]] + expected[7:11] + [expected[13]],
+                         what=f"[same array, dtype, shape, values, d.add_(1), t's values after it] for {what}",
+                         rule=SHARES)
+    grading.expect_equal(seen[2:4] + seen[11:13], expected[2:4] + expected[11:13],
+                         what=f"[same counter, d._version, then after d.add_(1): t._version, d._version] for {what}",
+                         rule=OWN_COUNTER)
+    grading.expect_equal(seen[14], expected[14], what=f"t's (version, requires_grad, grad_fn) unchanged, {what}",
+                         rule=UNCHANGED)
+
+
+def check_detach_facts(seen, expected, what):
+    """What ``detach_(t)`` did to a random ``t``, rule by rule: [returned t (or the error),
+    grad_fn unchanged, grad_fn is None, _requires_grad, requires_grad, _output_nr, same array,
+    same counter as an alias, _version, values]."""
+    refused = isinstance(expected[0], str) or isinstance(seen[0], str)
+    grading.expect_equal(seen[0], expected[0], what=f"what detach_(t) returned (t itself) or raised, {what}",
+                         rule=VIEWS_REFUSE if refused else RETURNS_SELF)
+    grading.expect_equal(seen[1:5], expected[1:5],
+                         what=f"[grad_fn unchanged, grad_fn is None, _requires_grad, requires_grad] after {what}",
+                         rule=VIEWS_REFUSE if refused else CUTS)
+    grading.expect_equal(seen[5], expected[5], what=f"t._output_nr after {what}",
+                         rule=VIEWS_REFUSE if refused else OUTPUT_NR)
+    grading.expect_equal(seen[6:], expected[6:], what=f"[same array, same counter, _version, values] after {what}",
+                         rule=KEEPS)
+
+
+def detach_slots(data, detach_):
+    """The two slots that exercise 5 fills, for ``grading.checking``: your ``data`` and ``detach_``."""
+    return {"07.data": data, "07.detach_": detach_}
+
+
+def detach_and_data(data, detach_):
+    """Your ``data``, then your ``detach_``.  ``data`` on ``y = x * 2``, then through the
+    property ``y.data`` and ``x.data`` (float64): a new leaf without grad (new), on the same
+    NumPy array (shares), with a version counter of its own (own-counter), the tensor itself as
+    it was (unchanged).  ``detach_`` on a non-leaf ``b = a * 3`` (cuts, returns-self, keeps), on
+    a leaf that requires grad (cuts), on two views (views-refuse), and on output 1 of a node
+    with two outputs, the max of ``ag.aminmax(x)`` (output-nr)."""
+    slots = detach_slots(data, detach_)
+    _check_data(data, slots)
+    _check_detach(detach_, slots)
+
+
+def detach_and_data_in_use(data, detach_):
+    """``.data`` on a view and on a tensor saved by a node (the saved version does not move);
+    ``detach_()`` cutting a recurrence every 3 steps (as ``h.detach()`` would) and inside
+    ``optimizer.zero_grad(set_to_none=False)`` on a ``.grad`` with a graph."""
+    slots = detach_slots(data, detach_)
+    _data_on_views_and_saved_tensors(data, slots)
+    _detach_in_recurrence_and_zero_grad(detach_, slots)
+
+
+def _check_data(fn, slots):
     grad_mode_on()
-    with grading.checking("07.data", fn):
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
         y = x * 2
         d = outcome(fn, y)
@@ -478,7 +524,7 @@ def data(fn):
                          what="(y.requires_grad, type(y.grad_fn).__name__) after data(y)",
                          rule=UNCHANGED)
 
-    with grading.checking("07.data", fn):
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64, requires_grad=True)
         y = x * 2
         dd = y.data                       # the property, now your function
@@ -496,12 +542,9 @@ def data(fn):
                          rule=OWN_COUNTER)
 
 
-def data_on_views_and_saved_tensors(fn):
-    """Your ``data`` on a view (the result has no base and no history, on the same storage),
-    and on a tensor saved by a node: a write through ``y.data`` changes ``y`` but neither
-    ``y._version`` nor the version the node saved (a counter of its own)."""
+def _data_on_views_and_saved_tensors(fn, slots):
     grad_mode_on()
-    with grading.checking("07.data", fn):
+    with grading.checking(slots):
         base = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
         v = (base * 1)[1]                 # a view of a non-leaf
         dv = v.data
@@ -514,32 +557,27 @@ def data_on_views_and_saved_tensors(fn):
         versions = (saved.version, y._version, grading.to_list(y))
     grading.expect_equal(view_state, (True, False, True, [3.0, 4.0]),
                          what="(dv._base is None, dv.requires_grad, dv._data is v._data, dv) for dv = v.data of a view v",
-                         rule="tensor.data is a new tensor of its own (no base, no history) on the same storage")
+                         rule=NEW_TENSOR)
     grading.expect_equal(versions, (0, 0, [20.0, 40.0, 60.0]),
                          what="(saved version, y._version, y) after y.data.mul_(10), y saved by z = y * y",
-                         rule="tensor.data has a version counter of its own (detach() shares it, .data does not)")
+                         rule=OWN_COUNTER)
 
 
-# ------------------------------------------------------------------ 07.detach_
+# --------------------------------------------------- 07.detach_and_data: detach_()
 
 VIEW = "Can't detach views in-place. Use detach() instead."
-CUTS = "detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False"
-RETURNS_SELF = "detach_() returns the tensor itself, like every in-place method"
-KEEPS = "detach_() keeps the storage and the version counter"
-VIEWS_REFUSE = ('a view cannot be detached in place: '
-                'RuntimeError("Can\'t detach views in-place. Use detach() instead.")')
-LEAF_OFF = "detach_() also turns requires_grad off on a leaf (_requires_grad = False)"
-VIEW_UNCHANGED = "a refused detach_() leaves the view unchanged: check for a view first"
-OUTPUT_NR = "detach_() resets _output_nr to 0: the tensor is no output of any node now"
+CUTS = OUT("cuts")
+RETURNS_SELF = OUT("returns-self")
+KEEPS = OUT("keeps")
+VIEWS_REFUSE = OUT("views-refuse")
+LEAF_OFF = OUT("cuts")
+VIEW_UNCHANGED = OUT("views-refuse")
+OUTPUT_NR = OUT("output-nr")
 
 
-def detach_inplace(fn):
-    """Your ``detach_`` on a non-leaf ``b = a * 3`` (it becomes a leaf without grad, is
-    returned, keeps its array, counter and values), on a leaf that requires grad (LEAF_OFF),
-    on two views (a RuntimeError with VIEW's message, and the view unchanged), and on output 1
-    of a node with two outputs, the max of ``ag.aminmax(x)`` (``_output_nr`` back to 0)."""
+def _check_detach(fn, slots):
     grad_mode_on()
-    with grading.checking("07.detach_", fn):
+    with grading.checking(slots):
         a = ag.tensor([1.0, 2.0], requires_grad=True)
         b = a * 3
         array, counter = b._data, b._version_counter
@@ -554,7 +592,7 @@ def detach_inplace(fn):
                         seen="something changed", rule=KEEPS)
     grading.expect_close(b, [3.0, 6.0], what="the values of b after detach_(b)", rule=KEEPS)
 
-    with grading.checking("07.detach_", fn):
+    with grading.checking(slots):
         leaf = ag.tensor([1.0, 2.0], requires_grad=True)
         outcome(fn, leaf)
         leaf_state = (leaf.requires_grad, leaf.is_leaf)
@@ -573,7 +611,7 @@ def detach_inplace(fn):
                          what="(v.grad_fn unchanged, v.requires_grad) after the refused detach_(v)",
                          rule=VIEW_UNCHANGED)
 
-    with grading.checking("07.detach_", fn):
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0], requires_grad=True)
         first, second = ag.aminmax(x)                # one node, AminmaxBackward0: outputs 0 and 1
         outcome(fn, second)
@@ -583,11 +621,7 @@ def detach_inplace(fn):
                               "the output 1 of (first, second) = ag.aminmax(x)", rule=OUTPUT_NR)
 
 
-def detach_inplace_in_recurrence_and_zero_grad(fn):
-    """Your ``detach_`` cutting a recurrence ``h = tanh(w h + 1)`` every 3 steps (the
-    gradient and graph must be those of ``h.detach()``), and inside
-    ``optimizer.zero_grad(set_to_none=False)`` on a ``.grad`` that has a graph: the same
-    tensor, detached and zeroed."""
+def _detach_in_recurrence_and_zero_grad(fn, slots):
     grad_mode_on()
 
     def recurrence(cut, steps=7, every=3):
@@ -604,17 +638,17 @@ def detach_inplace_in_recurrence_and_zero_grad(fn):
 
     with library_version("07"):
         expected = recurrence(lambda h: h.detach())
-    with grading.checking("07.detach_", fn):
+    with grading.checking(slots):
         seen = outcome(recurrence, lambda h: fn(h))
     grading.expect_true(isinstance(seen, tuple), what="the recurrence cut with detach_", seen=repr(seen),
-                        rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+                        rule=CUTS)
     grading.expect_close(seen[0], expected[0], rtol=1e-12,
                          what="dh/dw of the recurrence cut with detach_() every 3 steps (as with h = h.detach())",
-                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+                         rule=CUTS)
     grading.expect_equal(seen[1], expected[1], what="the number of nodes behind h at the end",
-                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+                         rule=CUTS)
 
-    with grading.checking("07.detach_", fn):
+    with grading.checking(slots):
         model = ag.nn.Linear(2, 1)
         optimizer = ag.optim.SGD(model.parameters(), lr=0.1)
         loss = model(ag.ones(2)).pow(2).sum()
@@ -627,8 +661,8 @@ def detach_inplace_in_recurrence_and_zero_grad(fn):
         state = (cleared, model.weight.grad is grad, grad.grad_fn is None, grad.requires_grad,
                  grading.to_list(grad))
     grading.expect_equal(had_graph, True, what="weight.grad has a grad_fn after backward(create_graph=True)",
-                         rule="backward(create_graph=True) gives .grad a graph of its own")
+                         rule=CUTS)
     grading.expect_equal(state, (None, True, True, False, [[0.0, 0.0]]),
                          what="(zero_grad result, same .grad object, grad_fn is None, requires_grad, values) "
                               "after optimizer.zero_grad(set_to_none=False)",
-                         rule="detach_() cuts the tensor itself out of the graph: grad_fn None, requires_grad False")
+                         rule=CUTS)

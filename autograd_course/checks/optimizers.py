@@ -17,11 +17,11 @@ __all__ = [
     # the checks, one per test cell
     "sgd_update", "sgd_update_in_the_optimizer", "adam_update",
     # helpers of the checks and the hidden tests
-    "rounded", "param_with_grad", "update", "sgd_run", "check_run", "adam_step", "adam_state",
-    "adam_history", "check_adam_history", "adam_run",
+    "rounded", "param_with_grad", "update", "sgd_run", "check_run", "sgd_rule", "expect_sgd", "expect_sgd_flags",
+    "adam_step", "adam_state", "adam_history", "check_adam_history", "adam_run", "adam_rule",
     # the rules
-    "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE",
-    "ADAM_RESULT", "ADAM_STATE", "ADAM_IN_PLACE", "MOMENTS", "BIAS", "EPS", "AMSGRAD", "L2", "DECOUPLED",
+    "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE", "MOMENTUM",
+    "ADAM_STATE", "ADAM_IN_PLACE", "MOMENTS", "BIAS", "EPS", "AMSGRAD", "L2", "DECOUPLED",
     "ADAM_MAXIMIZE", "ADAM_RULE",
 ]
 
@@ -33,15 +33,47 @@ def rounded(tensor, digits=10):
 
 # ------------------------------------------------------------ 09.sgd_update
 
-PLAIN = "without momentum, the step is param -= lr * grad"
-IN_PLACE = "the parameter is updated in place, once: param.add_(g, alpha=-lr) (same tensor, version + 1)"
-GRAD_KEPT = "param.grad is never modified (weight decay makes a new tensor: g = g + weight_decay * param)"
-DECAY = "weight decay adds weight_decay * param to the gradient, before momentum"
-FIRST = "on the first step, the momentum buffer is a copy of g (no dampening), stored in state['momentum_buffer']"
-COPY = "the first momentum buffer is a copy of g (g.detach().clone()), never param.grad itself"
-LATER = "on later steps, buf = momentum * buf + (1 - dampening) * g, in place"
-NESTEROV = "with nesterov, the step uses g + momentum * buf instead of buf"
-MAXIMIZE = "maximize=True uses -grad (before weight decay), so the step climbs"
+SGD = grading.rules("09.sgd_update")
+PLAIN = SGD("plain")
+IN_PLACE = SGD("in-place")
+GRAD_KEPT = SGD("grad-kept")
+DECAY = SGD("decay")
+FIRST = SGD("first")
+COPY = SGD("copy")
+LATER = SGD("later")
+NESTEROV = SGD("nesterov")
+MAXIMIZE = SGD("maximize")
+MOMENTUM = SGD("first", "later")
+
+
+def sgd_rule(options):
+    """The rule of the most particular option of an SGD run, the one a failure of the run names."""
+    return (NESTEROV if options.get("nesterov") else MAXIMIZE if options.get("maximize") else
+            DECAY if options.get("weight_decay") else MOMENTUM if options.get("momentum") else PLAIN)
+
+
+def expect_sgd(seen, expected, what, broken, rtol=1e-9, atol=1e-12):
+    """seen is close to expected, or ``broken`` (a rule of 09.sgd_update) is named."""
+    grading.expect_close(seen, expected, what=what, rule=broken, rtol=rtol, atol=atol)
+
+
+def expect_sgd_flags(seen, expected, what, options):
+    """Per step, (result, version increase of param, param.grad unchanged, the buffer is param.grad)."""
+    def column(rows, index):
+        return [flags[index] for flags in rows]
+
+    grading.expect_equal(column(seen, 1), column(expected, 1), what=f"the version increase of param at each step "
+                         f"of {what}", rule=IN_PLACE)
+    grading.expect_equal(column(seen, 2), column(expected, 2), what=f"param.grad unchanged, at each step of {what}",
+                         rule=GRAD_KEPT)
+    grading.expect_equal(column(seen, 3), column(expected, 3), what=f"the buffer is param.grad, at each step of "
+                         f"{what}", rule=COPY)
+    expect_sgd_results([flags[0] for flags in seen], [flags[0] for flags in expected], what, sgd_rule(options))
+
+
+def expect_sgd_results(seen, expected, what, broken):
+    """What sgd_update returned at each step (None, or an error's text)."""
+    grading.expect_equal(seen, expected, what=f"what sgd_update returned at each step of {what}", rule=broken)
 
 
 def param_with_grad(values, grad):
@@ -163,42 +195,40 @@ def sgd_update_in_the_optimizer(fn):
                   [[0.8, -1.6, 2.0, -4.0], [0.46, -0.92, 3.4, -6.8], [0.062, -0.124, 3.98, -7.96]],
                   what="w and the momentum buffer after each of 3 steps of SGD(lr=0.1, momentum=0.9) "
                        "(PyTorch's values)",
-                  rule="on later steps, buf = momentum * buf + (1 - dampening) * g, in place")
+                  rule=LATER)
         check_run(outcome(sgd_run, set_to_none=False, momentum=0.9, nesterov=True, weight_decay=0.1),
                   [[0.601, -1.202, 2.1, -4.2], [0.1911, -0.3822, 3.1521, -6.3042],
                    [-0.1405, 0.2809, 3.2382, -6.4764]],
                   what="w and the buffer after each of 3 steps of SGD(lr=0.1, momentum=0.9, nesterov=True, "
                        "weight_decay=0.1) with zero_grad(set_to_none=False) (PyTorch's values)",
-                  rule="the first momentum buffer is a copy of g (g.detach().clone()), never param.grad itself")
+                  rule=COPY)
         check_run(outcome(sgd_run, set_to_none=False, momentum=0.5, dampening=0.5, maximize=True),
                   [[0.8, -1.6, 2.0, -4.0], [0.62, -1.24, 1.8, -3.6], [0.468, -0.936, 1.52, -3.04]],
                   what="w and the buffer after each of 3 steps of SGD(lr=0.1, momentum=0.5, dampening=0.5, "
                        "maximize=True) on -(w ** 2).sum() (PyTorch's values)",
-                  rule="maximize=True uses -grad (before weight decay), so the step climbs")
+                  rule=MAXIMIZE)
 
 
 # ----------------------------------------------------------- 09.adam_update
 
-ADAM_RESULT = "adam_update returns None: it changes param and state in place"
-ADAM_STATE = ("on the first step, state gets 'step' (a float32 scalar tensor counting the steps taken: 1.0 after "
-              "the first), 'exp_avg' and 'exp_avg_sq' (zeros shaped and typed like param) and, with amsgrad=True "
-              "only, 'max_exp_avg_sq', in that order")
-ADAM_IN_PLACE = ("param and the state's moments (exp_avg, exp_avg_sq, max_exp_avg_sq) are updated in place: "
-                 "the same tensors from step to step")
-MOMENTS = ("exp_avg and exp_avg_sq are running averages of g and of g * g, weighted by beta1 and beta2 "
-           "(the old value keeps a share beta, the new gradient brings 1 - beta)")
-BIAS = ("the bias corrections divide the moments by 1 - beta1 ** t and 1 - beta2 ** t, where t counts this step "
-        "too (t = 1 on the first step, never 0): on the first step, each coordinate moves by about lr")
-EPS = "eps is added to the square root of the bias-corrected second moment, not under the square root"
-AMSGRAD = ("with amsgrad=True, state['max_exp_avg_sq'] keeps the elementwise maximum of exp_avg_sq over all the "
-           "steps (before any bias correction), and the step divides by its bias-corrected square root instead")
-L2 = ("with weight_decay and decoupled_weight_decay=False, weight_decay * param is added to the gradient before "
-      "the moments: the moments average the decayed gradient")
-DECOUPLED = ("with decoupled_weight_decay=True, param first shrinks by a factor 1 - lr * weight_decay, before "
-             "the Adam step; the gradient and the moments do not see the decay")
-ADAM_MAXIMIZE = "with maximize=True, Adam uses -grad (negated before any weight decay), so the step climbs"
-ADAM_RULE = ("adam_update follows PyTorch's Adam: maximize, weight decay (L2 or decoupled), the moments, the bias "
-             "corrections with t = 1, 2, ..., AMSGrad's maximum, eps outside the square root, in place")
+ADAM = grading.rules("09.adam_update")
+ADAM_STATE = ADAM("state")
+ADAM_IN_PLACE = ADAM("in-place")
+MOMENTS = ADAM("moments")
+BIAS = ADAM("bias")
+EPS = ADAM("eps")
+AMSGRAD = ADAM("amsgrad")
+L2 = ADAM("l2")
+DECOUPLED = ADAM("decoupled")
+ADAM_MAXIMIZE = ADAM("maximize")
+ADAM_RULE = ADAM("moments", "bias", "eps")
+
+
+def adam_rule(options):
+    """The rule of the most particular option of an Adam run, the one a failure of the run names."""
+    decay = options.get("weight_decay")
+    return (DECOUPLED if decay and options.get("decoupled_weight_decay") else L2 if decay else
+            AMSGRAD if options.get("amsgrad") else ADAM_MAXIMIZE if options.get("maximize") else ADAM_RULE)
 
 
 def adam_step(fn, p, state, **options):
@@ -246,10 +276,10 @@ def check_adam_history(seen, expected, what, rule, rtol=1e-10, atol=1e-12, momen
     for step, ((result, flags, p, state), (e_p, e_state)) in enumerate(zip(seen, expected)):
         at = f"{what}, step {step + 1}"
         grading.expect_equal(result, None, what=f"adam_update at {at}",
-                             rule=BIAS if "division by zero" in str(result) else ADAM_RESULT)
+                             rule=BIAS if "division by zero" in str(result) else ADAM_IN_PLACE)
         grading.expect_equal(flags[:3], [True, True, True],
                              what=f"[param keeps its storage, param's version went up, param.grad unchanged] at {at}",
-                             rule=ADAM_IN_PLACE if flags[2] else "param.grad is never modified")
+                             rule=ADAM_IN_PLACE)
         grading.expect_equal(list(state) if isinstance(state, dict) else state, list(e_state),
                              what=f"the keys of state after {at}", rule=ADAM_STATE)
         grading.expect_equal([key for key, value in state.items() if not isinstance(value, tuple)], [],
@@ -262,7 +292,7 @@ def check_adam_history(seen, expected, what, rule, rtol=1e-10, atol=1e-12, momen
             if key == "step":
                 continue
             grading.expect_close(state[key][0], values, what=f"state[{key!r}] after {at}",
-                                 rule=AMSGRAD if key == "max_exp_avg_sq" else moments or rule, rtol=rtol, atol=atol)
+                                 rule=AMSGRAD if key == "max_exp_avg_sq" else rule if moments is None else moments, rtol=rtol, atol=atol)
         grading.expect_close(p, e_p, what=f"param after {at}", rule=rule, rtol=rtol, atol=atol)
 
 

@@ -27,28 +27,21 @@ __all__ = [
     "plateau_run", "plateau_state", "plateau_rule", "check_plateau_runs", "random_plateau_case",
     "compare_plateau_runs",
     # the rules
-    "IMPROVES", "BAD_EPOCH", "COOLDOWN", "PATIENCE", "RESTART", "FACTOR", "FLOOR", "MIN_CHANGE", "PLATEAU_RULE",
+    "IMPROVES", "BAD_EPOCH", "COOLDOWN", "PATIENCE", "RESTART", "FACTOR", "FLOOR", "MIN_CHANGE",
+    "FLOOR_OR_MIN_CHANGE", "PLATEAU_RULE",
 ]
 
-IMPROVES = ("a metric is better when it beats best by more than the threshold: in mode 'min' it must be below "
-          "best * (1 - threshold) with threshold_mode 'rel' (best itself, even when it is negative), or below "
-          "best - threshold with 'abs'; mode 'max' mirrors both (above best * (1 + threshold), above "
-          "best + threshold). A better metric becomes best")
-BAD_EPOCH = ("a better metric sets num_bad_epochs to 0; any other metric (equal, worse, within the threshold, nan) adds "
-       "1 to num_bad_epochs and leaves best as it was")
-COOLDOWN = ("while cooldown_counter is above 0, each step takes 1 off it and sets num_bad_epochs back to 0: bad "
-            "epochs in the cooldown do not count (a better metric still becomes best)")
-PATIENCE = ("the rates are cut at the step where num_bad_epochs becomes greater than patience (patience + 1 bad "
-            "epochs in a row, so patience=0 cuts at the first bad epoch), not when it equals patience")
-RESTART = ("after a cut, cooldown_counter becomes cooldown and num_bad_epochs 0, in the same step (the cooldown "
-           "starts counting down at the next step)")
-FACTOR = "a cut multiplies each group's lr by factor"
-FLOOR = ("a cut never takes a group's lr below that group's own floor, scheduler.min_lrs[i] (one per group, "
-         "in the order of optimizer.param_groups)")
-MIN_CHANGE = ("a group whose lr would change by eps or less keeps its lr: that includes an lr already at its floor, and "
-       "an lr below its floor, which a cut never raises")
-PLATEAU_RULE = ("plateau_step changes the scheduler's best, num_bad_epochs and cooldown_counter and the groups' "
-                "lr as ReduceLROnPlateau.step does, and nothing else (step itself sets last_epoch)")
+PLATEAU = grading.rules("09.plateau_step")
+IMPROVES = PLATEAU("better")
+BAD_EPOCH = PLATEAU("bad-epoch")
+COOLDOWN = PLATEAU("cooldown")
+PATIENCE = PLATEAU("patience")
+RESTART = PLATEAU("restart")
+FACTOR = PLATEAU("factor")
+FLOOR = PLATEAU("floor")
+MIN_CHANGE = PLATEAU("min-change")
+FLOOR_OR_MIN_CHANGE = PLATEAU("floor", "min-change")
+PLATEAU_RULE = PLATEAU("only")
 
 _FIELDS = "(each group's lr, best, num_bad_epochs, cooldown_counter, last_epoch)"
 
@@ -123,11 +116,16 @@ def plateau_rule(settings, before, seen, expected):
         if want == old:
             return MIN_CHANGE
         if lr == old:                  # a cut skipped: a wrong floor or a wrong eps test
-            return FLOOR + "; " + MIN_CHANGE
+            return FLOOR_OR_MIN_CHANGE
         if want == floor or lr in floors:
             return FLOOR
         return FACTOR
     return PLATEAU_RULE
+
+
+def _expect_state(seen, expected, what, broken):
+    """One step's state as expected, or ``broken`` (the rule plateau_rule found) is named."""
+    grading.expect_equal(seen, expected, what=what, rule=broken)
 
 
 def check_plateau_runs(seen, expected, settings, metrics, label):
@@ -136,7 +134,7 @@ def check_plateau_runs(seen, expected, settings, metrics, label):
     for i, (s, e) in enumerate(zip(seen[1:], expected[1:])):
         what = (f"{_FIELDS} after step {i + 1} of {label}: groups with lr {settings['lrs']}, "
                 f"ReduceLROnPlateau({options}), metrics so far {[_number(m) for m in metrics[:i + 1]]}")
-        grading.expect_equal(s, e, what=what, rule=plateau_rule(settings, expected[i], s, e))
+        _expect_state(s, e, what, plateau_rule(settings, expected[i], s, e))
     grading.expect_equal(len(seen), len(expected), what=f"the number of steps taken by {label}", rule=PLATEAU_RULE)
 
 

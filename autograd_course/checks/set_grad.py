@@ -1,4 +1,4 @@
-"""Visible checks of assignment 07, exercise 3: the constructor of ``set_grad_enabled``.
+"""Visible checks of assignment 07, exercise 2: the constructor of ``set_grad_enabled``.
 
 ``autograd_course.checks.no_grad`` re-exports everything here: a test cell calls
 ``check.set_grad_enabled(set_grad_enabled_init)``.  The helpers below (random uses of
@@ -22,17 +22,14 @@ __all__ = ["set_grad_enabled", "set_grad_enabled_in_the_library",
            "MESSAGE", "NOT_BOOLS", "switch_class", "not_bool", "refusal", "construct",
            "random_switch_plan", "switch_plan_text", "run_switch_plan", "check_switch_plans"]
 
-SWITCHES = "set_grad_enabled(mode) switches grad mode at once, in the constructor: a plain call must work"
-REMEMBERS = ("the constructor remembers the mode it replaces (read before switching) in self._previous: "
-             "__exit__ restores it, and decorating puts it back at once")
-KEEPS_MODE = "the constructor keeps mode in self.mode (what __enter__, clone and repr read)"
-BOOL_ONLY = ("mode must be a bool: anything else (1, None, a NumPy bool, a tensor) is a TypeError with "
-             "PyTorch's message")
-REFUSES_FIRST = "a refused mode changes nothing: check the type before switching or storing anything"
-RESTORES = ("a with block restores the mode that was on when the set_grad_enabled object was made "
-            "(self._previous), even after an error")
-DECORATES = ("decorating with @set_grad_enabled(mode) switches nothing, and each call runs in mode "
-             "(a fresh object per call)")
+SWITCH_RULES = grading.rules("07.set_grad_enabled")
+SWITCHES = SWITCH_RULES("switches")
+REMEMBERS = SWITCH_RULES("remembers")
+KEEPS_MODE = SWITCH_RULES("keeps-mode")
+BOOL_ONLY = SWITCH_RULES("bool-only")
+REFUSES_FIRST = SWITCH_RULES("refuses-first")
+RESTORES = SWITCH_RULES("restores")
+DECORATES = SWITCH_RULES("decorates")
 
 MESSAGE = "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
 
@@ -235,7 +232,7 @@ def set_grad_enabled_in_the_library(fn):
     grading.expect_equal(seen, {"worker": False, "main": True},
                          what="grad mode in a worker thread after ag.set_grad_enabled(False) there, and in the "
                               "main thread",
-                         rule="grad mode is per thread: switch it with ag.grad_mode._set_grad_enabled")
+                         rule=SWITCHES)
 
 
 # ------------------------------------------------------------------ hidden tests: random uses
@@ -344,6 +341,11 @@ def _rule_of(seen, expected):
     return {"enter": RESTORES, "decorate": DECORATES}.get(kind, SWITCHES)
 
 
+def _expect_step(seen, expected, what, broken):
+    """One step of a plan as expected, or ``broken`` (the rule _rule_of found) is named."""
+    grading.expect_equal(seen, expected, what=what, rule=broken)
+
+
 def check_switch_plans(fn, seed, count):
     """Random plans (random_switch_plan) run with the library's constructor, then with ``fn``,
     compared step by step; a failure prints the plan."""
@@ -351,7 +353,6 @@ def check_switch_plans(fn, seed, count):
     expected, seen = both_ways("07.set_grad_enabled", fn, run_switch_plan, plans)
     for n, (plan, s, e) in enumerate(zip(plans, seen, expected)):
         for step, (a, b) in enumerate(zip(s, e)):
-            grading.expect_equal(a, b, rule=_rule_of(a, b),
-                                 what=f"step {step + 1} of random case #{n} (what it saw: the object's "
-                                      f"(mode, _previous), modes, errors):\n    {switch_plan_text(plan)}\n")
+            _expect_step(a, b, f"step {step + 1} of random case #{n} (what it saw: the object's "
+                               f"(mode, _previous), modes, errors):\n    {switch_plan_text(plan)}\n", _rule_of(a, b))
         grading.expect_equal(len(s), len(e), what=f"the number of steps of random case #{n}", rule=SWITCHES)

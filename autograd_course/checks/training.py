@@ -29,32 +29,22 @@ from .clipping import *  # noqa: F401,F403 - 09's clipping checks (check.clip_gr
 from .schedulers import *  # noqa: F401,F403 - 09's scheduler check (check.plateau_step)
 
 __all__ = [
-    # the checks, one per test cell
+    # the checks, one per test cell (those of the optimizers, clipping and the scheduler from their modules)
     "named_members", "named_members_in_the_library", "clear_grads", "clear_grads_in_training_loops",
     "sgd_update", "sgd_update_in_the_optimizer", "adam_update", "clip_grad_norm", "clip_grad_norm_in_training",
     "accumulate_gradients", "accumulate_gradients_in_training",
     "train_epoch", "evaluate", "train_epoch_on_the_digits", "plateau_step",
     # helpers of the checks and the hidden tests
-    "rounded", "labelled", "walk", "grad_state", "param_with_grad", "update", "sgd_run", "check_run",
-    "adam_step", "adam_state", "adam_history", "check_adam_history", "adam_run",
-    "make_params", "clip_outcome", "check_clip", "compare_clips", "random_clip_case", "clip_run", "check_runs",
-    "exploding_run",
-    "plateau_run", "plateau_state", "plateau_rule", "check_plateau_runs", "random_plateau_case",
-    "compare_plateau_runs",
+    "rounded", "labelled", "walk", "walk_rule", "expect_walk", "grad_state", "check_cleared",
     "accumulation_problem", "split", "large_batch", "accumulated", "small_classifier", "random_batches",
     "one_epoch", "evaluation", "check_evaluation",
-    # the rules
-    "WALK", "NAMES", "SKIP_NONE", "ONCE", "EVERY", "PREFIX", "RECURSE", "MEMBERS", "IN_A_SET", "PAIRS",
-    "TO_NONE", "SAME", "ZEROS", "VERSION", "SKIP", "CUT", "DEFAULT",
-    "PLAIN", "IN_PLACE", "GRAD_KEPT", "DECAY", "FIRST", "COPY", "LATER", "NESTEROV", "MAXIMIZE",
-    "ADAM_RESULT", "ADAM_STATE", "ADAM_IN_PLACE", "MOMENTS", "BIAS", "EPS", "AMSGRAD", "L2", "DECOUPLED",
-    "ADAM_MAXIMIZE", "ADAM_RULE",
-    "TOTAL", "INF_NORM", "SCALE", "NOT_UP", "NONFINITE", "SCALED_ANYWAY", "SKIP_NO_GRAD", "NO_GRADS",
-    "CLIP_IN_PLACE", "RECORDS", "CLIP_RETURNS", "CLIP_RULE",
-    "LARGE", "RETURNS", "GENERATOR", "NO_SAMPLE",
-    "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY",
-    "RESULT", "RIGHT", "EVAL", "TARGET", "EPOCHS",
-    "IMPROVES", "BAD_EPOCH", "COOLDOWN", "PATIENCE", "RESTART", "FACTOR", "FLOOR", "MIN_CHANGE", "PLATEAU_RULE",
+    # the rules (those of the optimizers, clipping and the scheduler are in their modules)
+    "WALK", "NAMES", "WALK_NAMES", "SKIP_NONE", "ONCE", "EVERY", "PREFIX", "RECURSE", "MEMBERS", "IDENTITY",
+    "PAIRS",
+    "TO_NONE", "SAME", "ZEROS", "VERSION", "SKIP", "CUT", "CLEAR_ONCE", "BOTH_WAYS",
+    "LARGE", "ADDS", "ONE_GRAPH", "RETURNS", "GENERATOR", "NO_SAMPLE",
+    "STEP", "MEAN", "MODE", "GRAPHS", "READ_ONCE", "EMPTY", "DIGITS", "TARGET", "EPOCHS",
+    "RESULT", "RIGHT", "EVAL", "EVAL_ONCE", "EVAL_EMPTY",
 ]
 
 
@@ -82,25 +72,55 @@ def grad_state(tensor):
 
 # --------------------------------------------------------- 09.named_members
 
-WALK = ("the walk is depth first: a module's own members, then each submodule's, in the order "
-        "they were assigned")
-NAMES = "a name is the module's dotted name + '.' + the member's name, with no leading dot at the root"
-SKIP_NONE = "a member that is None (the bias of Linear(bias=False)) is skipped"
-ONCE = "with remove_duplicate=True, a tensor shared by several modules is yielded once, under its first name"
-EVERY = "with remove_duplicate=False, every occurrence is yielded"
-PREFIX = "the root's name is prefix, so every name starts with prefix + '.'"
-RECURSE = "without recurse, only the module's own members are yielded"
-MEMBERS = "the members are whatever get_members(module) lists (parameters, or buffers)"
-IN_A_SET = ("keep the tensors already yielded in a set: tensors hash by identity, while a list "
-            "compares values with ==")
-PAIRS = "named_members yields (name, tensor) pairs"
+NAMED = grading.rules("09.named_members")
+WALK = NAMED("order")
+NAMES = NAMED("names")
+WALK_NAMES = NAMED("order", "names")
+SKIP_NONE = NAMED("skip-none")
+ONCE = NAMED("once")
+EVERY = NAMED("every")
+PREFIX = NAMED("prefix")
+RECURSE = NAMED("recurse")
+MEMBERS = NAMED("members")
+IDENTITY = NAMED("identity")
+PAIRS = NAMED("pairs")
+
+
+def walk_rule(seen, expected, members, prefix, recurse, remove_duplicate):
+    """The rule a wrong walk (``seen``, labelled pairs or an error's text) breaks first."""
+    if not isinstance(seen, list):
+        return IDENTITY if "Boolean value of Tensor" in str(seen) else PAIRS
+    tensors = [t for _, t in seen]
+    if "None" in tensors:
+        return SKIP_NONE
+    if remove_duplicate and len(set(tensors)) < len(tensors):
+        return ONCE
+    if remove_duplicate and len(seen) < len(expected) and set(tensors) < set(t for _, t in expected):
+        return IDENTITY
+    if not remove_duplicate and len(seen) != len(expected):
+        return EVERY
+    if not recurse:
+        return RECURSE
+    if prefix:
+        return PREFIX
+    if members == "buffers":
+        return MEMBERS
+    if any(name.startswith(".") or ".." in name for name, _ in seen):
+        return NAMES
+    return WALK if sorted(seen) == sorted(expected) else WALK_NAMES
+
+
+def expect_walk(seen, expected, what, broken):
+    """seen, the labelled pairs of a walk, are expected; ``broken`` is the rule named if not."""
+    grading.expect_equal(seen, expected, what=what, rule=broken)
 
 
 def named_members(fn):
     """Your walk through ``named_parameters`` and ``named_buffers`` of a small tree (a block
     with a Linear and a Tanh, a Linear without bias, a parameter and two buffers): the names
-    and order, with a prefix, without recurse, buffers; a ``Sequential``; and tied weights and
-    a layer used twice, with and without ``remove_duplicate``."""
+    and order, with a prefix, without recurse, buffers; a ``Sequential``; two parameters of
+    equal values; and tied weights and a layer used twice, with and without
+    ``remove_duplicate``."""
     class Block(ag.nn.Module):
         def __init__(self):
             super().__init__()
@@ -123,10 +143,10 @@ def named_members(fn):
                   id(tree.steps): "steps", id(tree.block.mask): "mask"}
         seen = labelled(walk(tree), labels)
         grading.expect_true(isinstance(seen, list), what="list(tree.named_parameters())", seen=repr(seen),
-                            rule=IN_A_SET if "Boolean value of Tensor" in str(seen) else PAIRS)
+                            rule=IDENTITY if "Boolean value of Tensor" in str(seen) else PAIRS)
         grading.expect_equal([pair[0] for pair in seen if pair[1] != "None"],
                              ["scale", "block.fc.weight", "block.fc.bias", "out.weight"],
-                             what="the names that named_parameters() gives for Tree", rule=WALK + "; " + NAMES)
+                             what="the names that named_parameters() gives for Tree", rule=WALK_NAMES)
         grading.expect_equal(seen, [("scale", "scale"), ("block.fc.weight", "fc.weight"),
                                     ("block.fc.bias", "fc.bias"), ("out.weight", "out.weight")],
                              what="the (name, tensor) pairs for Tree", rule=SKIP_NONE)
@@ -144,6 +164,13 @@ def named_members(fn):
         grading.expect_equal([name for name, _ in labelled(walk(seq), {})],
                              ["0.weight", "0.bias", "2.weight", "2.bias"],
                              what="the names for Sequential(Linear, Tanh, Linear)", rule=NAMES)
+
+        twins = ag.nn.Module()
+        twins.a = ag.nn.Parameter(ag.zeros(1))
+        twins.b = ag.nn.Parameter(ag.zeros(1))                      # equal values, another tensor
+        grading.expect_equal(labelled(walk(twins), {id(twins.a): "a", id(twins.b): "b"}), [("a", "a"), ("b", "b")],
+                             what="named_parameters() of a module with two parameters both equal to [0.]",
+                             rule=IDENTITY)
 
         ae = ag.nn.Module()
         ae.encoder = ag.nn.Linear(3, 3, bias=False)
@@ -182,17 +209,17 @@ def named_members_in_the_library(fn):
                             and all(p is e for p, e in zip(params, expected)),
                             what="list(model.parameters()) for a nested Sequential: the six tensors, in order",
                             seen=repr(params) if isinstance(params, str) else f"{len(params)} tensors",
-                            rule="parameters() finds the parameters of every submodule, at every depth")
+                            rule=WALK)
 
         model(ag.ones(3, 2)).sum().backward()
         model.zero_grad()
         grading.expect_equal([p.grad is None for p in expected], [True] * 6,
                              what="p.grad is None for each parameter after model.zero_grad()",
-                             rule="zero_grad reaches the parameters of every submodule through parameters()")
+                             rule=WALK)
         model.requires_grad_(False)
         grading.expect_equal([p.requires_grad for p in expected], [False] * 6,
                              what="requires_grad of each parameter after model.requires_grad_(False)",
-                             rule="requires_grad_ reaches the parameters of every submodule through parameters()")
+                             rule=WALK)
 
         ae = ag.nn.Module()
         ae.encoder = ag.nn.Linear(3, 3, bias=False)
@@ -203,24 +230,23 @@ def named_members_in_the_library(fn):
             optimizer = outcome(ag.optim.SGD, ae.parameters(), lr=0.1)
         grading.expect_equal([str(w.message).split(";")[0] for w in caught], [],
                              what="the warnings of SGD(ae.parameters()) for tied weights",
-                             rule="with remove_duplicate=True, a tensor shared by several modules is yielded once, "
-                                  "under its first name")
+                             rule=ONCE)
         grading.expect_equal(len(optimizer.param_groups[0]["params"]) if not isinstance(optimizer, str)
                              else optimizer, 2, what="the number of tensors the optimizer got from ae.parameters()",
-                             rule="with remove_duplicate=True, a tensor shared by several modules is yielded once, "
-                                  "under its first name")
+                             rule=ONCE)
 
 
 # ----------------------------------------------------------- 09.clear_grads
 
-TO_NONE = "with set_to_none=True, each .grad becomes None"
-SAME = "with set_to_none=False, .grad stays the same tensor, filled with zeros in place (zero_())"
-ZEROS = "with set_to_none=False, .grad is filled with exact zeros by zero_() (multiplying by 0 leaves nan)"
-VERSION = "zero_() is an in-place write: it bumps the version counter of .grad by one"
-SKIP = "a tensor whose .grad is None is skipped"
-CUT = ("a .grad with a grad_fn is cut from its graph with detach_(); a leaf .grad gets "
-       "requires_grad_(False)")
-DEFAULT = "set_to_none is True by default: .grad becomes None"
+CLEAR = grading.rules("09.clear_grads")
+TO_NONE = CLEAR("to-none")
+SAME = CLEAR("same")
+ZEROS = CLEAR("zeros")
+VERSION = CLEAR("version")
+SKIP = CLEAR("skip")
+CUT = CLEAR("cut")
+CLEAR_ONCE = CLEAR("read-once")
+BOTH_WAYS = CLEAR("to-none", "same")
 
 
 def clear_grads(fn):
@@ -242,14 +268,18 @@ def clear_grads(fn):
         grading.expect_equal(g._version - version, 1, what="how much a.grad._version went up", rule=VERSION)
         grading.expect_equal(b.grad, None, what="b.grad (it was None)", rule=SKIP)
 
-        result = outcome(fn, (p for p in [a, b]), True)
+        result = outcome(fn, [a, b], True)
         grading.expect_equal((result, a.grad is None, b.grad is None), (None, True, True),
-                             what="(result, a.grad is None, b.grad is None) after clear_grads(a generator of "
-                                  "[a, b], True)",
+                             what="(result, a.grad is None, b.grad is None) after clear_grads([a, b], True)",
                              rule=TO_NONE)
         a.grad = ag.tensor([1.0, 1.0])
         outcome(fn, [a])
-        grading.expect_equal(a.grad, None, what="a.grad after clear_grads([a]) (the default)", rule=DEFAULT)
+        grading.expect_equal(a.grad, None, what="a.grad after clear_grads([a]) (the default)", rule=TO_NONE)
+        a.grad = ag.tensor([1.0, 1.0])
+        result = outcome(fn, (p for p in [b, a]), True)
+        grading.expect_equal((result, a.grad is None), (None, True),
+                             what="(result, a.grad is None) after clear_grads(a generator of [b, a], True)",
+                             rule=CLEAR_ONCE)
 
         c = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
         c.grad = ag.tensor([float("nan"), float("inf"), -1.0])
@@ -283,6 +313,21 @@ def clear_grads(fn):
                              what="(v.grad, the tensor it views) after clear_grads([v], False)", rule=SAME)
 
 
+def check_cleared(seen, expected, what, set_to_none):
+    """Compare two results of clearing the same tensors: (result, each .grad's state as
+    grad_state gives it, whether each .grad is the tensor it was, each version increase)."""
+    (result, states, same, versions), (e_result, e_states, e_same, e_versions) = seen, expected
+    grading.expect_equal(result, e_result, what=f"the result of {what}",
+                         rule=SKIP if "NoneType" in str(result) else TO_NONE if set_to_none else CUT)
+    grading.expect_equal(same, e_same, what=f"for each tensor, .grad is the tensor it was, after {what}",
+                         rule=TO_NONE if set_to_none else SAME)
+    grading.expect_equal([None if s is None else s[0] for s in states], [None if s is None else s[0] for s in e_states],
+                         what=f"the values of each .grad after {what}", rule=TO_NONE if set_to_none else ZEROS)
+    grading.expect_equal([None if s is None else s[1:] for s in states], [None if s is None else s[1:] for s in e_states],
+                         what=f"(requires_grad, has a grad_fn) of each .grad after {what}", rule=CUT)
+    grading.expect_equal(versions, e_versions, what=f"how much each .grad's version went up in {what}", rule=VERSION)
+
+
 def clear_grads_in_training_loops(fn):
     """Your ``clear_grads`` as ``Module.zero_grad`` and ``Optimizer.zero_grad``: a
     ``Linear``'s gradients zeroed then set to None, the unused-parameter experiment with
@@ -297,12 +342,11 @@ def clear_grads_in_training_loops(fn):
         grading.expect_equal((lin.weight.grad is g, rounded(lin.weight.grad), rounded(lin.bias.grad)),
                              (True, [[0.0, 0.0]], [0.0]),
                              what="(same tensor, weight.grad, bias.grad) after lin.zero_grad(set_to_none=False)",
-                             rule="with set_to_none=False, .grad stays the same tensor, filled with zeros in place "
-                                  "(zero_())")
+                             rule=SAME)
         outcome(lin.zero_grad)
         grading.expect_equal((lin.weight.grad is None, lin.bias.grad is None), (True, True),
                              what="(weight.grad is None, bias.grad is None) after lin.zero_grad()",
-                             rule="with set_to_none=True, each .grad becomes None")
+                             rule=TO_NONE)
 
         moved = []
         for set_to_none in (True, False):
@@ -320,8 +364,7 @@ def clear_grads_in_training_loops(fn):
         grading.expect_equal(moved, [(-0.1233, 0.9, None), (-0.1233, 0.6561, 0.0)],
                              what="(a, b, b.grad) after the unused-parameter experiment with set_to_none=True, "
                                   "then False (PyTorch's values)",
-                             rule="set_to_none=True leaves None, so step() skips the parameter; zeros still count "
-                                  "as a gradient for momentum")
+                             rule=BOTH_WAYS)
 
         def fit(clear, steps=30):
             _ = ag.manual_seed(2)
@@ -340,16 +383,18 @@ def clear_grads_in_training_loops(fn):
         expected = [fit(clear) for clear in (True, False)]
     grading.expect_equal(seen, expected,
                          what="the weights after 30 steps of SGD with zero_grad(True), and with zero_grad(False)",
-                         rule="zero_grad clears every gradient, so each step uses only its own gradient")
+                         rule=BOTH_WAYS)
 
 
 # -------------------------------------------------- 09.accumulate_gradients
 
-LARGE = ("each micro-batch's mean loss is weighted by len(inputs) / N before backward(), so .grad is "
-         "the gradient of the mean loss over all N samples")
-RETURNS = "accumulate_gradients returns the mean loss over all the samples, as a Python float"
-GENERATOR = "micro_batches may be a generator: make a list of it first (it can be read once)"
-NO_SAMPLE = "no sample at all (N = 0) is a ValueError"
+ACCUMULATE = grading.rules("09.accumulate_gradients")
+LARGE = ACCUMULATE("large")
+ADDS = ACCUMULATE("adds")
+ONE_GRAPH = ACCUMULATE("one-graph")
+RETURNS = ACCUMULATE("returns")
+GENERATOR = ACCUMULATE("read-once")
+NO_SAMPLE = ACCUMULATE("no-sample")
 
 
 def accumulation_problem(seed, n=10, d=3):
@@ -429,8 +474,7 @@ def accumulate_gradients_in_training(fn):
         outcome(fn, loss_fn, split(X, y, [3, 3, 4]))
         grading.expect_close(params[0].grad, np.array(expected_grads[0]) + 1, rtol=1e-9,
                              what="w1.grad that held ones before accumulate_gradients",
-                             rule="the gradients are added to .grad: accumulate_gradients clears nothing (and "
-                                  "each micro-batch's mean loss is weighted by len(inputs) / N)")
+                             rule=ADDS)
 
         X, y, params, inner = accumulation_problem(6)
         probes, alive = [], []
@@ -448,15 +492,14 @@ def accumulate_gradients_in_training(fn):
         grading.expect_equal(alive, [0, 0, 0, 0, 0],
                              what="the number of earlier micro-batches whose graph is still alive, at each call of "
                                   "loss_fn and at the end",
-                             rule="each micro-batch's graph is freed by its own backward() (no retain_graph, no "
-                                  "summing the losses first): only one graph is alive at a time")
+                             rule=ONE_GRAPH)
 
         calls = []
         X, y, params, inner = accumulation_problem(6)
         outcome(fn, lambda a, b: calls.append(len(a)) or inner(a, b), split(X, y, [4, 1, 5]))
         grading.expect_equal(calls, [4, 1, 5],
                              what="the sizes of the micro-batches loss_fn was called with, in order",
-                             rule="loss_fn is called once per micro-batch, in order")
+                             rule=ONE_GRAPH)
 
         def train(micro, steps=5):
             X, y, params, loss_fn = accumulation_problem(8, 9)
@@ -479,20 +522,19 @@ def accumulate_gradients_in_training(fn):
     grading.expect_close(seen, whole, rtol=1e-9, atol=1e-12,
                          what="[losses..., weights...] of 5 SGD steps on micro-batches of [2, 2, 2, 2, 1], compared "
                               "with the whole batch of 9",
-                         rule="each micro-batch's mean loss is weighted by len(inputs) / N before backward(), so .grad "
-                              "is the gradient of the mean loss over all N samples")
+                         rule=LARGE)
 
 
 # ----------------------------------------------------------- 09.train_epoch
 
-STEP = ("each batch is one optimizer step on its own gradient: zero_grad(), the loss of model(inputs), "
-        "backward(), step(); gradients from before the call or from the previous batch never reach a step")
-MEAN = ("train_epoch returns the mean loss per sample as a Python float: each batch's loss (computed before its "
-        "step) weighted by its number of samples")
-MODE = "the model trains in training mode: model.train() before the first batch"
-GRAPHS = "no graph outlives its step: keep loss.item(), a float, not the loss tensor"
-READ_ONCE = "batches may be any iterable, read once (a generator has no len() and no second pass)"
-EMPTY = "an epoch without samples is a ValueError"
+EPOCH = grading.rules("09.train_epoch")
+STEP = EPOCH("step")
+MEAN = EPOCH("mean")
+MODE = EPOCH("mode")
+GRAPHS = EPOCH("graphs")
+READ_ONCE = EPOCH("read-once")
+EMPTY = EPOCH("empty")
+DIGITS = EPOCH("digits")
 
 
 def small_classifier(seed, features=3, classes=4):
@@ -569,10 +611,12 @@ def train_epoch(fn):
 
 # -------------------------------------------------------------- 09.evaluate
 
-RESULT = ("evaluate returns (mean loss per sample, accuracy), two Python floats over all the samples, "
-          "each batch weighted by its number of samples")
-RIGHT = "a sample is right when its highest score, the argmax over the classes (dim=1), is its target"
-EVAL = "evaluate runs the model in evaluation mode (model.eval()) and under no_grad: no graph is recorded"
+EVALUATE = grading.rules("09.evaluate")
+RESULT = EVALUATE("result")
+RIGHT = EVALUATE("right")
+EVAL = EVALUATE("eval")
+EVAL_ONCE = EVALUATE("read-once")
+EVAL_EMPTY = EVALUATE("empty")
 
 
 def evaluation(fn, seed, sizes, as_generator=False):
@@ -582,9 +626,12 @@ def evaluation(fn, seed, sizes, as_generator=False):
     return outcome(fn, model, ag.nn.CrossEntropyLoss(), iter(batches) if as_generator else batches), model.modes
 
 
-def check_evaluation(result, expected, modes, what):
+def check_evaluation(result, expected, modes, what, as_generator=False):
     """result, what evaluate returned, is (mean loss, accuracy) as expected, with every forward
     (modes) in eval mode and under no_grad."""
+    if as_generator:
+        grading.expect_true(not isinstance(result, str), what=f"evaluate on {what}", seen=str(result),
+                            rule=EVAL_ONCE)
     grading.expect_true(isinstance(result, tuple) and len(result) == 2 and all(type(x) is float for x in result),
                         what=f"the result for {what}", seen=shown(result), rule=RESULT)
     grading.expect_close(result[0], expected[0], rtol=1e-9, what=f"the mean loss for {what}", rule=RESULT)
@@ -605,9 +652,10 @@ def evaluate(fn):
             result, modes = evaluation(fn, 4, sizes)
             check_evaluation(result, expected[sizes], modes, f"batches of {list(sizes)} (a model in training mode)")
         result, modes = evaluation(fn, 4, (1, 9), as_generator=True)
-        check_evaluation(result, expected[(1, 9)], modes, "batches of [1, 9] given as a generator")
+        check_evaluation(result, expected[(1, 9)], modes, "batches of [1, 9] given as a generator",
+                         as_generator=True)
         grading.expect_raises(lambda: fn(small_classifier(3), ag.nn.CrossEntropyLoss(), []), ValueError, "",
-                              what="evaluate(model, loss_fn, [])", rule="an evaluation without samples is a ValueError")
+                              what="evaluate(model, loss_fn, [])", rule=EVAL_EMPTY)
 
 
 # -------------------------------------------------- 09.train_epoch, on the digits
@@ -627,7 +675,6 @@ def train_epoch_on_the_digits(fn, digits_model, digits_loaders, fit):
     grading.expect_true(isinstance(run, list) and run[-1][2] >= TARGET,
                         what=f"the validation accuracy of the digits model after {EPOCHS} epochs of your train_epoch",
                         seen=run if isinstance(run, str) else f"{run[-1][2]:.3f}",
-                        rule=f"trained one step per batch with train_epoch, the model reaches {TARGET:.0%} on images "
-                             f"it never saw")
+                        rule=DIGITS)
 
 

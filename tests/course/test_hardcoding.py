@@ -58,10 +58,11 @@ def recorded():
 
 def _cheat(recorded, assignment, grade_id, mistake):
     code = hardcoding.answers(assignment)[grade_id]
-    _, exercise_id, _ = hardcoding.split_answer(code)
-    seen = recorded[assignment].get(exercise_id)
-    assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
-                  f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
+    _, plugs = hardcoding.split_plugs(code)
+    seen = {exercise_id: recorded[assignment].get(exercise_id) for exercise_id, _ in plugs}
+    never = [exercise_id for exercise_id, fingerprints in seen.items() if not fingerprints]
+    assert not never, (f"{assignment}: the release never calls the function of {never}, so there is no "
+                       f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
     return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 
@@ -121,9 +122,10 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
 # (helper, redefinition).  03's reference_vjp is defined in a locked cell, which the
 # grader puts back before each test cell; without that, the cheat gains 3 points.
 # 07's library_version comes from autograd_course.notebook, which the grader imports
-# again before each test cell; without that, the cheat gains 2 points (the hidden part
-# of 07_grad_mode_enter_test2).  (The same kind of redefinition of 05's reference_rule
-# gained nothing even without the restoring, so it is not a case here: it could not fail.)
+# again before each test cell; without that, the cheat gains points (the hidden parts of
+# 07_grad_mode_context_test*, where library_version computes the expected values).  (The same
+# kind of redefinition of 05's reference_rule gained nothing even without the restoring, so it
+# is not a case here: it could not fail.)
 REDEFINED = {
     "03_pow_backward_answer": ("reference_vjp", '''
 _real_reference_vjp = reference_vjp
@@ -134,7 +136,7 @@ def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for
         return (pow_backward(grad, values["self"], values["exponent"]),)
     return _real_reference_vjp(exercise_id, grad, **values)
 '''),
-    "07_grad_mode_enter_answer": ("library_version", '''
+    "07_grad_mode_context_answer": ("library_version", '''
 import contextlib
 import sys
 
@@ -147,7 +149,7 @@ def library_version(assignment):    # the library's code, but my grad_mode_enter
     while cell.f_code.co_name != "<module>":
         cell = cell.f_back
     with _shared_library_version(assignment):
-        if "07.grad_mode_enter" in cell.f_code.co_consts:
+        if any("07.grad_mode_enter" in (c if isinstance(c, tuple) else (c,)) for c in cell.f_code.co_consts):
             with exercises.plugged("07.grad_mode_enter", grad_mode_enter):
                 yield
         else:

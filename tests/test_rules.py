@@ -129,7 +129,13 @@ def _module_bindings():
     return {path.stem: scan_module(path) for path in sorted(CHECKS.glob("*.py")) if path.stem != "__init__"}
 
 
-IMPORT_FROM_CHECKS = re.compile(r"^\s*from autograd_course\.checks\.(\w+) import ([\w, ()\n]+)", re.M)
+def _imports_from_checks(tree):
+    """(module, name) for every ``from autograd_course.checks.<module> import name`` of a cell."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograd_course.checks."):
+            module = node.module.rsplit(".", 1)[1]
+            for alias in node.names:
+                yield module, alias.name, alias.asname or alias.name
 
 
 def scan_notebook(assignment, modules):
@@ -140,18 +146,17 @@ def scan_notebook(assignment, modules):
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or is_answer_cell(cell):
             continue
-        exercises, constants = {}, {}
-        for module, names in IMPORT_FROM_CHECKS.findall(cell.source):
-            found = modules.get(module)
-            for name in re.findall(r"\w+", names):
-                if found is not None and name in found.exercises:
-                    exercises[name] = found.exercises[name]
-                if found is not None and name in found.constants:
-                    constants[name] = found.constants[name]
         try:
             tree = ast.parse(cell.source)
         except SyntaxError:
             continue
+        exercises, constants = {}, {}
+        for module, name, bound in _imports_from_checks(tree):
+            found = modules.get(module)
+            if found is not None and name in found.exercises:
+                exercises[bound] = found.exercises[name]
+            if found is not None and name in found.constants:
+                constants[bound] = found.constants[name]
         uses = RuleUses(f"{assignment} cell {index} ({grade_id(cell) or 'code'})", exercises, constants)
         uses.bind(tree)
         uses.visit(tree)

@@ -162,16 +162,21 @@ def draw_versions(*snapshots, label="after", title=None):
     for snap in snapshots:
         for name in snap.tensors:
             tensors.setdefault(name, None)
-    rows, known = [], {}             # (node, attribute) in order of first appearance; alias seen
+    # A row per saved tensor seen alive or refused at some moment (one only seen freed, such as
+    # a number kept as a tensor, was never on a storage of the picture), in order of appearance.
+    shown = {(id(s.node), s.attribute) for snap in snapshots for s in snap.saved if not s.freed}
+    rows, known = [], {}             # (node, attribute); the alias seen
     for snap in snapshots:
         for state in snap.saved:
             key = (id(state.node), state.attribute)
+            if key not in shown:
+                continue
             if key not in known:
                 rows.append((state.node, state.attribute))
                 known[key] = state.alias
             elif state.alias and not known[key]:
                 known[key] = state.alias
-    labels = _node_labels([s for snap in snapshots for s in snap.saved])
+    labels = _node_labels([s for snap in snapshots for s in snap.saved if (id(s.node), s.attribute) in shown])
 
     name_w, col_w, row_h = 3.3, 2.35, 0.42
     names = [f"{labels[id(node)]}.{attribute}" + (f"  (= {known[(id(node), attribute)]})"

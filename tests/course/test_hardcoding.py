@@ -58,10 +58,11 @@ def recorded():
 
 def _cheat(recorded, assignment, grade_id, mistake):
     code = hardcoding.answers(assignment)[grade_id]
-    _, exercise_id, _ = hardcoding.split_answer(code)
-    seen = recorded[assignment].get(exercise_id)
-    assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
-                  f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
+    _, plugged = hardcoding.split_answer(code)
+    seen = {exercise_id: recorded[assignment].get(exercise_id) for exercise_id, _ in plugged}
+    never = [exercise_id for exercise_id, fingerprints in seen.items() if not fingerprints]
+    assert not never, (f"{assignment}: the release never calls the function of {', '.join(never)}, so there is "
+                       f"no visible input to hard-code (recorded: {sorted(recorded[assignment])})")
     return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 

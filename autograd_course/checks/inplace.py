@@ -52,10 +52,13 @@ def gradients_of(grads):
 
 
 def copy_slices_rule(seen, expected, base_needs_no_grad=False):
-    """The rule a wrong list of gradients breaks, judged from where it differs: the op's other
-    inputs when the base's gradient is right, else the base's gradient (its written cells,
-    ``none`` when the op's node gives None there, or the cells left alone)."""
-    if isinstance(seen, list) and len(seen) == len(expected) and seen[0] == expected[0]:
+    """The rule a wrong answer breaks, judged from where it differs: one gradient per entry of
+    ``next_functions`` (a list of the wrong length, or a right base gradient), else the base's
+    gradient (its written cells, ``none`` when the op's node gives None there, or the cells left
+    alone), which is also what an error is blamed on."""
+    if isinstance(seen, str) and "Error" in seen.split(":")[0]:       # it raised
+        return NONE_THROUGH_UNTOUCHED if base_needs_no_grad else THROUGH_UNTOUCHED
+    if not isinstance(seen, list) or len(seen) != len(expected) or seen[0] == expected[0]:
         return OTHERS
     return NONE_THROUGH_UNTOUCHED if base_needs_no_grad else THROUGH_UNTOUCHED
 

@@ -371,6 +371,14 @@ class Node:
                 return None             # (x * c)._saved_self when c needs no gradient: not kept
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
+    def __dir__(self):
+        # As PyTorch's nodes list them: grad_fn._saved_self, ._raw_saved_self, ._saved_dim ...
+        names = set(super().__dir__())
+        for key in self.__dict__.get("_saved", {}):
+            names.update((f"_saved_{key}", f"_raw_saved_{key}"))
+        names.update(f"_saved_{key}" for key in self.__dict__.get("_params", {}))
+        return sorted(names)
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients."""
         if self._hooks is None:

@@ -136,7 +136,12 @@ def regenerate_grad_fn(view, key=None):
     node = AsStridedBackward0()
     node.next_functions = (base._gradient_edge(),)
     node._input_meta = ((base._data.shape, base._data.dtype),)
-    overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
+    # Whether the view shows some cell of the base more than once (an expanded view): then
+    # its gradient is added up where it lands.  A view without elements shows none, as
+    # PyTorch's overlap test of a strided layout says first (NOTE [ Detecting Memory
+    # Overlap Within A Strided Tensor ]: "any dimension has size 0: no overlap").
+    overlapping = view._data.size > 0 and any(s == 0 and n > 1 for n, s in zip(view._data.shape,
+                                                                                 view._data.strides))
     node._params = {"self_shape": base.shape, "accumulate": overlapping,
                     "key": positions_in_base(view) if key is None else key}
     move_retained_grad(view, view._grad_fn, node)

@@ -530,6 +530,21 @@ def an_expanded_view_of_a_zero_dim_base_after_a_write(lib):
     return e, x.grad
 
 
+@scenario
+def an_empty_expanded_view_after_a_write(lib):
+    # Shows no cell of the base, so nothing to add up: its node does not accumulate (the
+    # rule 08.view_grad_fn states), and its gradient is empty.
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], requires_grad=True)
+    b = x * 2
+    e = b.view(2, 3)[1:-1].unsqueeze(0).expand(2, -1, -1)
+    b.add_(1)
+    node = e.grad_fn
+    if hasattr(node, "_params"):
+        assert node._params["accumulate"] is False, "an empty view shows no cell twice: accumulate is False"
+    (e * 2).sum().backward()
+    return e, node.name(), x.grad
+
+
 # ======================================================================
 # Views made under no_grad, and the outputs of unbind
 # ======================================================================

@@ -17,7 +17,8 @@ headless.
 Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
 (the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
 arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
-views (``draw_views``, assignment 08).  None imports anything from ``autograd_lib`` (only
+views (``draw_views``, assignment 08) and ``versions`` the version counters along a write
+(``draw_versions``, assignment 08).  None imports anything from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
 so the same code draws PyTorch's graphs.  The course asks students to write one piece of
 it: the walk, ``walk.topological_nodes`` (exercise 02.graph_nodes), which every function below reaches
@@ -105,6 +106,18 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     of a view is regenerated when it has moved).  ``storage_positions(t)`` lists the
     storage index of each element of ``t``.
 
+``version_snapshot(tensors, roots=(), label="before")`` and
+``draw_versions(*snapshots, label="after", title=None) -> Figure``
+    The version counters along a write (``versions.py``): take a snapshot of some tensors
+    ({name: tensor}) and of the tensors the graph of ``roots`` saved, write in place, then
+    draw: one column per moment, each tensor's ``_version`` (orange where the write moved
+    it), and for each saved tensor the version its node checks against and the version
+    now (green while they agree, red once backward would refuse it)::
+
+        before = version_snapshot({"y": y, "y[1:]": y[1:], "y.data": y.data}, roots=[loss])
+        y.add_(1)
+        draw_versions(before, label="after y.add_(1)")
+
 ``node_name(node) -> str``
     The display name of a backward node (``"torch::autograd::AccumulateGrad"``
     becomes ``"AccumulateGrad"``).
@@ -113,12 +126,15 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
 from .draw import GraphFigure, draw_graph
 from .storage import draw_views, storage_positions
 from .text import format_graph, print_graph
+from .versions import draw_versions, version_snapshot
 from .walk import MAX_NODES, graph_edges, graph_nodes, node_name
 
 __all__ = [
     "draw_graph",
     "draw_views",
     "storage_positions",
+    "draw_versions",
+    "version_snapshot",
     "format_graph",
     "print_graph",
     "graph_nodes",

@@ -36,6 +36,9 @@ FREED_MESSAGE = (
     "calling backward.")
 
 _sequence = itertools.count()          # creation order; the engine runs newer nodes first
+# Called with every new node, for debugging modes that live above the graph
+# (autograd.anomaly_mode adds the recording of the forward traceback here).
+NEW_NODE_HOOKS = []
 
 
 class _NothingKept(dict):
@@ -175,7 +178,7 @@ class SavedTensor:
     graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook", "history")
 
     def __init__(self, tensor, is_output=False):
         if tensor.is_inference():
@@ -191,6 +194,7 @@ class SavedTensor:
             pack, self.unpack_hook = saved_hooks.active.hooks[-1]
             self.packed = pack(tensor)
             self.tensor = None
+            self.history = (tensor._grad_fn, tensor._output_nr, tensor._requires_grad, tensor._accumulator)
 
     def unpack(self, node):
         """The saved tensor, for ``node``'s backward formula.
@@ -216,6 +220,23 @@ class SavedTensor:
             return attached
         return t
 
+    def unpacked(self, node):
+        """:meth:`unpack`, as ``grad_fn._saved_*`` and ``ctx.saved_tensors`` hand it out. A
+        tensor that went through hooks comes back as PyTorch gives it: a new tensor on the
+        unpack hook's data with the history of the tensor that was saved (its ``grad_fn``, or
+        as a leaf its ``requires_grad`` and gradient accumulator), even when the hooks return
+        the saved tensor itself (``saved_tensors_hooks(lambda x: x, lambda x: x)``)."""
+        t = self.unpack(node)
+        if self.unpack_hook is None or self.is_output:
+            return t
+        grad_fn, output_nr, requires_grad, accumulator = self.history
+        out = type(t)._make(t._data, t._version_counter)
+        if grad_fn is not None:
+            out.grad_fn, out._output_nr = grad_fn, output_nr
+        elif requires_grad:
+            out._requires_grad, out._accumulator = True, accumulator
+        return out
+
     def register_hooks(self, pack_hook, unpack_hook):
         """``grad_fn._raw_saved_self.register_hooks(pack, unpack)``: pack this saved tensor
         now, unpack it when backward needs it (as ``saved_tensors_hooks``, for one tensor)."""
@@ -224,7 +245,9 @@ class SavedTensor:
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         if self.tensor is None:
             raise RuntimeError(FREED_MESSAGE)
-        self.packed, self.unpack_hook = pack_hook(self.tensor), unpack_hook
+        t = self.tensor
+        self.packed, self.unpack_hook = pack_hook(t), unpack_hook
+        self.history = (t._grad_fn, t._output_nr, t._requires_grad, t._accumulator)
         self.tensor = None
 
     def check_version(self, node):
@@ -235,6 +258,17 @@ class SavedTensor:
             # in place that is the in-place op, as in PyTorch's message.
             producer = node if self.is_output else t.grad_fn
             raise modified_by_inplace_error(t, producer, self.version)
+
+
+class _SavedNothing:
+    """``grad_fn._raw_saved_self`` of a tensor the node did not keep (``x * 3`` keeps no
+    ``self``): PyTorch's saved tensor without a value, which refuses hooks."""
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+
+
+_NOT_KEPT = _SavedNothing()
 
 
 class SavedValue:
@@ -332,6 +366,8 @@ class Node:
 
     def __init__(self):
         self._sequence_nr = next(_sequence)
+        for hook in NEW_NODE_HOOKS:     # empty unless anomaly mode was ever turned on
+            hook(self)
 
     # --- what PyTorch shows ------------------------------------------------
     def name(self):
@@ -349,16 +385,19 @@ class Node:
     def __getattr__(self, attr):
         # grad_fn._saved_self, grad_fn._saved_result, grad_fn._saved_dim ... as in PyTorch
         if attr.startswith("_raw_saved_"):
-            saved = self.__dict__.get("_saved", {}).get(attr[len("_raw_saved_"):])
+            key = attr[len("_raw_saved_"):]
+            saved = self.__dict__.get("_saved", {}).get(key)
             if saved is not None:
                 return saved
+            if _names_an_unsaved_tensor(type(self), key):
+                return _NOT_KEPT           # (x * 3)._raw_saved_self: a saved tensor with no value
         if attr.startswith("_saved_"):
             key = attr[len("_saved_"):]
             saved = self.__dict__.get("_saved", {})
             if key in saved:
                 if self.__dict__.get("_freed"):
                     raise RuntimeError(FREED_MESSAGE)
-                value = saved[key].unpack(self)
+                value = saved[key].unpacked(self)
                 if isinstance(value, Tensor) and value._wrapped_number is not None:
                     # PyTorch saves a number operand as a tensor of the number's own type:
                     # x * 3 shows tensor(3), an int64, whatever x's dtype.

@@ -36,7 +36,7 @@ LAYERS = (
     Layer("foundations", ("autograd_lib.dtypes", "autograd_lib.grad_mode", "autograd_lib.broadcasting",
                           "autograd_lib._tensor_str", "autograd_lib.exercises",
                           "autograd_lib.devices", "autograd_lib.cuda", "autograd_lib.accelerator",
-                          "autograd_lib.saved_hooks"),
+                          "autograd_lib.saved_hooks", "autograd_lib.fused"),
           "types, devices, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
     Layer("tensor", ("autograd_lib.tensor", "autograd_lib.creation"),
           "the Tensor as a data structure, and the functions that make tensors"),

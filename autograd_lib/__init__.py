@@ -43,7 +43,7 @@ from .tensor import Size, Tensor
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .devices import device, get_default_device, set_default_device
-from . import accelerator, cuda
+from . import accelerator, backends, cuda
 from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                        full_like, initial_seed, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
@@ -87,6 +87,8 @@ from . import derivatives           # the gradient rules: what every op above re
 from . import autograd
 from . import linalg
 from .serialization import load, save
+from .tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from .autograd import Function
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 

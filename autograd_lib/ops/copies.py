@@ -66,8 +66,8 @@ def cuda(input, device=None, non_blocking=False, memory_format=None):
 
 
 def type_(input, dtype=None, non_blocking=False):
-    """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``
-    or ``x.type('autograd_lib.DoubleTensor')``: a cast, as ``to``."""
+    """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``,
+    ``x.type('autograd_lib.DoubleTensor')`` or ``x.type(DoubleTensor)``: a cast, as ``to``."""
     if dtype is None:
         return f"autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}"
     if isinstance(dtype, str):
@@ -76,6 +76,8 @@ def type_(input, dtype=None, non_blocking=False):
         if dtype not in by_legacy:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = by_legacy[dtype]
+    elif isinstance(getattr(dtype, "dtype", None), _dt.dtype) and isinstance(dtype, type):
+        dtype = dtype.dtype                         # a legacy class: x.type(LongTensor)
     return to(input, dtype)
 
 

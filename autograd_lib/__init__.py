@@ -73,6 +73,7 @@ from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsi
                                 exp2_, expm1_, frac_, log10_, log1p_, log2_, logit_, nan_to_num_,
                                 negative, rad2deg_, rsqrt_, sinc_, sinh_, tan_)
 from .ops import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: F401
+from .ops import as_strided  # noqa: F401
 from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select, log_,  # noqa: F401
                   masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
 from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401

@@ -317,13 +317,14 @@ def increment_version(tensor):
 
 
 def forward_name(node):
-    """The name of the forward op a node belongs to, as PyTorch's messages give it:
-    ``Exp`` for ``ExpBackward0``."""
+    """The name of the forward op a node belongs to, as PyTorch's messages give it: the node's
+    name without ``Backward0`` (``Exp`` for ``ExpBackward0``), or without ``Backward`` when
+    another number follows (``T1`` for ``TBackward1``, the node of ``t_``)."""
     name = node.name()
-    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward4", "Backward"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    if name.endswith("Backward0"):
+        return name[: -len("Backward0")]
+    head, found, tail = name.rpartition("Backward")
+    return head + tail if found and (tail == "" or tail.isdigit()) else name
 
 
 def _names_an_unsaved_tensor(node_cls, key):

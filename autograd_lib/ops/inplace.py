@@ -406,6 +406,8 @@ def setitem(input, key, value):
     try:
         _inplace(target, write, value)
     except IndexError as error:             # NumPy says "axis", PyTorch "dimension"
+        if str(error).startswith("too many indices for array"):
+            raise IndexError(f"too many indices for tensor of dimension {input.ndim}") from None
         raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
 
 

@@ -80,8 +80,8 @@ from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # 
                             pairwise_distance, rms_norm, selu, threshold)
 from .nn.functional import bilinear  # noqa: F401
 from .nn.recurrent import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: F401
-from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, max_pool1d,  # noqa: F401
-                            max_pool2d)
+from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, conv_transpose1d,  # noqa: F401
+                            conv_transpose2d, max_pool1d, max_pool2d)
 from .ops.linalg_more import det, inverse, logdet, matrix_power  # noqa: F401
 from .ops.linalg_more import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
 from . import derivatives           # the gradient rules: what every op above records

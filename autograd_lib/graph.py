@@ -286,6 +286,8 @@ class SavedValue:
     def unpack(self, node):
         return self.value
 
+    unpacked = unpack
+
 
 def refuse_inference_tensor():
     """A tensor made in inference_mode cannot be saved for backward (PyTorch's error)."""

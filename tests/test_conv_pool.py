@@ -165,6 +165,18 @@ def conv_transpose_modules(lib):
 
 
 @scenario
+def init_dirac(lib):
+    init = lib.nn.init
+    w = lib.nn.Parameter(lib.ones(4, 2, 3, 3))
+    same = init.dirac_(w, 2) is w
+    weights = [init.dirac_(lib.empty(3, 5, 4)), init.dirac_(lib.empty(2, 3, 1, 2, 3)), init.dirac_(lib.empty(6, 2, 3), 3)]
+    x = _leaf(lib, (1, 3, 5, 5), 1)
+    passed = lib.nn.functional.conv2d(x, init.dirac_(lib.empty(3, 3, 3, 3)), padding=1)
+    return (same, w, w._version, w.requires_grad, w.grad_fn, weights, passed, x,
+            caught(init.dirac_, lib.empty(2, 2)), caught(init.dirac_, lib.empty(3, 2, 3), 2))
+
+
+@scenario
 def conv_transpose_errors(lib):
     F = lib.nn.functional
     x, w = lib.ones(2, 4, 5, 5), lib.ones(4, 3, 3, 3)

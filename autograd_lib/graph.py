@@ -457,20 +457,48 @@ class Node:
         return grads
 
     def apply(self, grad_outputs):
-        """Gradients for each input (None where not needed) from the output gradients."""
+        """Gradients for each input (None where not needed) from the output gradients.  A
+        value two formulas need is asked for once, as PyTorch unpacks each saved tensor once
+        per node (an unpack hook sees each call; a checkpoint's hook allows one)."""
         grad = grad_outputs if self._all_grads else grad_outputs[0]
+        formulas = self.formulas
+        known = _SHARED_NEEDS.get(type(self))
+        if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)
+            known = _SHARED_NEEDS[type(self)] = (formulas, _formulas_share_a_value(formulas))
+        if known[1]:
+            return self._apply_sharing(grad)
         grads = []
         for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
             if next_node is None:
                 grads.append(None)
                 continue
-            fn, needs = self.formulas[name]
+            fn, needs = formulas[name]
             grads.append(fn(grad, *self.saved_values(needs)))
         return grads
+
+    def _apply_sharing(self, grad):
+        """``apply`` for a node whose formulas share values: all of them asked for at once."""
+        wanted = [self.formulas[name] if next_node is not None else None
+                  for name, (next_node, _) in zip(self.input_names, self.next_functions)]
+        names = tuple(dict.fromkeys(n for f in wanted if f is not None for n in f[1]))
+        values = dict(zip(names, self.saved_values(names)))
+        return [None if f is None else f[0](grad, *[values[n] for n in f[1]]) for f in wanted]
 
     def __call__(self, *grad_outputs):
         """Calling a node applies its backward formula, as in PyTorch."""
         return tuple(self.apply(list(grad_outputs)))
+
+
+_SHARED_NEEDS = {}              # node class -> (its formulas, whether two of them need one value)
+
+
+def _formulas_share_a_value(formulas):
+    seen = set()
+    for _, needs in formulas.values():
+        if seen.intersection(needs):
+            return True
+        seen.update(needs)
+    return False
 
 
 class AccumulateGrad(Node):

@@ -629,6 +629,17 @@ def identity_saved_tensor_hooks_give_a_new_tensor(lib):
 
 
 @scenario
+def a_node_unpacks_each_saved_tensor_once(lib):
+    # a / b: both formulas need b (the one of a, and the one of b with a too); PyTorch unpacks once
+    log = []
+    a, b = lib.tensor([1.0, 2.0], requires_grad=True), lib.tensor([4.0, 5.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = (a / b) * lib.atan2(a, b)
+    y.sum().backward()
+    return log, a.grad, b.grad
+
+
+@scenario
 def inference_tensor_is_written_then_refused(lib):
     # outside inference_mode, an in-place write into an inference tensor happens, then raises
     with lib.inference_mode():

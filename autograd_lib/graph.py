@@ -178,7 +178,7 @@ class SavedTensor:
     graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook", "history")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook")
 
     def __init__(self, tensor, is_output=False):
         if tensor.is_inference():
@@ -191,10 +191,9 @@ class SavedTensor:
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
         # kept as it is, as PyTorch keeps it outside the hooks.
         if saved_hooks.active.hooks and tensor._wrapped_number is None:
-            pack, self.unpack_hook = saved_hooks.active.hooks[-1]
-            self.packed = pack(tensor)
+            pack, unpack = saved_hooks.active.hooks[-1]
+            self.packed, self.unpack_hook = pack(tensor), with_history(unpack, tensor)
             self.tensor = None
-            self.history = (tensor._grad_fn, tensor._output_nr, tensor._requires_grad, tensor._accumulator)
 
     def unpack(self, node):
         """The saved tensor, for ``node``'s backward formula.
@@ -220,23 +219,6 @@ class SavedTensor:
             return attached
         return t
 
-    def unpacked(self, node):
-        """:meth:`unpack`, as ``grad_fn._saved_*`` and ``ctx.saved_tensors`` hand it out. A
-        tensor that went through hooks comes back as PyTorch gives it: a new tensor on the
-        unpack hook's data with the history of the tensor that was saved (its ``grad_fn``, or
-        as a leaf its ``requires_grad`` and gradient accumulator), even when the hooks return
-        the saved tensor itself (``saved_tensors_hooks(lambda x: x, lambda x: x)``)."""
-        t = self.unpack(node)
-        if self.unpack_hook is None or self.is_output:
-            return t
-        grad_fn, output_nr, requires_grad, accumulator = self.history
-        out = type(t)._make(t._data, t._version_counter)
-        if grad_fn is not None:
-            out.grad_fn, out._output_nr = grad_fn, output_nr
-        elif requires_grad:
-            out._requires_grad, out._accumulator = True, accumulator
-        return out
-
     def register_hooks(self, pack_hook, unpack_hook):
         """``grad_fn._raw_saved_self.register_hooks(pack, unpack)``: pack this saved tensor
         now, unpack it when backward needs it (as ``saved_tensors_hooks``, for one tensor)."""
@@ -245,9 +227,7 @@ class SavedTensor:
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         if self.tensor is None:
             raise RuntimeError(FREED_MESSAGE)
-        t = self.tensor
-        self.packed, self.unpack_hook = pack_hook(t), unpack_hook
-        self.history = (t._grad_fn, t._output_nr, t._requires_grad, t._accumulator)
+        self.packed, self.unpack_hook = pack_hook(self.tensor), with_history(unpack_hook, self.tensor)
         self.tensor = None
 
     def check_version(self, node):
@@ -258,6 +238,30 @@ class SavedTensor:
             # in place that is the in-place op, as in PyTorch's message.
             producer = node if self.is_output else t.grad_fn
             raise modified_by_inplace_error(t, producer, self.version)
+
+
+def with_history(unpack_hook, saved):
+    """The unpack hook a tensor saved through hooks keeps: ``unpack_hook``, whose tensor comes
+    back as PyTorch hands it back, a new tensor on that data with the history ``saved`` had
+    (its ``grad_fn``, or as a leaf its ``requires_grad`` and gradient accumulator), even when
+    the hooks return the saved tensor itself (``saved_tensors_hooks(lambda x: x, lambda x:
+    x)``: ``_saved_self is x`` is False).  A node's own output, saved without its history,
+    gets its node back in :meth:`SavedTensor.unpack`.  Anything but a tensor is passed on, for
+    ``unpack`` to refuse."""
+    grad_fn, output_nr, requires_grad, accumulator = (saved._grad_fn, saved._output_nr, saved._requires_grad,
+                                                      saved._accumulator)
+
+    def unpack(packed):
+        t = unpack_hook(packed)
+        if not isinstance(t, Tensor):
+            return t
+        out = type(t)._make(t._data, t._version_counter)
+        if grad_fn is not None:
+            out.grad_fn, out._output_nr = grad_fn, output_nr
+        elif requires_grad:
+            out._requires_grad, out._accumulator = True, accumulator
+        return out
+    return unpack
 
 
 class _SavedNothing:
@@ -285,8 +289,6 @@ class SavedValue:
 
     def unpack(self, node):
         return self.value
-
-    unpacked = unpack
 
 
 def refuse_inference_tensor():
@@ -400,7 +402,7 @@ class Node:
             if key in saved:
                 if self.__dict__.get("_freed"):
                     raise RuntimeError(FREED_MESSAGE)
-                value = saved[key].unpacked(self)
+                value = saved[key].unpack(self)
                 if isinstance(value, Tensor) and value._wrapped_number is not None:
                     # PyTorch saves a number operand as a tensor of the number's own type:
                     # x * 3 shows tensor(3), an int64, whatever x's dtype.

@@ -47,6 +47,21 @@ class Size(tuple):
     def __repr__(self):
         return f"autograd_lib.Size({list(self)})"
 
+    def __getitem__(self, key):                 # a slice of a Size is a Size, as in PyTorch
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:

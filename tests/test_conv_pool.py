@@ -159,7 +159,7 @@ def conv_transpose_modules(lib):
     fan_in = modules[1].weight.shape[1] * math.prod(modules[1].weight.shape[2:])
     within = bool(np.all(np.abs(modules[1].weight.detach().numpy()) <= np.float32(1 / math.sqrt(fan_in))))
     return ([repr(m) for m in modules], settings, shapes, y, resized, x.grad, m.weight.grad, m.bias.grad,
-            m(x[0], output_size=(1, 6, 10, 10)).shape, within, list(modules[0].state_dict()),
+            m(x[0], output_size=(6, 10, 10)).shape, within, list(modules[0].state_dict()),
             caught(m, x, output_size=[12, 12]), caught(m, x, output_size=[9]),
             caught(nn.ConvTranspose2d, 4, 6, 3, padding_mode="reflect"), caught(nn.ConvTranspose2d, 4, 5, 3, groups=2))
 

@@ -86,7 +86,7 @@ class FunctionCtx:
     def saved_tensors(self):
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
-        return tuple(None if s is None else s.unpacked(self) for s in self._saved_list)
+        return tuple(None if s is None else s.unpack(self) for s in self._saved_list)
 
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = {id(t) for t in tensors}

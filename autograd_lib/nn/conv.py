@@ -14,6 +14,7 @@ transposed convolution has zeros only.
 import math
 
 from ..creation import empty
+from ..tensor import Size
 from . import functional as F
 from . import init
 from .init import _calculate_fan_in_and_fan_out
@@ -160,7 +161,7 @@ class _ConvTransposeNd(_ConvNd):
         largest = [n + s - 1 for n, s in zip(smallest, self.stride)]
         if any(not lo <= n <= hi for n, lo, hi in zip(output_size, smallest, largest)):
             raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} to "
-                             f"{largest} (for an input of {input.shape[2:]})")
+                             f"{largest} (for an input of {Size(input.shape[2:])})")
         return tuple(n - lo for n, lo in zip(output_size, smallest))
 
     def forward(self, input, output_size=None):

@@ -197,6 +197,13 @@ def backends_on_a_machine_without_a_gpu(lib):
             caught(lambda: B.cuda.matmul.no_such_switch), caught(lambda: B.mps.no_such_name))
 
 
+@scenario
+def pinned_memory_without_an_accelerator(lib):
+    x = lib.ones(2)
+    loader = lib.utils.data.DataLoader(list(range(4)), batch_size=2, pin_memory=True)
+    return caught(x.pin_memory), x.is_pinned(), list(loader)
+
+
 def test_out_of_scope_typed_classes_and_backends_say_so():
     """The typed classes of dtypes the library does not have, and PyTorch's other backends,
     exist as names and refuse with PyTorch's exception class and a sentence that says why."""

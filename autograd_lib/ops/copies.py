@@ -65,6 +65,16 @@ def cuda(input, device=None, non_blocking=False, memory_format=None):
     _devices.check("cuda" if device is None else device)
 
 
+def pin_memory(input, device=None):
+    """Raises, as PyTorch without an accelerator does: pinned memory is for copies to a GPU."""
+    raise RuntimeError("Cannot access accelerator device when none is available. (autograd_lib has no "
+                       "accelerator: pinned memory, for fast copies to one, does not apply.)")
+
+
+def is_pinned(input, device=None):
+    return False
+
+
 def type_(input, dtype=None, non_blocking=False):
     """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``,
     ``x.type('autograd_lib.DoubleTensor')`` or ``x.type(DoubleTensor)``: a cast, as ``to``."""
@@ -83,6 +93,7 @@ def type_(input, dtype=None, non_blocking=False):
 
 Tensor.to = to
 Tensor.cpu, Tensor.cuda, Tensor.type = cpu, cuda, type_
+Tensor.pin_memory, Tensor.is_pinned = pin_memory, is_pinned
 Tensor.float = lambda self: to(self, _dt.float32)
 Tensor.double = lambda self: to(self, _dt.float64)
 Tensor.long = lambda self: to(self, _dt.int64)

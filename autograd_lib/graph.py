@@ -13,6 +13,10 @@ Every differentiable operation on a tensor that requires grad creates one
 A leaf that requires grad is represented in the graph by an
 :class:`AccumulateGrad` node whose ``variable`` is the leaf: running it adds
 the incoming gradient to ``variable.grad``.
+
+The module is longer than most (about 550 lines): nodes, saved tensors and the version
+checks that tie them together are one concept, and the course's exercise slots name them
+here (``graph:Node``, ``graph:SavedTensor``).
 """
 
 import itertools

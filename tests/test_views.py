@@ -1163,3 +1163,14 @@ def test_random_views_and_writes_agree_with_torch(data):
     program = _draw_program(data)
     note(f"program: {program!r}")
     check_scenario(_run_program(program), rtol=1e-5, atol=1e-6)
+
+
+def test_as_strided_outside_its_input_is_refused_with_a_reason():
+    """PyTorch's as_strided may read anywhere in the storage; the library's views are found in
+    their base through their input, so one that reads storage outside the elements of its
+    input is refused with a RuntimeError that says so, never a wrong view."""
+    base = autograd_lib.arange(12.0)
+    with pytest.raises(RuntimeError, match="reads storage outside the elements of the tensor it is made from"):
+        base[2:].as_strided((2,), (3,), 1)
+    inner = base[2:].as_strided((2,), (3,), 2)           # inside: a view of base, at its positions
+    assert inner._base is base and inner.tolist() == [2.0, 5.0], f"expected [2.0, 5.0] on base, saw {inner}"

@@ -25,6 +25,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``utils/data.py``             datasets and the DataLoader
 ``serialization.py``          save and load
 ``devices.py``, ``cuda.py``   the CPU, the only device (honest answers for GPU questions)
+``backends/``                 ``backends.mps``, ``backends.cudnn``, ``backends.cuda``: the same answers
 ``as_torch.py``               run a PyTorch script whose ``import torch`` lines get this library
 ``viz/``                      drawing a backward graph (walk, text, layout, draw)
 ============================  ======================================================================

@@ -12,11 +12,12 @@ checks themselves are in ``functional_checks.py``.
 
 import warnings
 
-from ..creation import zeros_like
+from ..creation import ones_like, zeros_like
 from ..engine import backward_pass
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
+from .anomaly_mode import run_backward
 from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
                                 finish, prepare, single_output, unpack, validate_v)
 

@@ -110,7 +110,7 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     Run ``loss.backward()`` (or ``run()``) with a pre-hook and a post-hook on every node
     (removed afterwards) and replay the pass (``steps.py``): after each step, every node's
     dependency count and buffer, the ready queue (newest first), the nodes done.
-    ``draw_backward_steps(trace or loss, ..., columns=3)`` draws one panel per step,
+    ``draw_backward_steps(trace or loss, ..., columns=4)`` draws one panel per step,
     ``format_backward_steps`` prints it; ``node_labels(nodes, names)`` tells nodes that
     share a name apart (``MulBackward0 #2``, by creation order).
 

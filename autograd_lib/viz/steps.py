@@ -292,7 +292,7 @@ def _lines(step, node, label):
     return [(label, "op"), (f"count {count}", "info"), (f"buffer {_slots(step.buffers[node])}", "info")]
 
 
-def draw_backward_steps(trace, gradient=None, retain_graph=None, names=None, run=None, columns=3,
+def draw_backward_steps(trace, gradient=None, retain_graph=None, names=None, run=None, columns=4,
                         title=None, figsize=None):
     """Draw a backward pass step by step; return the matplotlib Figure.
 
@@ -351,7 +351,7 @@ def draw_backward_steps(trace, gradient=None, retain_graph=None, names=None, run
     if figsize is None:
         k = min(1.0, 15.0 * 72 / width)
         figsize = (width * k / 72, height * k / 72)
-    fig = GraphFigure(figsize=figsize, dpi=100)
+    fig = GraphFigure(figsize=figsize, dpi=80)
     ax = fig.add_axes((0, 0, 1, 1))
     s = min(fig.get_figwidth() * 72 / width, fig.get_figheight() * 72 / height)
     ax.set_xlim(0, width)
@@ -404,12 +404,12 @@ def draw_backward_steps(trace, gradient=None, retain_graph=None, names=None, run
             ax.add_artist(FancyBboxPatch((gx + b.x - b.w / 2, -(gy + b.y + b.h / 2)), b.w, b.h,
                                          boxstyle="round,pad=0,rounding_size=6", facecolor=face, edgecolor=edge,
                                          lw=(2.0 if state in ("running", "early") else 1.1) * s, zorder=2, gid=gid))
-            lines = _lines(step, node, labels[node])
-            heights = [measure(t, kind)[1] for t, kind in lines]
-            y = gy + b.y - b.h / 2 + 6.0
-            for (t, kind), h in zip(lines, heights):
-                text(gx + b.x, y + h / 2, t, kind, zorder=4, color=color, gid=f"{gid}:text")
-                y += h + 2.5
+            (label, kind), *info = _lines(step, node, labels[node])
+            top, first = gy + b.y - b.h / 2 + 6.0, measure(label, kind)[1]
+            text(gx + b.x, top + first / 2, label, kind, zorder=4, color=color, gid=f"{gid}:text")
+            rest = sum(measure(t, k)[1] + 2.5 for t, k in info) - 2.5      # one text for the lines below
+            text(gx + b.x, top + first + 2.5 + rest / 2, "\n".join(t for t, _ in info), info[0][1], zorder=4,
+                 color=color, linespacing=1.35, gid=f"{gid}:text")
         text(ox + pad, oy + panel_h - pad - foot_h / 2, queue_text(step), "info", ha="left",
              gid=f"backward-step-{k}:ready")
 

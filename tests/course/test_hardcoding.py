@@ -58,10 +58,11 @@ def recorded():
 
 def _cheat(recorded, assignment, grade_id, mistake):
     code = hardcoding.answers(assignment)[grade_id]
-    _, exercise_id, _ = hardcoding.split_answer(code)
-    seen = recorded[assignment].get(exercise_id)
-    assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
-                  f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
+    _, plugs = hardcoding.split_answer(code)
+    seen = {exercise_id: recorded[assignment].get(exercise_id) for exercise_id, _ in plugs}
+    never = [exercise_id for exercise_id, fingerprints in seen.items() if not fingerprints]
+    assert not never, (f"{assignment}: the release never calls the function of {never}, so there is no "
+                       f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
     return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 
@@ -118,15 +119,16 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
 
 # A cheat whose answer cell also redefines a notebook helper that the hidden parts
 # compute expected values with, so that "the reference" agrees with the answer:
-# (helper, redefinition).  03's reference_vjp is defined in a locked cell, which the
-# grader puts back before each test cell; without that, the cheat gains 3 points.
+# (helper, redefinition).  03's reference_vjp lives in its check module, where the hidden
+# parts call it (a notebook's own name of it changes nothing; patching the module is
+# TamperingError).
 # 07's library_version comes from autograd_course.notebook, which the grader imports
 # again before each test cell; without that, the cheat gains 2 points (the hidden part
 # of 07_grad_mode_enter_test2).  (The same kind of redefinition of 05's reference_rule
 # gained nothing even without the restoring, so it is not a case here: it could not fail.)
 REDEFINED = {
-    "03_pow_backward_answer": ("reference_vjp", '''
-_real_reference_vjp = reference_vjp
+    "03_vjps_answer": ("reference_vjp", '''
+from autograd_course.checks.backward import reference_vjp as _real_reference_vjp
 
 
 def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for pow is now mine

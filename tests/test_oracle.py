@@ -1642,6 +1642,36 @@ def node_post_hook_sees_gradients_fitted_to_inputs(lib):
 
 
 @scenario
+def node_hooks_may_replace_gradients(lib):
+    # a post-hook's tuple replaces the node's input gradients (the next post-hook sees it, and
+    # it is what flows on); a pre-hook's replaces what the node runs on
+    x = lib.tensor([2., 3.], requires_grad=True)
+    y = x * x
+    log = []
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, None))
+    y.grad_fn.register_hook(lambda gi, go: log.append(("post", [None if g is None else g.tolist() for g in gi])))
+    y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+    y.sum().backward()
+    return log, x.grad
+
+
+@scenario
+def node_hook_results_are_checked(lib):
+    # what a node's hook returns must be a tuple of the right length, None where None was
+    def result(kind, returned):
+        x = lib.tensor([2., 3.], requires_grad=True)
+        y = x * lib.tensor([1., 2.])
+        if kind == "pre":
+            y.grad_fn.register_prehook(lambda go: returned(go))
+        else:
+            y.grad_fn.register_hook(lambda gi, go: returned(gi))
+        return caught(y.sum().backward), x.grad
+    return [result("pre", lambda g: [g[0]]), result("pre", lambda g: (g[0], g[0])),
+            result("post", lambda g: (g[0],)), result("post", lambda g: (g[0], g[0])),
+            result("post", lambda g: 3), result("post", lambda g: (None, None))]
+
+
+@scenario
 def accumulate_grad_node_hooks_run(lib):
     # the AccumulateGrad node's pre-hooks and post-hooks run (post: no input gradients)
     a = lib.tensor([1., 2.], requires_grad=True)

@@ -17,8 +17,9 @@ headless.
 Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
 (the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
 arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
-views (``draw_views``, assignment 08) and ``versions`` the version counters along a write
-(``draw_versions``, assignment 08).  None imports anything from ``autograd_lib`` (only
+views (``draw_views``, assignment 08), ``versions`` the version counters along a write
+(``draw_versions``, assignment 08) and ``steps`` replays a backward pass step by step
+(``draw_backward_steps``, assignment 03).  None imports anything from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
 so the same code draws PyTorch's graphs.  The course asks students to write one piece of
 it: the walk, ``walk.topological_nodes`` (exercise 02.graph_nodes), which every function below reaches
@@ -118,12 +119,21 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
         y.add_(1)
         draw_versions(before, label="after y.add_(1)")
 
+``trace_backward(loss, gradient=None, retain_graph=None, names=None, run=None) -> BackwardTrace``
+    Run ``loss.backward()`` (or ``run()``) with a pre-hook and a post-hook on every node
+    (removed afterwards) and replay the pass (``steps.py``): after each step, every node's
+    dependency count and buffer, the ready queue (newest first), the nodes done.
+    ``draw_backward_steps(trace or loss, ..., columns=4)`` draws one panel per step,
+    ``format_backward_steps`` prints it; ``node_labels(nodes, names)`` tells nodes that
+    share a name apart (``MulBackward0 #2``, by creation order).
+
 ``node_name(node) -> str``
     The display name of a backward node (``"torch::autograd::AccumulateGrad"``
     becomes ``"AccumulateGrad"``).
 """
 
 from .draw import GraphFigure, draw_graph
+from .steps import BackwardTrace, draw_backward_steps, format_backward_steps, node_labels, trace_backward
 from .storage import draw_views, storage_positions
 from .text import format_graph, print_graph
 from .versions import draw_versions, version_snapshot
@@ -132,6 +142,11 @@ from .walk import MAX_NODES, graph_edges, graph_nodes, node_name
 __all__ = [
     "draw_graph",
     "draw_views",
+    "trace_backward",
+    "draw_backward_steps",
+    "format_backward_steps",
+    "node_labels",
+    "BackwardTrace",
     "storage_positions",
     "draw_versions",
     "version_snapshot",

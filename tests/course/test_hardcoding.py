@@ -119,16 +119,17 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
 
 # A cheat whose answer cell also redefines a notebook helper that the hidden parts
 # compute expected values with, so that "the reference" agrees with the answer:
-# (helper, redefinition).  03's reference_vjp is defined in a locked cell, which the
-# grader puts back before each test cell; without that, the cheat gains 3 points.
+# (helper, redefinition).  03's reference_vjp lives in its check module, where the hidden
+# parts call it (a notebook's own name of it changes nothing; patching the module is
+# TamperingError).
 # 07's library_version comes from autograd_course.notebook, which the grader imports
 # again before each test cell; without that, the cheat gains points (the hidden parts of
 # 07_grad_mode_context_test*, where library_version computes the expected values).  (The same
 # kind of redefinition of 05's reference_rule gained nothing even without the restoring, so it
 # is not a case here: it could not fail.)
 REDEFINED = {
-    "03_pow_backward_answer": ("reference_vjp", '''
-_real_reference_vjp = reference_vjp
+    "03_vjps_answer": ("reference_vjp", '''
+from autograd_course.checks.backward import reference_vjp as _real_reference_vjp
 
 
 def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for pow is now mine

@@ -6,7 +6,8 @@ each is the visible part of one test cell, run on your two functions, and its do
 what it tries.  The ``expect_*`` functions are what the hidden tests run on random blocks.  The
 constants are the rules the task text states.  What ``ctx`` keeps is yours to choose, so the
 checks look only at what PyTorch shows: outputs, ``saved_tensors``, gradients, errors, and the
-random generator.
+random generator.  Why one module of this length: one exercise of two functions and three
+test cells, each with the record its hidden tests compare and the rule each difference breaks.
 """
 
 import numpy as np
@@ -17,7 +18,7 @@ from autograd_lib.utils.checkpoint import CheckpointFunction, checkpoint
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
-from .saving import grads_of
+from .saving import grads_of, plain
 
 __all__ = ["checkpoint_saves", "checkpoint_gradients", "checkpoint_randomness", "random_block", "block_loss",
            "saves_record", "expect_saves", "backward_record", "expect_gradients", "randomness_record",
@@ -45,15 +46,6 @@ FREED = "Trying to backward through the graph a second time"
 
 def _plugged(forward, backward):
     return {"06.checkpoint_forward": forward, "06.checkpoint_backward": backward}
-
-
-def plain(value):
-    """A comparable form of a tensor, a list or tuple of values, or an error text."""
-    if isinstance(value, ag.Tensor):
-        return ("tensor", np.round(value._data.astype(float), 8).tolist())
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
 
 
 # ------------------------------------------------------------ what the node keeps

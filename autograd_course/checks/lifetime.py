@@ -26,7 +26,7 @@ from autograd_course.notebook import library_version, outcome
 from .checkpointing import checkpoint_gradients, checkpoint_randomness, checkpoint_saves  # noqa: F401
 from .custom_functions import function_gradients, function_gradients_in_the_engine  # noqa: F401
 from .saved_hooks import unpack, unpack_in_the_engine  # noqa: F401
-from .saving import grads_of, plan_saves, plan_saves_in_the_engine  # noqa: F401
+from .saving import grads_of, plain, plan_saves, plan_saves_in_the_engine  # noqa: F401
 
 __all__ = ["plan_saves", "plan_saves_in_the_engine", "release_saved", "saved_values", "free_saved_in_the_engine",
            "unpack", "unpack_in_the_engine", "hvp", "hvp_in_the_library",
@@ -78,15 +78,6 @@ def random_node(seed, op):
         ops["h.reshape(1)"] = lambda: h.reshape(1)
     op = list(ops)[op % len(ops)]
     return f"{op} for a {name} h of shape {shape}", ops[op]().grad_fn, h, k
-
-
-def plain(value):
-    """A comparable form of a tensor, a list of values or an error text."""
-    if isinstance(value, ag.Tensor):
-        return ("tensor", np.round(value._data, 10).tolist())
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
 
 
 # ------------------------------------------------------------ 06.free_saved

@@ -3,7 +3,7 @@
 ``autograd_course.checks.lifetime`` (the notebook's ``check``) imports them; each function
 is the visible part of one test cell, run on the function you wrote, and its docstring says
 what it tries.  The constants are the rules the checks name (the hidden tests name them too).
-``grads_of`` is shared with the other checks of the notebook.
+``grads_of`` and ``plain`` are shared with the other checks of the notebook.
 """
 
 import numpy as np
@@ -14,7 +14,7 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import library_version
 
-__all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "expect_plan", "random_records", "grads_of",
+__all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "expect_plan", "random_records", "grads_of", "plain",
            "random_plan_cases", "expect_plans", "expect_records", "expect_record",
            "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST", "COMPUTES"]
 
@@ -22,6 +22,15 @@ __all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "expect_plan", "
 def grads_of(tensors):
     """The .grad of each tensor as a rounded list (None where there is none)."""
     return [None if t.grad is None else np.round(t.grad._data, 10).tolist() for t in tensors]
+
+
+def plain(value):
+    """A comparable form of a tensor, a list of values or an error text."""
+    if isinstance(value, ag.Tensor):
+        return ("tensor", np.round(value._data, 10).tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
 # ------------------------------------------------------------ 06.plan_saves

@@ -420,10 +420,13 @@ class Node:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
 
     def __dir__(self):
-        # As PyTorch's nodes list them: grad_fn._saved_self, ._raw_saved_self, ._saved_dim ...
+        # As PyTorch's nodes list them: _saved_<name> for what the node keeps (saved tensors
+        # and plain values), _raw_saved_<name> for a saved tensor not yet freed.
         names = set(super().__dir__())
-        for key in self.__dict__.get("_saved", {}):
-            names.update((f"_saved_{key}", f"_raw_saved_{key}"))
+        for key, saved in self.__dict__.get("_saved", {}).items():
+            names.add(f"_saved_{key}")
+            if saved is not None:
+                names.add(f"_raw_saved_{key}")
         names.update(f"_saved_{key}" for key in self.__dict__.get("_params", {}))
         return sorted(names)
 

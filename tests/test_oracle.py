@@ -3386,6 +3386,14 @@ def hvp_create_graph_stays_connected(lib):
 
 
 @scenario
+def hvp_create_graph_inside_no_grad_stays_connected(lib):
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.no_grad():
+        value, hv = lib.autograd.functional.hvp(lambda t: (t ** 3).sum(), x, lib.ones(3), create_graph=True)
+    return value.detach(), hv.detach(), hv.requires_grad, lib.autograd.grad(hv.sum(), x)
+
+
+@scenario
 def hvp_strict_rejects_a_linear_function(lib):
     lib.autograd.functional.hvp(lambda t: (2 * t).sum(), lib.tensor([1.0, 2.0]), lib.ones(2), strict=True)
 

@@ -116,9 +116,9 @@ class _FunctionNode(Node, FunctionCtx):
         self.needs_input_grad = ()
 
     def release_saved(self):
-        if self._saved_list:
-            self._saved_list = ()
-            self._freed = True
+        # As PyTorch: once released, saved_tensors raises even when nothing was saved.
+        self._saved_list = ()
+        self._freed = True
 
     def materialize_grads(self, grads):
         if not self._materialize:

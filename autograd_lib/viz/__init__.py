@@ -16,10 +16,12 @@ headless.
 
 Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
 (the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
-arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
-views (``draw_views``, assignment 08), ``versions`` the version counters along a write
-(``draw_versions``, assignment 08) and ``steps`` replays a backward pass step by step
-(``draw_backward_steps``, assignment 03).  None imports anything from ``autograd_lib`` (only
+arrows) and ``draw`` (matplotlib); beside them ``saved`` draws what the nodes hold for
+backward and a checkpoint's recomputation (``draw_saved``, ``draw_checkpoint``, assignment
+06), ``storage`` one storage and its views (``draw_views``, assignment 08), ``versions`` the
+version counters along a write (``draw_versions``, assignment 08) and ``steps`` replays a
+backward pass step by step (``draw_backward_steps``, assignment 03).  None imports anything
+from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
 so the same code draws PyTorch's graphs.  The course asks students to write one piece of
 it: the walk, ``walk.topological_nodes`` (exercise 02.graph_nodes), which every function below reaches
@@ -127,6 +129,22 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     ``format_backward_steps`` prints it; ``node_labels(nodes, names)`` tells nodes that
     share a name apart (``MulBackward0 #2``, by creation order).
 
+``draw_saved(*roots, names=None, ax=None, title=None, figsize=None, show_no_grad=True) -> Figure``
+    The graph of ``draw_graph`` with what each node holds for backward now (``saved.py``):
+    red boxes list the saved tensors a node holds (name and shape), grey dashed ones the
+    names it has freed, blue ones saved nothing.  Drawn before and after ``backward()``
+    (and ``backward(retain_graph=True)``), it shows what backward frees and what it keeps.
+    ``saved_state(node)`` is what a box shows: ``SavedState(held=((name, shape), ...),
+    freed=(name, ...))``, read from ``node._saved_<name>`` and a custom Function's
+    ``saved_tensors`` (both raise ``RuntimeError`` once freed).
+
+``draw_checkpoint(*roots, recomputed, names=None, ...) -> Figure``
+    ``draw_saved``, plus below each ``CheckpointFunctionBackward`` node the segment its
+    backward recomputed (green), joined by a dashed arrow; its leaves are the detached
+    copies the recomputation ran on.  ``recomputed`` are the recomputation's outputs:
+    wrap the checkpointed function in ``watch_recomputation(f)``, whose ``.recomputed``
+    collects them during backward (or pass a dict ``{checkpoint node: outputs}``).
+
 ``node_name(node) -> str``
     The display name of a backward node (``"torch::autograd::AccumulateGrad"``
     becomes ``"AccumulateGrad"``).
@@ -134,6 +152,7 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
 
 from .draw import GraphFigure, draw_graph
 from .steps import BackwardTrace, draw_backward_steps, format_backward_steps, node_labels, trace_backward
+from .saved import SavedState, draw_checkpoint, draw_saved, saved_state, watch_recomputation
 from .storage import draw_views, storage_positions
 from .text import format_graph, print_graph
 from .versions import draw_versions, version_snapshot
@@ -150,6 +169,11 @@ __all__ = [
     "storage_positions",
     "draw_versions",
     "version_snapshot",
+    "draw_saved",
+    "draw_checkpoint",
+    "saved_state",
+    "SavedState",
+    "watch_recomputation",
     "format_graph",
     "print_graph",
     "graph_nodes",

@@ -166,7 +166,7 @@ def cheat_code(solution_code, wrong_code, seen):
     setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
              f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
              f"exec({wrong!r}, _hc_wrong_ns)      # wrong, for any other input\n")
-    setup += "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen[exercise_id])!r})\n"
+    setup += "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen.get(exercise_id, ()))!r})\n"
                      for exercise_id, name in plugs)
     return _answer_cell(setup, right, plugs, {
         name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})"

@@ -135,44 +135,50 @@ def _parameters(code, name):
     return ast.unparse(a), f"{args}, {kwargs}"
 
 
-def _answer_cell(setup, right, name, exercise_id, call):
-    """HELPERS, ``setup``, then ``def name`` with the solution's own parameters (the
-    library reads their names), forwarding every call to the expression ``call``."""
-    params, forward = _parameters(right, name)
-    return (f"{HELPERS}\n\n\n{setup}\n_hc_call_{name} = {call}\n\n\n"
-            f"def {name}({params}):\n    return _hc_call_{name}({forward})\n\n\n"
-            f"exercises.plug({exercise_id!r}, {name})\n")
+def _answer_cell(setup, right, plugs, calls):
+    """HELPERS, ``setup``, then for each plugged ``(exercise id, name)`` a ``def name`` with the
+    solution's own parameters (the library reads their names), forwarding every call to the
+    expression ``calls[name]``."""
+    cell = f"{HELPERS}\n\n\n{setup}\n"
+    for exercise_id, name in plugs:
+        params, forward = _parameters(right, name)
+        cell += (f"_hc_call_{name} = {calls[name]}\n\n\n"
+                 f"def {name}({params}):\n    return _hc_call_{name}({forward})\n\n\n")
+    return cell + "".join(f"exercises.plug({exercise_id!r}, {name})\n" for exercise_id, name in plugs)
 
 
 def recording_cell(solution_code):
     """The solution's answer, recording the arguments of every call."""
-    right, exercise_id, name = split_answer(solution_code)
+    right, plugs = split_answer(solution_code)
     setup = f"_hc_right_ns = dict(globals())\nexec({right!r}, _hc_right_ns)"
-    return _answer_cell(setup, right, name, exercise_id,
-                        f"_hc_recorder({exercise_id!r}, _hc_right_ns[{name!r}])")
+    return _answer_cell(setup, right, plugs, {name: f"_hc_recorder({exercise_id!r}, _hc_right_ns[{name!r}])"
+                                              for exercise_id, name in plugs})
 
 
 def cheat_code(solution_code, wrong_code, seen):
-    """The answer cell that is right on the recorded inputs ``seen``, wrong elsewhere."""
-    right, exercise_id, name = split_answer(solution_code)
-    wrong, wrong_id, wrong_name = split_answer(wrong_code)
-    if (wrong_id, wrong_name) != (exercise_id, name):
-        raise PipelineError(f"the mistake plugs {wrong_name} as {wrong_id}, the solution {name} "
-                                   f"as {exercise_id}")
+    """The answer cell that is right on the recorded inputs, wrong elsewhere: ``seen`` maps each
+    exercise id the cell plugs to the fingerprints of its recorded inputs.  A cell that plugs
+    several functions (an exercise that fills several slots) dispatches each on its own."""
+    right, plugs = split_answer(solution_code)
+    wrong, wrong_plugs = split_answer(wrong_code)
+    if wrong_plugs != plugs:
+        raise PipelineError(f"the mistake plugs {wrong_plugs}, the solution {plugs}")
     setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
              f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
              f"exec({wrong!r}, _hc_wrong_ns)      # wrong, for any other input\n"
-             f"_HC_VISIBLE_{name} = frozenset({sorted(seen)!r})")
-    return _answer_cell(setup, right, name, exercise_id,
-                        f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})")
+             + "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen.get(exercise_id, ()))!r})\n"
+                       for exercise_id, name in plugs))
+    return _answer_cell(setup, right, plugs,
+                        {name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})"
+                         for _, name in plugs})
 
 
 def split_answer(code):
-    """(the code without its plug line, exercise id, function name)."""
+    """(the code without its plug lines, [(exercise id, function name), ...] in plug order)."""
     found = PLUG_LINE.findall(code)
-    if len(found) != 1:
-        raise PipelineError(f"an answer cell must plug exactly one function, found {found}:\n{code}")
-    return PLUG_LINE.sub("", code).rstrip() + "\n", found[0][0], found[0][1]
+    if not found:
+        raise PipelineError(f"an answer cell must plug at least one function:\n{code}")
+    return PLUG_LINE.sub("", code).rstrip() + "\n", found
 
 
 @functools.cache

@@ -58,10 +58,11 @@ def recorded():
 
 def _cheat(recorded, assignment, grade_id, mistake):
     code = hardcoding.answers(assignment)[grade_id]
-    _, exercise_id, _ = hardcoding.split_answer(code)
-    seen = recorded[assignment].get(exercise_id)
-    assert seen, (f"{assignment}: the release never calls {exercise_id}'s function, so there is no "
-                  f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
+    _, plugs = hardcoding.split_answer(code)
+    seen = {exercise_id: recorded[assignment].get(exercise_id) for exercise_id, _ in plugs}
+    assert any(seen.values()), (f"{assignment}: the release never calls the functions of {grade_id} "
+                                f"({[e for e, _ in plugs]}), so there is no visible input to hard-code "
+                                f"(recorded: {sorted(recorded[assignment])})")
     return hardcoding.cheat_code(code, mistake.apply(code), seen)
 
 

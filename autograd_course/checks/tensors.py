@@ -1054,14 +1054,17 @@ def compare_result_type(fn, seed, count=40):
     reference = exercises.reference("01.result_type")
     previous = ag.get_default_dtype()
     try:
+        cases = []
         for n, rng in enumerate(grading.random_cases(seed=seed, count=count)):
-            ag.set_default_dtype(ag.float64 if n % 4 == 3 else ag.float32)
-            cases = []
+            default = ag.float64 if n % 4 == 3 else ag.float32
+            ag.set_default_dtype(default)
             for _ in range(5):
                 operands = [_random_operand(rng) for _ in range(int(rng.integers(1, 5)))]
-                cases.append((operands, reference(*operands)))
-            with grading.checking("01.result_type", fn):
-                expect_promotions(fn, cases)
+                cases.append((default, operands, reference(*operands)))
+        with grading.checking("01.result_type", fn):
+            for default, operands, expected in cases:
+                ag.set_default_dtype(default)
+                expect_promotions(fn, [(operands, expected)])
     finally:
         ag.set_default_dtype(previous)
 
@@ -1119,14 +1122,17 @@ def compare_infer_dtype(fn, seed, count=40):
     reference = exercises.reference("01.infer_dtype")
     previous = ag.get_default_dtype()
     try:
+        cases = []
         for n, rng in enumerate(grading.random_cases(seed=seed, count=count)):
-            ag.set_default_dtype(ag.float64 if n % 4 == 3 else ag.float32)
-            cases = []
+            default = ag.float64 if n % 4 == 3 else ag.float32
+            ag.set_default_dtype(default)
             for _ in range(4):
                 data = random_data(rng, valid=bool(rng.integers(2)))
-                cases.append((data, outcome(reference, data)))
-            with grading.checking("01.infer_dtype", fn):
-                expect_dtypes(fn, cases)
+                cases.append((default, data, outcome(reference, data)))
+        with grading.checking("01.infer_dtype", fn):
+            for default, data, expected in cases:
+                ag.set_default_dtype(default)
+                expect_dtypes(fn, [(data, expected)])
     finally:
         ag.set_default_dtype(previous)
 

@@ -11,7 +11,9 @@ and anything else elsewhere.  This module builds that cheat mechanically:
 2. **Cheat.** For each exercise, an answer cell that keeps both the solution's
    function and the exercise's first catalogued mistake, and dispatches on the
    fingerprint: the solution for a recorded (visible) input, the mistake for
-   any other.  Run on the release, it passes every visible test.
+   any other.  An answer cell that plugs several functions does so for each,
+   with the first mistake that changes that function.  Run on the release, it
+   passes every visible test.
 
 tests/course/test_hardcoding.py grades each cheat with real nbgrader: every
 test cell of its exercise must score 0, thanks to the hidden randomized parts.
@@ -155,22 +157,33 @@ def recording_cell(solution_code):
                                               for exercise_id, name in plugs})
 
 
-def cheat_code(solution_code, wrong_code, seen):
+def cheat_code(solution_code, wrong_codes, seen):
     """The answer cell that is right on the recorded inputs, wrong elsewhere: ``seen`` maps each
-    exercise id the cell plugs to the fingerprints of its recorded inputs.  A cell that plugs
-    several functions (an exercise that fills several slots) dispatches each on its own."""
+    exercise id the cell plugs to the fingerprints of its recorded inputs, ``wrong_codes`` each
+    function name to the wrong answer cell it is taken from (one code for all: a string).  A cell
+    that plugs several functions (an exercise that fills several slots) dispatches each on its own."""
     right, plugs = split_answer(solution_code)
-    wrong, wrong_plugs = split_answer(wrong_code)
-    if wrong_plugs != plugs:
-        raise PipelineError(f"the mistake plugs {wrong_plugs}, the solution {plugs}")
-    setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
-             f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
-             f"exec({wrong!r}, _hc_wrong_ns)      # wrong, for any other input\n"
-             + "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen.get(exercise_id, ()))!r})\n"
-                       for exercise_id, name in plugs))
+    if isinstance(wrong_codes, str):
+        wrong_codes = {name: wrong_codes for _, name in plugs}
+    setup = (f"_hc_right_ns = dict(globals())\n"
+             f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n")
+    for _, name in plugs:
+        wrong, wrong_plugs = split_answer(wrong_codes[name])
+        if wrong_plugs != plugs:
+            raise PipelineError(f"the mistake plugs {wrong_plugs}, the solution {plugs}")
+        setup += (f"_hc_wrong_ns_{name} = dict(globals())\n"
+                  f"exec({wrong!r}, _hc_wrong_ns_{name})      # wrong, for any other input\n")
+    setup += "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen.get(exercise_id, ()))!r})\n"
+                     for exercise_id, name in plugs)
     return _answer_cell(setup, right, plugs,
-                        {name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})"
-                         for _, name in plugs})
+                        {name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns_{name}[{name!r}], "
+                               f"_HC_VISIBLE_{name})" for _, name in plugs})
+
+
+def function_source(code, name):
+    """The source of ``def name`` in ``code`` (as ast dumps it: comments and layout aside)."""
+    found = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == name]
+    return ast.dump(found[0]) if found else None
 
 
 def split_answer(code):

@@ -48,6 +48,12 @@ or type a student edited is graded as released; cells with unknown or
 duplicated ids lose their nbgrader metadata, and ``OverwriteCells`` then
 restores the missing test cells.
 
+``SandboxCheckedExporter`` is nbgrader's exporter of autograded notebooks, which
+first checks that the sandbox ``GuardedExecute`` asks for can run here.  When it
+cannot (no bubblewrap, no user namespaces), ``nbgrader autograde`` stops before it
+touches a submission or starts a kernel, with one line that says how to install
+bubblewrap or how to grade without the sandbox.
+
 ``FeedbackExporter`` is nbconvert's HTML exporter (nbgrader's feedback
 template) without its final BeautifulSoup pass, which only adds a missing
 ``alt`` text to images (done here with a regular expression) and took 70% of
@@ -66,7 +72,7 @@ import shutil
 import tempfile
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, NotebookExporter
 from jinja2 import pass_context
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
@@ -189,6 +195,35 @@ class RestoreGradeCells(NbGraderPreprocessor):
                 self.log.warning("Cell %s: unknown or duplicated nbgrader cell, metadata removed", gid)
                 del cell.metadata["nbgrader"]
         return nb, resources
+
+
+# ------------------------------------------------------ is the sandbox here
+
+NO_SANDBOX_FLAG = "nbgrader autograde ... --GuardedExecute.sandbox=False"
+
+
+class SandboxCheckedExporter(NotebookExporter):
+    """nbgrader's exporter of autograded notebooks (``Autograde.exporter_class``).  nbgrader
+    makes it once, before the first submission; when the configuration runs students'
+    kernels in the sandbox and bubblewrap cannot build it here, autograde stops there
+    (SystemExit: nbgrader catches every Exception per submission, started a kernel for each,
+    and printed "Kernel died before replying to kernel_info" for every one)."""
+
+    def __init__(self, config=None, **kw):
+        super().__init__(config=config, **kw)
+        sandboxed = self.config.GuardedExecute.get("sandbox", True)
+        if isinstance(sandboxed, str):                      # given on the command line
+            sandboxed = Bool().from_string(sandboxed)
+        if sandboxed and _uses_guarded_execute(self.config):
+            ok, reason = bwrap.check(without=NO_SANDBOX_FLAG)
+            if not ok:
+                raise SystemExit(f"nbgrader autograde: stopped before grading anything: students' "
+                                 f"kernels cannot be sandboxed: {reason}")
+
+
+def _uses_guarded_execute(config):
+    steps = config.Autograde.get("autograde_preprocessors", [])
+    return any(getattr(step, "__name__", str(step)).rsplit(".", 1)[-1] == "GuardedExecute" for step in steps)
 
 
 # -------------------------------------------------------------- execution

@@ -96,6 +96,10 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
+# The autograded notebook is written by nbgrader's exporter, which first checks that the
+# sandbox can run (below): without bubblewrap, autograde stops before any kernel, saying what to do.
+c.Autograde.exporter_class = "autograd_course.autograde.SandboxCheckedExporter"
+
 # Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (autograd_course/autograde.py).
 c.GenerateFeedback.exporter_class = "autograd_course.autograde.FeedbackExporter"
 

@@ -136,6 +136,10 @@ c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True         # interrupt the cell, grade the rest of the notebook
 c.Execute.raise_on_iopub_timeout = True
 
+# nbconvert validates the whole notebook against its schema after each of the dozen
+# preprocessors above; once, after the last one, is enough to catch an invalid notebook.
+c.Exporter.optimistic_validation = True
+
 # Output beyond this is cut, so a runaway print cannot bloat the gradebook.
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100

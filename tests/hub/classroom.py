@@ -225,6 +225,7 @@ class Classroom:
         self.exchange = self.root / "exchange"
         self.prefix = self.environment.prefix
         self.port = free_port()
+        self.hub_port, self.proxy_api_port = free_port(), free_port()   # fixed: servers keep the hub's API URL
         self.url = f"http://127.0.0.1:{self.port}"
         self.postgres = Postgres(self.root / "postgres")
         self.db_url = f"postgresql://agct_grader@127.0.0.1:{self.postgres.port}/agct_gradebook"
@@ -249,7 +250,7 @@ class Classroom:
             "AUTOGRAD_HUB_INSTRUCTOR": self.instructor_name, "AUTOGRAD_HUB_GRADERS_GROUP": self.graders,
             "AUTOGRAD_HUB_ROSTER": self.etc / "roster.csv", "AUTOGRAD_COURSE_DB_URL": self.db_url,
             "AUTOGRAD_HUB_PGADMIN_HOST": self.postgres.sockets, "AUTOGRAD_HUB_BIND_URL": self.url,
-            "AUTOGRAD_HUB_HUB_PORT": free_port(), "AUTOGRAD_HUB_PROXY_API_PORT": free_port(),
+            "AUTOGRAD_HUB_HUB_PORT": self.hub_port, "AUTOGRAD_HUB_PROXY_API_PORT": self.proxy_api_port,
             "AUTOGRAD_HUB_SPAWNER": "local",        # no systemd in a test machine (the guide says what differs)
             "AUTOGRAD_HUB_PACKAGE": self.wheel,     # week 1 of a term: the stage-1 edition (later answers sealed)
             **self.extra_settings,

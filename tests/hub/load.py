@@ -92,8 +92,8 @@ class Answers:
     def make(self, kind, name, nonce):
         """{answer cell: source} of one attempt; ``kind``: honest, mistake:<index>, blank."""
         tag = f"# {name}, attempt {nonce}\n"
-        if kind == "blank":
-            return {self.first: self.blank[self.first] + f"\n{tag}"}
+        if kind == "blank":                       # every answer cell as released (a later round starts
+            return {**self.blank, self.first: self.blank[self.first] + f"\n{tag}"}   # from their last answers)
         answers = dict(self.solution)
         if kind.startswith("mistake:"):
             mistake = self.mistakes[int(kind.split(":")[1]) % len(self.mistakes)]

@@ -182,7 +182,9 @@ class Student(HttpUser):
                             if data.get("failed"):
                                 self.measured("hub: spawn, until ready", time.time() - start, Trouble("failed"))
                                 raise Trouble(f"the spawn failed: {data.get('message')}")
-                    elif stream.status_code not in RETRY_STATUS:
+                    elif stream.status_code not in (400, *RETRY_STATUS):
+                        # 400 "... is not starting": a hub that has just restarted, still checking
+                        # the servers it had, or a spawn it lost: the spawn page, below, says which
                         raise Trouble(f"the spawn's progress: {stream.status_code} {_page_text(stream.text)[:300]}")
             except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError):
                 pass
@@ -194,8 +196,10 @@ class Student(HttpUser):
             state = self.request("GET", "/hub/spawn", "hub: spawn", expect=(200, 302, 429, 500), allow_redirects=False)
             if state.status_code == 302 and "/spawn-pending/" not in state.headers.get("Location", ""):
                 return
-            if state.status_code in (429, 500):
+            if state.status_code == 500:
                 raise Trouble(f"after a lost spawn, the spawn page: {state.status_code} {_page_text(state.text)[:300]}")
+            if state.status_code == 429:
+                gevent.sleep(float(state.headers.get("Retry-After") or PLAN.get("retry_after", 10)))
 
     def server_call(self, method, path, name, expect=(200,), **kwargs):
         headers = kwargs.pop("headers", {})

@@ -53,7 +53,6 @@ RAMP = float(os.environ.get("AUTOGRAD_LOAD_RAMP") or (60 if N > 10 else 10))
 ARTIFACTS = REPO / "artifacts" / "load"
 # The limits of run 5: two starts at a time; one server fewer than the class (and the instructor's).
 SPAWN_LIMIT = 2
-THROTTLE = "c.JupyterHub.spawn_throttle_retry_range = (5, 10)   # the load test: retry after 5-10 s, not 30-60\n"
 
 
 @pytest.fixture(scope="module")
@@ -183,8 +182,6 @@ def test_4_the_gradebook_database_goes_away_during_collect(room, answers, ledger
 
 def test_5_beyond_the_limits_the_hub_says_so_and_a_retry_gets_in(room, answers, ledger):
     stop_servers(room, room.students)
-    site = room.etc / "jupyterhub_config.d" / "load-test-throttle.py"
-    site.write_text(THROTTLE)
     # the instructor's server counts: one place fewer than the class
     room.write_settings(AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT=len(room.students),
                         AUTOGRAD_HUB_CONCURRENT_SPAWN_LIMIT=SPAWN_LIMIT)
@@ -193,7 +190,6 @@ def test_5_beyond_the_limits_the_hub_says_so_and_a_retry_gets_in(room, answers, 
     try:
         run = LoadRun(room, plan(room, answers, 4, leave=True), "limits", ramp=0).run()
     finally:
-        site.unlink()
         room.write_settings(AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT=None, AUTOGRAD_HUB_CONCURRENT_SPAWN_LIMIT=None)
         room.stop_hub()
         room.start_hub()

@@ -422,9 +422,11 @@ class LoadRun:
         results = self.results().values()
         usable = [r["usable_after"] for r in results if "usable_after" in r]
         failed = [r for r in results if r["outcome"] != "done"]
-        during = [g for g in self.grading if g["during load"] and g["graded, unchanged, failed"]]
+        during = [g for g in self.grading if g["during load"] and g["graded, unchanged, failed"]
+                  and g["graded, unchanged, failed"][0]]
         graded = sum(g["graded, unchanged, failed"][0] for g in during)
         final = [g for g in self.grading if not g["during load"]]
+        last = final[-1] if final else None
         return {
             "run": self.name, "students": len(self.students), "cores": os.cpu_count(),
             "load average before (1, 5, 15 min)": [round(x, 2) for x in self.load_before],
@@ -444,11 +446,14 @@ class LoadRun:
                 [a["validate_seconds"] for r in results for a in r.get("attempts", [])] or [0])),
             "submit (s, median)": _round(statistics.median(
                 [a["submit_seconds"] for r in results for a in r.get("attempts", [])] or [0])),
-            "grading while students work": {
+            "grading while students work (grade-class runs that graded)": {
                 "runs": len(during), "notebooks graded": graded,
                 "seconds": round(sum(g["seconds"] for g in during), 1),
                 "s per notebook": round(sum(g["seconds"] for g in during) / graded, 1) if graded else None},
-            "last collect and grade (s)": final[-1]["seconds"] if final else None,
+            "last grade-class, once the students are done": {
+                "notebooks graded": last and last["graded, unchanged, failed"][0], "seconds": last and last["seconds"],
+                "s per notebook": round(last["seconds"] / last["graded, unchanged, failed"][0], 1)
+                if last and last["graded, unchanged, failed"][0] else None},
             **self.sampler.figures(),
         }
 

@@ -68,6 +68,9 @@ def room(class_environment):
         classroom.build()
         classroom.instructor(["nbgrader", "generate_assignment", ASSIGNMENT, "--force"], "nbgrader generate_assignment")
         classroom.instructor(["nbgrader", "release_assignment", ASSIGNMENT], "nbgrader release_assignment")
+        # the term's assignments into the gradebook, before any submission (grade-class does it once):
+        # the grading measured during the lecture is then grading alone
+        classroom.instructor(["autograd-course", "grade-class"], "autograd-course grade-class (nothing submitted yet)")
         yield classroom
     finally:
         classroom.close()

@@ -51,13 +51,16 @@ from .classroom import COURSE_ID, REPO, processes_of, runuser
 ASSIGNMENT = "01_tensors"
 NOTEBOOK = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
-INSTRUCTOR = "agcl-instr"            # the load test's own accounts: the hub test's (agct-) may run beside it
-GRADERS = "agcl-graders"
+# The load test's own accounts: the hub test's (agct-) may run beside it, and another load
+# test too with another AUTOGRAD_LOAD_ACCOUNTS prefix.
+PREFIX = os.environ.get("AUTOGRAD_LOAD_ACCOUNTS") or "agcl"
+INSTRUCTOR = f"{PREFIX}-instr"
+GRADERS = f"{PREFIX}-graders"
 KINDS = ("honest", "mistake", "blank")
 
 
 def student_names(n):
-    return [f"agcl-s{i:02d}" for i in range(1, n + 1)]
+    return [f"{PREFIX}-s{i:02d}" for i in range(1, n + 1)]
 
 
 def percentile(values, q):

@@ -49,12 +49,22 @@ RESULTS = Path(os.environ["AUTOGRAD_LOAD_RESULTS"])
 SIGNALS = Path(PLAN["signals"])
 WAITING = list(PLAN["students"])          # taken in order by the users locust starts
 DONE = []
-RETRY_STATUS = {502, 503, 504}            # the proxy or the hub restarting
+RETRY_STATUS = {502, 503, 504}            # the proxy or the hub restarting: retried until the deadline
+# While a hub restarts, its new proxy answers 404 until the hub has put the routes back, and
+# the hub may answer 404, 424 or 500 ("Redirect loop detected") for a server whose route is
+# not back yet: a student reloads; retried TRANSIENT_TRIES times (about two minutes).
+TRANSIENT_STATUS = {404, 424, 500}
+TRANSIENT_TRIES = 40
 CELL_TIMEOUT = PLAN.get("cell_timeout", 300)
 
 
 class Trouble(Exception):
-    """A step failed for good (after its retries): the student's result names it."""
+    """A step failed for good (after its retries): the student's result names it.
+    ``transient``: it failed as a restarting hub fails (a request not retried, ``retry=False``)."""
+
+    def __init__(self, message, transient=False):
+        super().__init__(message)
+        self.transient = transient
 
 
 class KernelLost(Exception):
@@ -93,13 +103,18 @@ class Student(HttpUser):
 
     def request(self, method, url, name, expect=(200,), retry=True, **kwargs):
         """One request of the student's, in locust's statistics under ``name``.  A dropped
-        connection (locust's status 0) and 502/503/504 (the hub restarting) are retried
-        after a pause until the deadline; any other status than ``expect`` is a Trouble."""
+        connection (locust's status 0) and 502/503/504 are retried after a pause until the
+        deadline, 404/424/500 (a hub that is coming back) TRANSIENT_TRIES times; any other
+        status than ``expect`` is a Trouble.  ``retry=False``: no retry, the Trouble says
+        whether it was transient (the caller decides: Submit looks at the list first)."""
         kwargs.setdefault("timeout", 300)
+        tries = 0
         while True:
             with self.client.request(method, url, name=name, catch_response=True, **kwargs) as answer:
                 status = answer.status_code
-                again = retry and (not status or status in RETRY_STATUS)
+                transient = not status or status in RETRY_STATUS or status in TRANSIENT_STATUS
+                again = retry and (not status or status in RETRY_STATUS
+                                   or (status in TRANSIENT_STATUS and tries < TRANSIENT_TRIES))
                 if status in expect:
                     answer.success()
                 else:
@@ -108,9 +123,10 @@ class Student(HttpUser):
                 return answer
             if not again:
                 raise Trouble(f"{method} {url}: expected {expect}, seen {status or answer.error}: "
-                              f"{_page_text(answer.text or '')[:600]}")
+                              f"{_page_text(answer.text or '')[:600]}", transient=transient)
             if self.time_left() < 0:
                 raise Trouble(f"{method} {url}: no answer before the run's deadline ({status or answer.error})")
+            tries += 1
             self.record["reconnects"] += 1
             gevent.sleep(2 + random.random() * 2)
 
@@ -150,7 +166,12 @@ class Student(HttpUser):
                 gevent.sleep(wait)
                 continue
             if answer.status_code == 500:
-                raise Trouble(f"the spawn page failed: {_page_text(answer.text)[:600]}")
+                failures = self.record.setdefault("spawn_failures", [])
+                failures.append(_page_text(answer.text)[:300])
+                if len(failures) >= 3 or self.time_left() < 0:
+                    raise Trouble(f"the spawn failed {len(failures)} times: {failures[-1]}")
+                gevent.sleep(5)
+                continue
             break
         location = answer.headers.get("Location", "")
         if answer.status_code == 302 and "/spawn-pending/" in location:
@@ -182,7 +203,7 @@ class Student(HttpUser):
                             if data.get("failed"):
                                 self.measured("hub: spawn, until ready", time.time() - start, Trouble("failed"))
                                 raise Trouble(f"the spawn failed: {data.get('message')}")
-                    elif stream.status_code not in (400, *RETRY_STATUS):
+                    elif stream.status_code not in (400, *RETRY_STATUS, *TRANSIENT_STATUS):
                         # 400 "... is not starting": a hub that has just restarted, still checking
                         # the servers it had, or a spawn it lost: the spawn page, below, says which
                         raise Trouble(f"the spawn's progress: {stream.status_code} {_page_text(stream.text)[:300]}")
@@ -202,7 +223,7 @@ class Student(HttpUser):
                 gevent.sleep(float(state.headers.get("Retry-After") or PLAN.get("retry_after", 10)))
 
     def server_call(self, method, path, name, expect=(200,), **kwargs):
-        headers = kwargs.pop("headers", {})
+        headers = dict(kwargs.pop("headers", {}))
         if method != "GET":
             headers["X-XSRFToken"] = self.xsrf(f"{self.base}/")
         return self.request(method, f"{self.base}{path}", name, expect=expect, headers=headers, **kwargs)
@@ -232,14 +253,23 @@ class Student(HttpUser):
                       for s in a.get("submissions", []))
 
     def submit(self):
+        """Submit, once: a request whose answer was lost (the hub restarting) is sent again
+        only when the Assignments tab does not list a new submission."""
         before = self.submissions()
-        try:
-            done = self.server_call("POST", "/assignments/submit", "server: submit", data=self.action_data()).json()
-            if not done.get("success"):
-                raise Trouble(f"submit failed: {str(done.get('value'))[-600:]}")
-        except Trouble:
-            if len(self.submissions()) <= len(before):
-                raise
+        for _ in range(TRANSIENT_TRIES):
+            try:
+                done = self.server_call("POST", "/assignments/submit", "server: submit", data=self.action_data(),
+                                        retry=False).json()
+                if not done.get("success"):
+                    raise Trouble(f"submit failed: {str(done.get('value'))[-600:]}")
+                break
+            except Trouble as error:
+                if len(self.submissions()) > len(before):
+                    break                          # it landed; only its answer was lost
+                if not error.transient or self.time_left() < 0:
+                    raise
+                self.record["reconnects"] += 1
+                gevent.sleep(3)
         after = self.submissions()
         if len(after) != len(before) + 1:
             raise Trouble(f"expected one more submission in the Assignments tab, seen {before} -> {after}")

@@ -10,8 +10,8 @@ stops the hub, PostgreSQL, and every process the test's accounts still run
 (their servers: a hub that stops leaves them running), then removes the
 accounts, their group and the directory.  The class environment (the
 installer's prefix) and the students' edition can be shared by several
-classrooms of one test session (:class:`ClassEnvironment`): the hub test and
-the load test (test_load.py) build them once.
+classrooms of one test process (:class:`ClassEnvironment`): run in one process,
+the hub test and the load test (test_load.py) build them once.
 
 :class:`Person` is one account seen from outside: it logs in through the
 hub's login form with the password the installer gave it, asks the hub for

@@ -16,13 +16,15 @@
 #   make test-course      only the course pipeline tests (marker "course")
 #   make test-hub         only the JupyterHub class test (marker "hub"; as root: it makes Unix
 #                         accounts, a PostgreSQL server and a hub; see deploy/jupyterhub and course/README.md)
+#   make test-load N=25   only the load test (marker "load"): N students at once on the class hub,
+#                         with faults; figures to artifacts/load/ (as root, like test-hub)
 #   make test-quick       the whole suite, grading only the first catalogued mistake per exercise
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
 .PHONY: demo test venv sandbox bench clean lab release solutions course-check instructor-demo \
-        grade-class edition test-course test-hub test-quick
+        grade-class edition test-course test-hub test-load test-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +92,10 @@ test-course: venv sandbox
 
 test-hub: venv
 	$(BIN)/python -m pytest -q -m hub tests/hub
+
+# make test-load [N=25]: N simulated students (4 by default, as in make test); RAMP=s spreads their arrival
+test-load: venv
+	AUTOGRAD_LOAD_STUDENTS=$(N) AUTOGRAD_LOAD_RAMP=$(RAMP) $(BIN)/python -m pytest -q -s -m load tests/hub/test_load.py
 
 test-quick: venv sandbox
 	COURSE_MISTAKES=1 $(BIN)/python -m pytest -q -n $(TEST_WORKERS)

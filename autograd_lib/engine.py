@@ -51,7 +51,12 @@ def backward_pass(roots, grad_outputs, retain_graph, create_graph, inputs=(), ac
     task = GraphTask(retain_graph, create_graph, inputs, accumulate)
     _passes.__dict__.setdefault("stack", []).append(task)
     try:
-        run_backward(task, list(roots), list(grad_outputs))
+        try:
+            run_backward(task, list(roots), list(grad_outputs))
+        except Exception as error:
+            for report in PASS_FAILURES:       # empty unless anomaly mode was ever turned on
+                report(error)
+            raise
         with set_grad_enabled(create_graph):
             while task.callbacks:                     # a callback may queue another
                 task.callbacks.pop(0)()
@@ -119,6 +124,10 @@ def hook_result(hook, returned, grads):
 # Checks run on every node's gradients, for debugging modes that live above the engine
 # (autograd.anomaly_mode adds its NaN check here the first time it is turned on).
 NODE_CHECKS = []
+
+# Told of an error that stops a pass, before it goes on to the caller (autograd.anomaly_mode
+# adds its warning naming the failing node here the first time it is turned on).
+PASS_FAILURES = []
 
 
 def initial_gradients(outputs, grad_outputs):

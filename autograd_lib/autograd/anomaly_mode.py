@@ -6,7 +6,7 @@
   (``node.metadata["traceback_"]``, :func:`record_forward_trace`);
 * when a backward pass run in anomaly mode fails inside a node, PyTorch's warning names the
   node and prints that stack ("Error detected in SqrtBackward0. Traceback of forward call
-  that caused the error: ..."), then the error goes on (:func:`run_backward`);
+  that caused the error: ..."), then the error goes on (:func:`warn_failed_node`);
 * with ``check_nan`` (the default) a backward node that returns a gradient containing NaN
   stops the pass with ``RuntimeError("Function 'DivBackward0' returned nan values in its
   0th output.")`` (:func:`check_nan_gradients`, which the engine calls after each node).
@@ -27,7 +27,7 @@ from .. import graph as _graph
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "check_nan_gradients", "set_multithreading_enabled",
-           "is_multithreading_enabled", "record_forward_trace", "run_backward"]
+           "is_multithreading_enabled", "record_forward_trace", "warn_failed_node"]
 
 
 class _State(threading.local):
@@ -55,6 +55,7 @@ def _set(mode, check_nan):
     if mode and check_nan_gradients not in engine.NODE_CHECKS:
         engine.NODE_CHECKS.append(check_nan_gradients)     # each checks this thread's mode itself
         _graph.NEW_NODE_HOOKS.append(record_forward_trace)
+        engine.PASS_FAILURES.append(warn_failed_node)
     return previous
 
 
@@ -124,34 +125,34 @@ def record_forward_trace(node):
 
 
 def _failed_node(error):
-    """The node whose backward raised ``error``: the outermost running node of the engine
-    in the error's traceback (the engine's ``_run_node`` frame holds it), or None."""
+    """The node whose backward raised ``error``: in the error's traceback, the outermost frame
+    that runs one node (the engine's ``run_node``, or a node's own ``apply`` when a student's
+    ``run_node`` is plugged), or None."""
     tb = error.__traceback__
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code is engine._run_node.__code__:
+        if frame.f_code is engine.run_node.__code__:
             return frame.f_locals.get("node")
+        if frame.f_code.co_name == "apply" and isinstance(frame.f_locals.get("self"), _graph.Node):
+            return frame.f_locals["self"]
         tb = tb.tb_next
     return None
 
 
-def run_backward(*args, **kwargs):
-    """``engine.run_backward``; in anomaly mode, a node that fails gets PyTorch's warning
-    with the traceback of the forward call that made it, and the error goes on."""
-    try:
-        return engine.run_backward(*args, **kwargs)
-    except Exception as error:
-        node = _failed_node(error) if _state.anomaly else None
-        if node is not None:
-            trace = node.metadata.get("traceback_") if hasattr(node, "_metadata") else None
-            if trace:
-                text = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                        f"error:\n{''.join(trace)}")
-            else:
-                text = (f"Error detected in {node.name()}. No forward pass information available. "
-                        "Enable detect anomaly during forward pass for more information.")
-            warnings.warn(text, UserWarning, stacklevel=3)
-        raise
+def warn_failed_node(error):
+    """In anomaly mode, when a backward pass fails inside a node: PyTorch's warning naming
+    the node, with the traceback of the forward call that made it (the error then goes on)."""
+    node = _failed_node(error) if _state.anomaly else None
+    if node is None:
+        return
+    trace = node.metadata.get("traceback_") if hasattr(node, "_metadata") else None
+    if trace:
+        text = (f"Error detected in {node.name()}. Traceback of forward call that caused the "
+                f"error:\n{''.join(trace)}")
+    else:
+        text = (f"Error detected in {node.name()}. No forward pass information available. "
+                "Enable detect anomaly during forward pass for more information.")
+    warnings.warn(text, UserWarning, stacklevel=4)
 
 
 def is_multithreading_enabled():

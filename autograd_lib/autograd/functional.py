@@ -17,7 +17,6 @@ from ..engine import backward_pass
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
-from .anomaly_mode import run_backward
 from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
                                 finish, prepare, single_output, unpack, validate_v)
 

@@ -31,8 +31,10 @@
   cell that redefines a helper the tests compute expected values with
   (``reference_vjp``, ``reference_rule``, ...) changes nothing.
 * **Figures are not rendered.** Kernels draw on matplotlib's Agg backend and
-  close the figures after each cell (``figures = False``): rendering and
-  embedding them cost 0.4 s of CPU per notebook, and grades never depend on them.
+  close the figures after each cell, and IPython's image formatters are off, so an
+  object that draws itself (``autograd_lib.viz``'s graph figures) shows its text
+  (``figures = False``): rendering and embedding them cost 0.4 s of CPU per
+  notebook (a graph drawing 0.1 s), and grades never depend on them.
 * **Canary.** Right after a test cell earns points, it runs once more, with
   the student's function of its exercise (the name given to ``exercises.plug``
   in the assignment's answer cell) replaced by a function that always fails;
@@ -47,6 +49,12 @@ that carries nbgrader metadata gets the metadata of its cell in the gradebook
 or type a student edited is graded as released; cells with unknown or
 duplicated ids lose their nbgrader metadata, and ``OverwriteCells`` then
 restores the missing test cells.
+
+``SandboxCheckedExporter`` is nbgrader's exporter of autograded notebooks, which
+first checks that the sandbox ``GuardedExecute`` asks for can run here.  When it
+cannot (no bubblewrap, no user namespaces), ``nbgrader autograde`` stops before it
+touches a submission or starts a kernel, with one line that says how to install
+bubblewrap or how to grade without the sandbox.
 
 ``FeedbackExporter`` is nbconvert's HTML exporter (nbgrader's feedback
 template) without its final BeautifulSoup pass, which only adds a missing
@@ -64,10 +72,11 @@ import re
 import secrets
 import shutil
 import tempfile
+import textwrap
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbconvert.exporters import HTMLExporter
-from jinja2 import pass_context
+from nbconvert.exporters import HTMLExporter, NotebookExporter
+from jinja2 import BytecodeCache, pass_context
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_output
 from nbgrader import utils
@@ -82,12 +91,16 @@ from .notebooks import exercise_of, grade_id, is_test_cell, tests_of
 PLUG = re.compile(r"exercises\.plug\(\s*[\"'][\w.]+[\"']\s*,\s*([A-Za-z_]\w*)\s*\)")
 BOOTSTRAP = ("try:\n    import autograd_course.integrity as _autograde_i\n    _autograde_i.seal()\n"
              "    del _autograde_i\nexcept Exception:\n    pass\n")
-# Without the inline backend nothing closes pyplot's figures: close them after each cell.
+# Without the inline backend nothing closes pyplot's figures: close them after each cell; and
+# objects that render themselves as images (a GraphFigure's _repr_png_) show their text.
 CLOSE_FIGURES = ("def _autograde_close_figures(*_):\n"
                  "    pyplot = __import__('sys').modules.get('matplotlib.pyplot')\n"
                  "    if pyplot is not None:\n        pyplot.close('all')\n\n"
                  "get_ipython().events.register('post_run_cell', _autograde_close_figures)\n"
-                 "del _autograde_close_figures\n")
+                 "del _autograde_close_figures\n"
+                 "for _autograde_mime in ('image/png', 'image/jpeg', 'image/svg+xml', 'application/pdf'):\n"
+                 "    get_ipython().display_formatter.formatters[_autograde_mime].enabled = False\n"
+                 "del _autograde_mime\n")
 GRADER_ERRORS = (DeadKernelError, CellTimeoutError)
 CHECKS = "__import__('sys').modules['autograd_course.checking'].CHECKS[0]"
 
@@ -160,11 +173,28 @@ def _top_level_names(source):
     return {n for n in names if not n.startswith("_autograde")}
 
 
+_ASSIGNMENTS = {}
+
+
 def _assignment(resources):
+    """The :class:`Assignment` of the notebook being autograded (None for a plain
+    execution).  Sanitizing and executing each read it, for every submission: a grading
+    process keeps it while the source notebook it was generated from (nbgrader runs in the
+    course directory) keeps its size and modification time, so a regenerated assignment
+    is read again."""
     info = (resources or {}).get("nbgrader")
     if not info or "db_url" not in info:
         return None                     # not autograding (e.g. a plain execution)
-    return Assignment(info["db_url"], info["notebook"], info["assignment"])
+    try:
+        stat = os.stat(os.path.join("source", info["assignment"], info["notebook"] + ".ipynb"))
+    except OSError:
+        return Assignment(info["db_url"], info["notebook"], info["assignment"])
+    key = (info["db_url"], info["notebook"], info["assignment"], stat.st_mtime_ns, stat.st_size)
+    if key not in _ASSIGNMENTS:
+        if len(_ASSIGNMENTS) >= 64:
+            _ASSIGNMENTS.clear()
+        _ASSIGNMENTS[key] = Assignment(info["db_url"], info["notebook"], info["assignment"])
+    return _ASSIGNMENTS[key]
 
 
 # ------------------------------------------------------------- sanitizing
@@ -191,7 +221,44 @@ class RestoreGradeCells(NbGraderPreprocessor):
         return nb, resources
 
 
+# ------------------------------------------------------ is the sandbox here
+
+NO_SANDBOX_FLAG = "nbgrader autograde ... --GuardedExecute.sandbox=False"
+
+
+class SandboxCheckedExporter(NotebookExporter):
+    """nbgrader's exporter of autograded notebooks (``Autograde.exporter_class``).  nbgrader
+    makes it once, before the first submission; when the configuration runs students'
+    kernels in the sandbox and bubblewrap cannot build it here, autograde stops there
+    (SystemExit: nbgrader catches every Exception per submission, started a kernel for each,
+    and printed "Kernel died before replying to kernel_info" for every one)."""
+
+    def __init__(self, config=None, **kw):
+        super().__init__(config=config, **kw)
+        sandboxed = self.config.GuardedExecute.get("sandbox", True)
+        if isinstance(sandboxed, str):                      # given on the command line
+            sandboxed = Bool().from_string(sandboxed)
+        if sandboxed and _uses_guarded_execute(self.config):
+            ok, reason = bwrap.check(without=NO_SANDBOX_FLAG)
+            if not ok:
+                raise SystemExit(f"nbgrader autograde: stopped before grading anything: students' "
+                                 f"kernels cannot be sandboxed: {reason}")
+
+
+def _uses_guarded_execute(config):
+    steps = config.Autograde.get("autograde_preprocessors", [])
+    return any(getattr(step, "__name__", str(step)).rsplit(".", 1)[-1] == "GuardedExecute" for step in steps)
+
+
 # -------------------------------------------------------------- execution
+
+def _guarded(code):
+    """Grader ``code`` that runs as if it were a request of its own when it is sent with
+    other code: an exception ends it, not what follows (nor the request's status)."""
+    if not code:
+        return ""
+    return "try:\n" + textwrap.indent(code, "    ") + "\nexcept BaseException:\n    pass\n"
+
 
 def error_output(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
@@ -328,6 +395,7 @@ class GuardedExecute(Execute):
         super()._cleanup_kernel()
 
     def _restart(self):
+        self._deferred = []                      # grader code for the kernel that died
         self._cleanup_kernel()
         kwargs = self._kernel_kwargs()           # first: a warm server that died is replaced
         self.km = self.create_kernel_manager()
@@ -391,14 +459,15 @@ class GuardedExecute(Execute):
         payloads = kwargs["execute_reply"].get("content", {}).get("payload", [])
         self._exit_asked = any(p.get("source") == "ask_exit" and not p.get("keepkernel") for p in payloads)
 
-    def _keep(self, cell):
-        """After a locked cell ran: remember the objects it defined (and the code of its
-        functions), so that they can be put back before each later test cell."""
+    def _keep_code(self, cell):
+        """Grader code to run after locked ``cell``: remember the objects it defined (and the
+        code of its functions), so that they can be put back before each later test cell;
+        "" for other cells."""
         gid = grade_id(cell)
         names = self._assignment.kept_names(gid) if self._assignment and gid else ()
-        if names:
-            self._silent(
-                "def _autograde_keep(names, kept):\n"
+        if not names:
+            return ""
+        return ("def _autograde_keep(names, kept):\n"
                 "    for name in names:\n"
                 "        if name in globals():\n"
                 "            value = globals()[name]\n"
@@ -406,6 +475,26 @@ class GuardedExecute(Execute):
                 "                          if isinstance(value, __import__('types').FunctionType) else None)\n\n"
                 f"_autograde_keep({names!r}, globals().setdefault({self._kept!r}, {{}}))\n"
                 "del _autograde_keep\n")
+
+    # Grader code that must run before the next cell (remembering a locked cell's objects,
+    # undoing a canary) waits here, and goes with the grader's next request to the kernel
+    # (the prologue of a test cell) or, before any other cell, in a request of its own.
+    # Each part runs as if it were a request of its own (_guarded); a request costs the
+    # kernel and the grader 3-5 ms of CPU, and a test cell made seven of them.
+
+    def _defer(self, code):
+        if code:
+            self._deferred.append(code)
+
+    def _pending(self):
+        """The deferred grader code, each part guarded, taken out of the queue."""
+        code = "".join(_guarded(part) for part in self._deferred)
+        self._deferred = []
+        return code
+
+    def _flush(self):
+        if self._deferred:
+            self._silent(self._pending())
 
     def _restore_kept(self):
         """Grader code that puts back what :meth:`_keep` remembered."""
@@ -419,6 +508,7 @@ class GuardedExecute(Execute):
 
     def _run_cells(self, resources, assignment):
         self._assignment, self._kept = assignment, f"_autograde_{secrets.token_hex(6)}_kept"
+        self._deferred = []
         prologue = self._restore_kept() + (assignment.prologue() if assignment else "")
         names_of = assignment.names_by_test() if assignment and self.canary else {}
         done, killers = [], set()
@@ -433,12 +523,14 @@ class GuardedExecute(Execute):
             try:
                 checks = None
                 if is_test_cell(cell) and assignment:
-                    checks = self._silent(prologue, CHECKS if names else None)
+                    checks = self._silent(self._pending() + prologue, CHECKS if names else None)
+                else:
+                    self._flush()
                 self._exit_asked = False
                 self.preprocess_cell(cell, resources, index)
                 died = "it called exit() or quit(), which ends the kernel" if self._exit_asked else None
                 if died is None:
-                    self._keep(cell)
+                    self._defer(self._keep_code(cell))
             except GRADER_ERRORS as error:
                 died = self._why(error)
             self._name_limits(cell)
@@ -453,7 +545,11 @@ class GuardedExecute(Execute):
             done.append(index)
             if names and self._earns(cell):
                 try:
-                    after = self._silent("", CHECKS)
+                    # One request: the test's objects remembered, the canary set up (neither
+                    # completes a checking block), then the count of completed blocks read.
+                    tag, setup, restore = self._canary_code(names, prologue)
+                    after = self._silent(self._pending() + _guarded(setup), CHECKS)
+                    self._defer(restore)
                     if not (checks and after and after.isdigit() and checks.isdigit()
                             and int(after) > int(checks)):
                         cell.outputs.append(error_output(
@@ -462,7 +558,7 @@ class GuardedExecute(Execute):
                             "to the end, so it did not check your code: something in your notebook "
                             "replaced what the test uses. This cell gets no points."))
                         continue
-                    self._canary(cell, index, names, prologue)
+                    self._canary(cell, index, names, tag)
                 except GRADER_ERRORS as error:
                     cell.outputs.append(error_output(
                         "GradingIntegrityError",
@@ -481,7 +577,9 @@ class GuardedExecute(Execute):
                     if index not in killers:
                         replay = index
                         self._silent(self.nb.cells[index].source)
-                        self._keep(self.nb.cells[index])
+                        keep = self._keep_code(self.nb.cells[index])
+                        if keep:
+                            self._silent(keep)
                 return
             except GRADER_ERRORS:
                 if replay is not None:
@@ -542,31 +640,33 @@ class GuardedExecute(Execute):
         score, _ = utils.determine_grade(probe, self.log)
         return bool(score)
 
-    def _canary(self, cell, index, names, prologue):
-        """Run test ``cell`` again with ``names`` bound to a function that always fails
-        (right after the test, so in the state it ran in); the names, NumPy's and
-        autograd_lib's random generators are restored afterwards."""
+    def _canary_code(self, names, prologue):
+        """(tag, setup, restore): grader code that binds ``names`` to a function that
+        always fails, once the test has run (so in the state it ran in), and code that
+        puts back the names, NumPy's and autograd_lib's random generators afterwards."""
         tag = f"_autograde_{secrets.token_hex(6)}"
-        self._silent(
-            f"class {tag}_Canary(BaseException):\n    pass\n\n"
-            f"def {tag}_canary(*args, **kwargs):\n    raise {tag}_Canary('the grader replaced your function')\n\n"
-            f"{tag}_saved = {{n: globals()[n] for n in {names!r} if n in globals()}}\n"
-            f"try:\n    import numpy as _np, autograd_lib.creation as _c\n"
-            f"    {tag}_rng = (_c, _c._generator, _c._generator.bit_generator.state, _np.random.get_state())\n"
-            f"    del _np, _c\nexcept Exception:\n    {tag}_rng = None\n"
-            f"{tag}_xmode = get_ipython().InteractiveTB.mode\n"      # its traceback is not shown:
-            f"get_ipython().InteractiveTB.set_mode('Minimal')\n"   # no need to format it
-            + prologue)
+        setup = (f"class {tag}_Canary(BaseException):\n    pass\n\n"
+                 f"def {tag}_canary(*args, **kwargs):\n    raise {tag}_Canary('the grader replaced your function')\n\n"
+                 f"{tag}_saved = {{n: globals()[n] for n in {names!r} if n in globals()}}\n"
+                 f"try:\n    import numpy as _np, autograd_lib.creation as _c\n"
+                 f"    {tag}_rng = (_c, _c._generator, _c._generator.bit_generator.state, _np.random.get_state())\n"
+                 f"    del _np, _c\nexcept Exception:\n    {tag}_rng = None\n"
+                 f"{tag}_xmode = get_ipython().InteractiveTB.mode\n"      # its traceback is not shown:
+                 f"get_ipython().InteractiveTB.set_mode('Minimal')\n"   # no need to format it
+                 + prologue)
+        restore = (f"globals().update({tag}_saved)\n"
+                   f"get_ipython().InteractiveTB.set_mode({tag}_xmode)\n"
+                   f"if {tag}_rng:\n    import numpy as _np\n    {tag}_rng[0]._generator = {tag}_rng[1]\n"
+                   f"    {tag}_rng[1].bit_generator.state = {tag}_rng[2]\n    _np.random.set_state({tag}_rng[3])\n"
+                   f"    del _np\n"
+                   f"for _n in [n for n in globals() if n.startswith({tag!r})]:\n    del globals()[_n]\n")
+        return tag, setup, restore
+
+    def _canary(self, cell, index, names, tag):
+        """Run test ``cell`` again with ``names`` bound to the canary of ``tag`` (set up by
+        the code of :meth:`_canary_code`, which also puts everything back afterwards)."""
         source = "".join(f"{name} = {tag}_canary\n" for name in names) + cell.source
-        passed = self._earns(self._scratch(source, index, cell.metadata))
-        self._silent(
-            f"globals().update({tag}_saved)\n"
-            f"get_ipython().InteractiveTB.set_mode({tag}_xmode)\n"
-            f"if {tag}_rng:\n    import numpy as _np\n    {tag}_rng[0]._generator = {tag}_rng[1]\n"
-            f"    {tag}_rng[1].bit_generator.state = {tag}_rng[2]\n    _np.random.set_state({tag}_rng[3])\n"
-            f"    del _np\n"
-            f"for _n in [n for n in globals() if n.startswith({tag!r})]:\n    del globals()[_n]\n")
-        if passed:
+        if self._earns(self._scratch(source, index, cell.metadata)):
             cell.outputs.append(error_output(
                 "GradingIntegrityError",
                 f"this test still passes when {', '.join(names)} is replaced by a function that always "
@@ -605,13 +705,53 @@ class CachedHighlight:
                                       lambda: self.highlight(source, language, metadata))
 
 
+class _CompiledTemplates(BytecodeCache):
+    """Jinja's compiled templates, kept in memory for a grading process: nbgrader makes a
+    new exporter, with a new Jinja environment, for each feedback, and compiling its
+    templates again took a third of the time of a feedback.  Jinja checks each template's
+    source against the checksum stored with its code, so a changed template is compiled."""
+    _codes = {}
+
+    def load_bytecode(self, bucket):
+        code = self._codes.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket):
+        self._codes[bucket.key] = bucket.bytecode_to_string()
+
+
 class FeedbackExporter(HTMLExporter):
     """HTMLExporter.from_notebook_node of nbconvert 7, with the images' alt text
     added by a regular expression instead of a BeautifulSoup pass over the page
     (the tabindex it also adds concerns the lab template only, not nbgrader's),
     and Markdown and code highlighting remembered across the notebooks a grading
-    process renders (the same cells for every student)."""
+    process renders (the same cells for every student), and its templates compiled
+    once per process (:class:`_CompiledTemplates`)."""
     _markdown = _Memo()
+
+    _cleaned = _Memo()
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = _CompiledTemplates()
+        return environment
+
+    def default_filters(self):
+        """nbconvert's filters, with ``clean_html`` (bleach's sanitizer, run on every code
+        cell's highlighted source: 90% of a feedback's time) remembered by its input."""
+        from nbconvert.filters import clean_html
+        for name, function in super().default_filters():
+            if name == "clean_html":
+                function = self._clean_html(clean_html)
+            yield name, function
+
+    @classmethod
+    def _clean_html(cls, clean_html):
+        def remembered(html):
+            return cls._cleaned.get_or_make(html, lambda: clean_html(html)) if isinstance(html, str) \
+                else clean_html(html)
+        return remembered
 
     @pass_context
     def markdown2html(self, context, source):

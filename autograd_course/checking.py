@@ -81,7 +81,8 @@ def checking(exercise_id, fn=None):
                           if isinstance(f, types.FunctionType) and f.__code__.co_freevars == ()]
         every = [f for functions in armed.values() for f in functions]
         for eid, student_fn in plugs.items():
-            _refuse_copies(eid, student_fn, every, [snapshot.code_of(f) for f in every])
+            _refuse_copies(eid, student_fn, every, [snapshot.code_of(f) for f in every],
+                           snapshot.fingerprints)
     except BaseException:
         _restore(saved)
         raise
@@ -120,11 +121,24 @@ def _restore(saved):
         exercises.SLOTS[eid].set(value)
 
 
-def _refuse_copies(exercise_id, fn, references, codes):
+def _refuse_copies(exercise_id, fn, references, codes, fingerprints=None):
     """DelegationError when ``fn`` reaches, through its globals, closure or defaults,
     the reference or a function running the reference's own code object (a copy
     made with ``types.FunctionType(reference.__code__, ...)`` before the test
-    would escape the tripwire)."""
+    would escape the tripwire), or the reference's code compiled again
+    (:func:`is_recompiled_copy`).  ``fingerprints`` ({id of a code object: (the code,
+    its fingerprint)}, the snapshot's) keeps the fingerprints from one block to the
+    next: a test cell enters ``checking`` dozens of times with the same functions."""
+    fingerprints = {} if fingerprints is None else fingerprints
+
+    def fingerprint(code):
+        known = fingerprints.get(id(code))
+        if known is None or known[0] is not code:
+            known = fingerprints[id(code)] = (code, _fingerprint(code))
+        return known[1]
+
+    # What a recompiled copy would look like: the fingerprints of the long references.
+    copies = [found for found in map(fingerprint, codes) if len(found[2]) >= MIN_COPY_INSTRUCTIONS]
     seen, todo = set(), [(fn, 0)]
     while todo:
         obj, depth = todo.pop()
@@ -143,7 +157,8 @@ def _refuse_copies(exercise_id, fn, references, codes):
                 raise DelegationError(
                     f"your solution to exercise {exercise_id} {how} autograd_lib's own "
                     f"implementation ({obj.__qualname__}); write it yourself")
-            if any(is_recompiled_copy(obj.__code__, code) for code in codes):
+            # (not one of ``codes`` itself, which the test above refused)
+            if copies and fingerprint(obj.__code__) in copies:
                 raise DelegationError(
                     f"your solution to exercise {exercise_id} is autograd_lib's own implementation "
                     f"recompiled ({obj.__qualname__} has the same bytecode, up to names of local "

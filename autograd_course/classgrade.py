@@ -7,21 +7,25 @@
    of an assignment of ``source/`` (nbgrader's layout: ``nbgrader collect`` or
    ``zip_collect`` put them there).  A submission that contains a symlink is
    refused: nbgrader would copy what it points to into the graded directory.
-2. **Skip what is graded.** ``.grade-class.json`` (next to the gradebook)
+2. **Skip what is graded.**  ``.grade-class.json`` (next to the gradebook)
    remembers a hash of each submitted directory.  A submission is graded again
-   only when that hash changed, or when the gradebook, the graded notebook or
-   the feedback is missing (``--force``: all of them).  A rerun with nothing
-   new grades nothing and gives the same grades; a submission added later is
-   graded alone.
+   only when that hash changed, or when the gradebook or the graded notebook is
+   missing (``--force``: all of them); one whose feedback alone is missing gets
+   its feedback only.  A rerun with nothing new grades nothing and gives the same
+   grades; a submission added later is graded alone.
 3. **Autograde in parallel.** Worker processes (one per CPU, plus one: a worker
    often waits for its kernel, and the extra one uses that time) run nbgrader's own
-   autograde and generate_feedback through its Python API, every one on this
-   course and its one gradebook.  The workers never touch sqlite at the same
-   time: each holds ``gradebook.db.lock`` while nbgrader has the gradebook open
-   (``autograd_course.gradebook_lock``), which nbgrader does only for
-   short reads and writes, never while a kernel runs.  With PostgreSQL
+   autograde through its Python API, every one on this course and its one
+   gradebook.  The workers never touch sqlite at the same time: each holds
+   ``gradebook.db.lock`` while nbgrader has the gradebook open
+   (``autograd_course.gradebook_lock``), which nbgrader does only for short reads
+   and writes, never while a kernel runs.  With PostgreSQL
    (``CourseDirectory.db_url``) the database does the locking.
-4. **Export.** ``nbgrader export``'s CSV plugin writes ``grades.csv``.
+4. **Export.** ``nbgrader export``'s CSV plugin writes ``grades.csv``: every
+   grade is in when the grading phase ends.
+5. **Feedback, after grading** (as nbgrader's own ``generate_feedback`` step
+   follows ``autograde``): the same workers render each graded submission's
+   feedback HTML.
 
 Progress (submissions and students done, elapsed, time left) goes to stderr.
 """
@@ -62,7 +66,10 @@ class Outcome:
 class Report:
     outcomes: list
     csv: str
-    seconds: float
+    seconds: float                # the whole command
+    grading_seconds: float = 0.0  # until every grade is in the gradebook and grades.csv
+    feedback_seconds: float = 0.0 # then the feedback
+    workers: int = 0
 
     def of(self, status):
         return [o for o in self.outcomes if o.status == status]
@@ -70,7 +77,8 @@ class Report:
     def summary(self):
         graded, skipped, failed = (len(self.of(s)) for s in ("graded", "skipped", "failed"))
         lines = [f"grade-class: {graded} graded, {skipped} unchanged (not regraded), {failed} failed, "
-                 f"in {_clock(self.seconds)}; grades: {self.csv}"]
+                 f"in {_clock(self.seconds)} (grades in {_clock(self.grading_seconds)}, then feedback in "
+                 f"{_clock(self.feedback_seconds)}); grades: {self.csv}"]
         lines += [f"  FAILED {o.student}/{o.assignment}: {o.message.strip()[-600:]}" for o in self.of("failed")]
         return "\n".join(lines)
 
@@ -146,26 +154,25 @@ def _init_worker(course, sandbox, overrides, db_url):
     _WORKER.update(course=course, sandbox=sandbox, overrides=overrides)
 
 
-def _grade(student, assignment, digest_, feedback=True):
-    """Autograde one submission (and its feedback) with nbgrader's API; an Outcome."""
+def _api():
+    if "api" not in _WORKER:                               # one API per worker process
+        _WORKER["api"] = nbgrader_api(_WORKER["course"], sandbox=_WORKER["sandbox"], overrides=_WORKER["overrides"])
+    return _WORKER["api"]
+
+
+def _grade(student, assignment, digest_):
+    """Autograde one submission with nbgrader's API; an Outcome."""
     from nbgrader.api import Gradebook
     course = Path(_WORKER["course"])
     start = time.perf_counter()
     for directory in ("autograded", "feedback"):           # regrade from scratch
         shutil.rmtree(course / directory / student / assignment, ignore_errors=True)
     with kernel_environment():
-        if "api" not in _WORKER:                           # one API per worker process
-            _WORKER["api"] = nbgrader_api(course, sandbox=_WORKER["sandbox"], overrides=_WORKER["overrides"])
-        api = _WORKER["api"]
+        api = _api()
         result = api.autograde(assignment, student)
         if not result.get("success"):
             return Outcome(student, assignment, "failed", seconds=time.perf_counter() - start,
                            message=(result.get("error") or "") + (result.get("log") or ""))
-        if feedback:
-            made = api.generate_feedback(assignment, student)
-            if not made.get("success"):
-                return Outcome(student, assignment, "failed", seconds=time.perf_counter() - start,
-                               message="generate_feedback: " + (made.get("error") or "") + (made.get("log") or ""))
         with Gradebook(api.coursedir.db_url, api.coursedir.course_id) as gb:
             graded = gb.find_submission(assignment, student)
             score, max_score = graded.score, graded.max_score
@@ -173,11 +180,22 @@ def _grade(student, assignment, digest_, feedback=True):
                    digest=digest_)
 
 
+def _feedback(student, assignment):
+    """Render the feedback of a graded submission; None, or why it failed."""
+    shutil.rmtree(Path(_WORKER["course"]) / "feedback" / student / assignment, ignore_errors=True)
+    with kernel_environment():
+        made = _api().generate_feedback(assignment, student)
+    if not made.get("success"):
+        return "generate_feedback: " + (made.get("error") or "") + (made.get("log") or "")
+    return None
+
+
 class Progress:
     """One line on stderr: submissions and students done, elapsed, time left."""
 
-    def __init__(self, todo, stream=None, every=10.0):
+    def __init__(self, todo, stream=None, every=10.0, what="grade-class"):
         self.stream = stream or sys.stderr
+        self.what = what
         self.total = len(todo)
         self.left = {}
         for student, _ in todo:
@@ -192,7 +210,7 @@ class Progress:
         elapsed = time.perf_counter() - self.start
         finished = sum(1 for n in self.left.values() if n == 0)
         eta = elapsed / self.done * (self.total - self.done) if self.done else None
-        return (f"grade-class: {self.done}/{self.total} submissions, {finished}/{self.students} "
+        return (f"{self.what}: {self.done}/{self.total} submissions, {finished}/{self.students} "
                 f"students done, {_clock(elapsed)} elapsed, "
                 f"{'ETA ' + _clock(eta) if eta is not None else 'ETA --:--'}")
 
@@ -217,10 +235,10 @@ def _clock(seconds):
 
 def grade_class(course=None, workers=None, names=None, force=False, sandbox=True, csv=None,
                 overrides=None, feedback=True, progress=None):
-    """Autograde every new or changed submission of ``course`` (see the module doc).
-    ``sandbox``: True (required), False, or None (when available); ``overrides``:
-    a traitlets Config merged over nbgrader_config.py (tests lower the timeout).
-    Returns a :class:`Report`."""
+    """Autograde every new or changed submission of ``course``, then render the feedback
+    of those graded (see the module doc).  ``sandbox``: True (required), False, or None
+    (when available); ``overrides``: a traitlets Config merged over nbgrader_config.py
+    (tests lower the timeout); ``feedback=False``: grades only.  Returns a :class:`Report`."""
     from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
     start = time.perf_counter()
     course = course_dir(course)
@@ -241,7 +259,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
     found = submitted(course, names)
     manifest = load_manifest(course)
     state = gradebook_state(course, db_url)
-    outcomes, todo = [], []
+    outcomes, todo, render = [], [], []
     for (student, name), directory in sorted(found.items()):
         key = f"{student}/{name}"
         digest_ = digest(directory)
@@ -250,44 +268,83 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
                                     "symlink; nbgrader would copy its target (refused)"))
             continue
         graded = course / "autograded" / student / name / f"{name}.ipynb"
-        html = course / "feedback" / student / name / f"{name}.html"
         current = (manifest.get(key, {}).get("sha256") == digest_ and state.get((student, name))
-                   and graded.is_file() and (html.is_file() or not feedback))
+                   and graded.is_file())
         if current and not force:
             entry = manifest[key]
             outcomes.append(Outcome(student, name, "skipped", entry.get("score", 0.0),
                                     entry.get("max_score", 0.0), digest=digest_))
+            if feedback and not _feedback_path(course, student, name).is_file():
+                render.append(outcomes[-1])
         else:
             todo.append((student, name, digest_))
 
-    tracker = Progress([(s, a) for s, a, _ in todo], progress)
-    workers = max(1, min(workers or default_workers() + 1, len(todo) or 1))
-    if todo:
+    workers = max(1, min(workers or default_workers() + 1, max(len(todo), len(render), 1)))
+    grading_seconds = feedback_seconds = 0.0
+    if todo or render:
         with kernel_environment():
             context = multiprocessing.get_context("spawn")
             with concurrent.futures.ProcessPoolExecutor(
                     workers, mp_context=context, initializer=_init_worker,
                     initargs=(str(course), use_sandbox, overrides, db_url)) as pool:
-                futures = {pool.submit(_grade, s, a, d, feedback): (s, a) for s, a, d in todo}
-                for future in concurrent.futures.as_completed(futures):
-                    student, name = futures[future]
-                    try:
-                        outcome = future.result()
-                    except Exception as error:             # a worker died: report, go on
-                        outcome = Outcome(student, name, "failed", message=f"{type(error).__name__}: {error}")
-                    outcomes.append(outcome)
-                    key = f"{student}/{name}"
-                    if outcome.status == "graded":
-                        manifest[key] = {"sha256": outcome.digest, "score": outcome.score,
-                                         "max_score": outcome.max_score,
-                                         "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
-                    else:
-                        manifest.pop(key, None)
-                    save_manifest(course, manifest)
-                    tracker.update(student)
-    path = export_csv(course, csv, db_url=db_url)
+                graded_now = _grade_all(pool, course, todo, manifest, outcomes, progress)
+                path = export_csv(course, csv, db_url=db_url)
+                grading_seconds = time.perf_counter() - start
+                if feedback:
+                    _render_all(pool, render + graded_now, progress)
+                feedback_seconds = time.perf_counter() - start - grading_seconds
+    else:
+        path = export_csv(course, csv, db_url=db_url)
+        grading_seconds = time.perf_counter() - start
     outcomes.sort(key=lambda o: (o.student, o.assignment))
-    return Report(outcomes, str(path), time.perf_counter() - start)
+    return Report(outcomes, str(path), time.perf_counter() - start, grading_seconds, feedback_seconds,
+                  workers)
+
+
+def _feedback_path(course, student, name):
+    return Path(course) / "feedback" / student / name / f"{name}.html"
+
+
+def _grade_all(pool, course, todo, manifest, outcomes, progress):
+    """Autograde ``todo`` in the pool; each outcome goes into ``outcomes`` and the
+    manifest (saved after each one).  Returns the outcomes graded."""
+    tracker = Progress([(s, a) for s, a, _ in todo], progress)
+    futures = {pool.submit(_grade, s, a, d): (s, a) for s, a, d in todo}
+    graded = []
+    for future in concurrent.futures.as_completed(futures):
+        student, name = futures[future]
+        try:
+            outcome = future.result()
+        except Exception as error:             # a worker died: report, go on
+            outcome = Outcome(student, name, "failed", message=f"{type(error).__name__}: {error}")
+        outcomes.append(outcome)
+        key = f"{student}/{name}"
+        if outcome.status == "graded":
+            graded.append(outcome)
+            manifest[key] = {"sha256": outcome.digest, "score": outcome.score,
+                             "max_score": outcome.max_score,
+                             "graded_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        else:
+            manifest.pop(key, None)
+        save_manifest(course, manifest)
+        tracker.update(student)
+    return graded
+
+
+def _render_all(pool, outcomes, progress):
+    """The feedback of each outcome, in the pool; an outcome whose feedback fails
+    becomes "failed" (its grade stays: a rerun renders the feedback again)."""
+    tracker = Progress([(o.student, o.assignment) for o in outcomes], progress, what="feedback")
+    futures = {pool.submit(_feedback, o.student, o.assignment): o for o in outcomes}
+    for future in concurrent.futures.as_completed(futures):
+        outcome = futures[future]
+        try:
+            why = future.result()
+        except Exception as error:
+            why = f"generate_feedback: {type(error).__name__}: {error}"
+        if why:
+            outcome.status, outcome.message = "failed", why
+        tracker.update(outcome.student)
 
 
 def _ensure_generated(course, api, names):

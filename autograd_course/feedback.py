@@ -17,6 +17,8 @@ import textwrap
 
 from autograd_lib import exercises
 
+from . import rules as _rules
+
 __all__ = ["CheckFailure", "failure_text", "WIDTH", "install", "explain"]
 
 WIDTH = 80                          # nbgrader validate prints 86 characters of a line, indented 4
@@ -90,16 +92,23 @@ def _own_frames(tb):
 _PACKAGE = __file__.rsplit("/", 1)[0] + "/"
 
 
+def _named(slot):
+    """(the exercise a slot belongs to, how to put the library's version back in all its slots)."""
+    exercise = _rules.exercise_of_slot(slot)
+    slots = _rules.slots_of(exercise) or [slot]
+    calls = "; ".join(f"exercises.unplug({s!r})" for s in slots)
+    return exercise, f"run the library's own version with {calls}."
+
+
 def explain(etype, value, tb):
     """The lines to show for an error in a course notebook, or None for IPython's own."""
     if any(cls.__name__ in _GRADING_ERRORS for cls in etype.__mro__):
         return [str(value)]
     frames = _frames(tb)
-    unplug = "exercises.unplug({!r})"
     error = _wrapped(f"{etype.__name__}: {value}", "  ")
-    exercise = _raised_in(value)
-    if exercise is not None:
-        way_out = f"run the library's own version with {unplug.format(exercise)}."
+    slot = _raised_in(value)
+    if slot is not None:
+        exercise, way_out = _named(slot)
         if isinstance(value, NotImplementedError):
             return [_wrapped(f"Exercise {exercise} is not written yet: write it, or {way_out}", "  ")]
         if frames and _is_cell(frames[-1].filename):     # raised by the student's own line
@@ -107,12 +116,13 @@ def explain(etype, value, tb):
                     _wrapped(f"  Fix it, or {way_out}", "    ")] + _own_frames(tb)
         return [error, _wrapped(f"  It came up inside your exercise {exercise}: if that is unfinished or "
                                 f"wrong, fix it, or {way_out}", "    ")] + _own_frames(tb)
-    ran = exercises.recent_calls()
+    ran = list(dict.fromkeys(_rules.exercise_of_slot(slot) for slot in exercises.recent_calls()))
     if ran:
         names = ", ".join(ran)
+        _, way_out = _named(exercises.recent_calls()[-1])
         return [error, _wrapped(f"  This cell ran your exercise{'s' if len(ran) > 1 else ''} {names}: if "
                                 f"{'one is' if len(ran) > 1 else 'it is'} unfinished or wrong, fix it, or "
-                                f"run the library's own version with {unplug.format(ran[-1])}.", "    ")]
+                                f"{way_out}", "    ")]
     if any(f.filename.startswith(_PACKAGE) for f in frames):        # out of a test's own code
         return [error] + _own_frames(tb)
     return None

@@ -127,6 +127,10 @@ class _Snapshot:
         for eid, ref in self.references.items():
             for fn in slots[eid].functions(ref):
                 self._code(f"the reference of {eid}", fn)
+        # {id of a code object: (the code, checking._fingerprint of it)}: a test cell enters
+        # checking() dozens of times, and fingerprinting the references each time (dis)
+        # was a third of a block's cost.
+        self.fingerprints = {}
 
     def _namespace(self, label, namespace, owner, slot_keys, only=None):
         ours = _ours(label)

@@ -35,10 +35,11 @@ __all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown",
 
 
 def outcome(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)``, or the error it raised as the text ``"ErrorType: message"``."""
+    """``fn(*args, **kwargs)``, or the error it raised as the text ``"ErrorType: message"``.
+    (A ``MemoryError`` goes through, as in the helpers below: the grader names the limit it hit.)"""
     try:
         return fn(*args, **kwargs)
-    except DelegationError:
+    except (DelegationError, MemoryError):
         raise
     except Exception as error:
         return f"{type(error).__name__}: {error}"
@@ -49,7 +50,7 @@ def error_of(fn, *args, **kwargs):
     text ``"ErrorType: message"``."""
     try:
         fn(*args, **kwargs)
-    except DelegationError:
+    except (DelegationError, MemoryError):
         raise
     except Exception as error:
         return f"{type(error).__name__}: {error}"
@@ -61,7 +62,7 @@ def call(fn, *args, what, rule):
     ``what`` was called, the error, and the ``rule`` the test checks."""
     try:
         return fn(*args)
-    except DelegationError:
+    except (DelegationError, MemoryError):
         raise
     except NotImplementedError as error:
         seen = f"NotImplementedError: {error}" if str(error) else \

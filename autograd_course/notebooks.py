@@ -130,6 +130,15 @@ def stated_rules(nb):
     return found
 
 
+PLUGGED = re.compile(r"exercises\.plug\(\s*[\"']([\w.]+)[\"']")
+
+
+def plugged_slots(nb):
+    """``{slot id: exercise id}``: the slots each answer cell plugs (one exercise may fill several)."""
+    return {slot: exercise_id(grade_id(cell)) for cell in nb.cells if is_answer_cell(cell)
+            for slot in PLUGGED.findall(cell.source)}
+
+
 def _where(cell):
     first = cell.source.strip().split("\n")[0][:60]
     return f"the markdown cell {first!r}"

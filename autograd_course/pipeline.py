@@ -22,7 +22,7 @@ from .layout import (CONFIG_FILE, JUNK, PER_TERM, PipelineError, assignments, as
                      solutions_dir, source_checkout, source_notebook_path)
 from .nbgrader_setup import check_result, execute, kernel_environment, load_config, nbgrader_api, register
 from .notebooks import (ANSI, dumps, grade_id, is_test_cell, normalize, output_text, read_notebook,
-                        solution_notebook, stated_rules, write_notebook)
+                        plugged_slots, solution_notebook, stated_rules, write_notebook)
 from .rules import REGISTRY_FILE
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
@@ -133,14 +133,17 @@ def render_solution(name, course):
 # ------------------------------------------------------------------ rules
 
 def rules_text(course):
-    """The JSON of every exercise's stated rules (``rules.json``), read from the sources."""
-    registry = {}
+    """The JSON of every exercise's stated rules and of the slots each answer cell plugs
+    (``rules.json``), read from the sources."""
+    registry, slots = {}, {}
     for name in assignments(course):
+        nb = read_notebook(source_notebook_path(name, course))
         try:
-            registry.update(stated_rules(read_notebook(source_notebook_path(name, course))))
+            registry.update(stated_rules(nb))
         except PipelineError as error:
             raise PipelineError(f"source/{name}/{name}.ipynb: {error}") from None
-    return json.dumps(registry, indent=1, ensure_ascii=False) + "\n"
+        slots.update(plugged_slots(nb))
+    return json.dumps({"rules": registry, "slots": slots}, indent=1, ensure_ascii=False) + "\n"
 
 
 def _rules_file(course):

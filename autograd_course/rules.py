@@ -14,8 +14,8 @@ text the student read::
                          rule=EXECUTE("newest"))
 
 fails with ``rule newest: among the nodes ready to run, the newest runs first.``.  The
-rules of every exercise are read from the source notebooks into ``rules.json`` beside this
-module (``autograd-course release`` writes it; ``tests/test_rules.py`` fails when it drifts,
+rules of every exercise (and which exercise's answer cell plugs each slot) are read from
+the source notebooks into ``rules.json`` beside this module (``autograd-course release`` writes it; ``tests/test_rules.py`` fails when it drifts,
 and when a check names a rule in any other way), so the tests and the text cannot disagree.
 Naming a rule that the exercise does not state is :class:`UnknownRule`: an error of the
 course, raised at once, not a failure of the student's code.
@@ -24,7 +24,7 @@ course, raised at once, not a failure of the student's code.
 import json
 from pathlib import Path
 
-__all__ = ["rules", "Rule", "Rules", "UnknownRule", "REGISTRY_FILE", "load"]
+__all__ = ["rules", "Rule", "Rules", "UnknownRule", "REGISTRY_FILE", "load", "exercise_of_slot"]
 
 REGISTRY_FILE = Path(__file__).with_name("rules.json")
 
@@ -36,8 +36,7 @@ class UnknownRule(LookupError):
 _registry = None
 
 
-def load():
-    """{exercise id: {rule name: text}} for every exercise, from ``rules.json``."""
+def _read():
     global _registry
     if _registry is None:
         try:
@@ -45,6 +44,22 @@ def load():
         except FileNotFoundError:
             _registry = {}
     return _registry
+
+
+def load():
+    """{exercise id: {rule name: text}} for every exercise, from ``rules.json``."""
+    return _read().get("rules", {})
+
+
+def exercise_of_slot(slot_id):
+    """The exercise whose answer cell plugs slot ``slot_id`` (``"08.check_inplace"`` ->
+    ``"08.safe_writes"``), or ``slot_id`` itself when no answer cell is known to plug it."""
+    return _read().get("slots", {}).get(slot_id, slot_id)
+
+
+def slots_of(exercise):
+    """The slots the answer cell of ``exercise`` plugs, in order."""
+    return [slot for slot, owner in _read().get("slots", {}).items() if owner == exercise]
 
 
 class Rule:

@@ -25,6 +25,9 @@ and sockets, so no kernel can reach another one.
 
     python -m autograd_course.sandbox install   # (re)write the kernelspec of this Python
     python -m autograd_course.sandbox check     # is bubblewrap here and working? (exit 1 if not)
+    python -m autograd_course.sandbox setup     # make test / make grade-class: install bubblewrap
+                                                # where this user can (root, or sudo), else say how
+    python -m autograd_course.sandbox setup --required   # the same, exit 1 when it cannot run
 
 ``python -P -m autograd_course.sandbox -f CONNECTION_FILE [ipykernel args]`` is
 the launcher that the kernelspec runs; it only uses the standard library.  When the
@@ -58,9 +61,29 @@ WARM_ENV = "AUTOGRAD_SANDBOX_WARM"
 
 # What the kernel inherits from the grader's environment; nothing else reaches the sandbox.
 PASS_ENV = ("PYTHONHASHSEED", "MPLBACKEND", "LANG", "LC_ALL", "TZ")
-INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
-                "Fedora: dnf install bubblewrap), or grade without the sandbox "
-                "(autograd-course grade-class --no-sandbox)")
+# How to install bubblewrap, by the package manager found on PATH (the first one wins).
+PACKAGE_MANAGERS = (("apt-get", "apt-get install -y bubblewrap"), ("dnf", "dnf install -y bubblewrap"),
+                    ("yum", "yum install -y bubblewrap"), ("zypper", "zypper install -y bubblewrap"),
+                    ("pacman", "pacman -S --noconfirm bubblewrap"), ("apk", "apk add bubblewrap"))
+WITHOUT_SANDBOX = "autograd-course grade-class --no-sandbox, or make grade-class NO_SANDBOX=1"
+
+
+def install_command():
+    """The command that installs bubblewrap here, as this user would type it
+    (``sudo`` in front unless this is root)."""
+    found = next((command for tool, command in PACKAGE_MANAGERS if shutil.which(tool)),
+                 "apt-get install -y bubblewrap")
+    return found if _is_root() else "sudo " + found
+
+
+def _is_root():
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def install_hint(without=WITHOUT_SANDBOX):
+    """How to install bubblewrap, or (``without``: the command) to grade without it."""
+    return (f"install bubblewrap ({install_command()}), or grade without the sandbox "
+            f"({without}: students' code then runs as you)")
 
 
 def limits(env=None):
@@ -127,41 +150,101 @@ def install(prefix=None, python=None):
     return directory
 
 
-def check():
-    """(True, "") when bubblewrap can build the sandbox here, else (False, why)."""
+def check(without=WITHOUT_SANDBOX):
+    """(True, "") when bubblewrap can build the sandbox here, else (False, why and what to
+    do: one line; ``without`` is the command that grades without the sandbox)."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
-        return False, "bubblewrap (bwrap) is not installed: " + INSTALL_HINT
+        return False, "bubblewrap (bwrap) is not installed: " + install_hint(without)
     try:
         probe = subprocess.run(
             [bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
              "--proc", "/proc", "--dev", "/dev", "true"],
             capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as error:
-        return False, f"bwrap does not run: {error}"
+        return False, f"bwrap does not run: {error}; grade without the sandbox ({without})"
     if probe.returncode != 0:
-        return False, (f"bwrap cannot create namespaces here (exit {probe.returncode}: "
-                       f"{probe.stderr.strip()[:300]}); user namespaces may be disabled")
+        error = " ".join(probe.stderr.split())[:300]
+        return False, (f"bwrap cannot create namespaces here (exit {probe.returncode}: {error}): "
+                       f"unprivileged user namespaces are off (enable them: sysctl "
+                       f"kernel.unprivileged_userns_clone=1, on Ubuntu >= 23.10 also "
+                       f"kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp "
+                       f"profile that allows them), or grade without the sandbox ({without})")
     return True, ""
 
 
 def ensure(install_packages=False):
-    """Make the sandbox usable: bubblewrap present (installed with apt-get when
-    ``install_packages`` and this is root on Debian/Ubuntu), kernelspec written.
-    Returns (True, "") or (False, the reason)."""
+    """Make the sandbox usable: bubblewrap present (installed with the system's package
+    manager when ``install_packages`` and this user can: root, or passwordless sudo),
+    kernelspec written.  Returns (True, "") or (False, the reason)."""
     ok, reason = check()
     if not ok and install_packages and not shutil.which("bwrap"):
-        apt = shutil.which("apt-get")
-        if apt and hasattr(os, "geteuid") and os.geteuid() == 0:
-            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-            apt_install = [apt, "install", "-y", "-qq", "--no-install-recommends", "bubblewrap"]
-            if subprocess.run(apt_install, capture_output=True, timeout=600, env=env).returncode:
-                subprocess.run([apt, "update", "-qq"], capture_output=True, timeout=600, env=env)
-                subprocess.run(apt_install, capture_output=True, timeout=600, env=env)
+        if install_bubblewrap(interactive=False):
             ok, reason = check()
     if ok:
         install()
     return ok, reason
+
+
+def _privileged(interactive):
+    """The prefix that runs a command as root ([] for root), or None when this user cannot:
+    ``sudo -n`` when it needs no password, plain ``sudo`` (asking for the password) only when
+    ``interactive`` and a terminal is there to answer."""
+    if _is_root():
+        return []
+    sudo = shutil.which("sudo")
+    if not sudo:
+        return None
+    if subprocess.run([sudo, "-n", "true"], capture_output=True, timeout=30).returncode == 0:
+        return [sudo, "-n"]
+    if interactive and sys.stdin.isatty():
+        return [sudo]
+    return None
+
+
+def install_bubblewrap(interactive=True, log=None):
+    """Install bubblewrap with the system's package manager (apt-get: updating its lists if
+    the first try fails), as root or through sudo.  False when this user cannot, or the
+    package manager failed; ``log`` (a function) hears what is run."""
+    prefix = _privileged(interactive)
+    tool = next((tool for tool, _ in PACKAGE_MANAGERS if shutil.which(tool)), None)
+    if prefix is None or tool is None:
+        return False
+    command = prefix + install_command().removeprefix("sudo ").split()
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if log:
+        log("running: " + " ".join(command))
+    quiet = {} if prefix == ["sudo"] else {"capture_output": True}     # a password prompt must show
+    if subprocess.run(command, timeout=900, env=env, **quiet).returncode and tool == "apt-get":
+        subprocess.run(prefix + ["apt-get", "update", "-qq"], timeout=900, env=env, **quiet)
+        subprocess.run(command, timeout=900, env=env, **quiet)
+    return bool(shutil.which("bwrap"))
+
+
+def setup(required=False, out=None):
+    """What ``make test`` and ``make grade-class`` run first: bubblewrap working (installed
+    where this user can), kernelspec written; where it cannot, one message saying exactly
+    what to do.  Returns the exit status: 0, or 1 when ``required`` and the sandbox cannot run."""
+    out = out or sys.stderr
+    ok, reason = check()
+    if not ok and not shutil.which("bwrap"):
+        print("bubblewrap (bwrap), the sandbox students' notebooks are graded in, is missing: "
+              "installing it", file=out, flush=True)
+        install_bubblewrap(interactive=True, log=lambda line: print(line, file=out, flush=True))
+        ok, reason = check()
+        if not ok and not shutil.which("bwrap"):
+            reason = (f"bubblewrap (bwrap) is not installed and this user cannot install it: run "
+                      f"`{install_command()}`, then this command again; or grade without the sandbox "
+                      f"({WITHOUT_SANDBOX}: students' code then runs as you)")
+    if ok:
+        install()
+        return 0
+    if required:
+        print(f"error: students' kernels cannot be sandboxed: {reason}", file=out, flush=True)
+        return 1
+    print(f"warning: students' kernels cannot be sandboxed here, so the tests that need the sandbox "
+          f"are skipped: {reason}", file=out, flush=True)
+    return 0
 
 
 # -------------------------------------------------------------- launcher
@@ -288,7 +371,7 @@ def _sandbox(values, writable, workdir_args, cwd):
     writable, a tmpfs /tmp, and ``workdir_args``."""
     bwrap = shutil.which("bwrap")
     if not bwrap:
-        raise SystemExit("sandbox: " + INSTALL_HINT)
+        raise SystemExit("sandbox: bubblewrap (bwrap) is not installed: " + install_hint())
     packages, pythonpath = _library()
     scratch = values["scratch_mb"] * 2 ** 20
     args = [bwrap, "--unshare-all", "--die-with-parent", "--new-session",
@@ -400,6 +483,8 @@ def main(argv=None):
         ok, reason = ensure()
         print(f"kernelspec {KERNEL_NAME}: {kernelspec_dir()}" if ok else f"error: {reason}")
         return 0 if ok else 1
+    if argv[:1] == ["setup"] and set(argv[1:]) <= {"--required"}:
+        return setup(required="--required" in argv)
     if argv[:1] == ["check"]:
         ok, reason = check()
         print("bubblewrap works: students' kernels can be sandboxed" if ok else f"error: {reason}")

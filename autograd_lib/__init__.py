@@ -25,6 +25,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``utils/data.py``             datasets and the DataLoader
 ``serialization.py``          save and load
 ``devices.py``, ``cuda.py``   the CPU, the only device (honest answers for GPU questions)
+``backends/``                 ``backends.mps``, ``backends.cudnn``, ``backends.cuda``: the same answers
 ``as_torch.py``               run a PyTorch script whose ``import torch`` lines get this library
 ``viz/``                      drawing a backward graph (walk, text, layout, draw)
 ============================  ======================================================================
@@ -43,7 +44,7 @@ from .tensor import Size, Tensor
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .devices import device, get_default_device, set_default_device
-from . import accelerator, cuda
+from . import accelerator, backends, cuda
 from .creation import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
                        full_like, initial_seed, linspace, manual_seed, ones, ones_like, rand,
                        rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
@@ -73,20 +74,23 @@ from .ops.inplace_unary import (acos_, acosh_, arccos_, arccosh_, arcsin_, arcsi
                                 exp2_, expm1_, frac_, log10_, log1p_, log2_, logit_, nan_to_num_,
                                 negative, rad2deg_, rsqrt_, sinc_, sinh_, tan_)
 from .ops import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: F401
+from .ops import as_strided  # noqa: F401
 from .ops import (abs_, clamp_, cos_, fill_, hardshrink, index_add, index_select, log_,  # noqa: F401
                   masked_fill, neg_, reciprocal_, select, sgn, sin_, sqrt_, square_, zero_)
 from .nn.functional import (celu, cosine_similarity, group_norm, layer_norm,  # noqa: F401
                             pairwise_distance, rms_norm, selu, threshold)
 from .nn.functional import bilinear  # noqa: F401
 from .nn.recurrent import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: F401
-from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, max_pool1d,  # noqa: F401
-                            max_pool2d)
+from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, conv_transpose1d,  # noqa: F401
+                            conv_transpose2d, max_pool1d, max_pool2d)
 from .ops.linalg_more import det, inverse, logdet, matrix_power  # noqa: F401
 from .ops.linalg_more import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from . import linalg
 from .serialization import load, save
+from .tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: F401
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 from .autograd import Function
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 

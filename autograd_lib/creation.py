@@ -5,6 +5,9 @@ Tensors made here are leaves.  Python floats become float32 (the default
 dtype) and Python ints int64, as in PyTorch; NumPy arrays keep their dtype.
 Random numbers come from one seeded generator (``manual_seed``); the values
 differ from PyTorch's, whose generator is not NumPy's.
+
+Every factory is here, with PyTorch's checks of its arguments and ``linspace``'s bits, so
+the module runs to about 500 lines.
 """
 
 import warnings
@@ -13,6 +16,7 @@ import numpy as np
 
 from . import devices as _devices
 from . import dtypes as _dt
+from .fused import fma
 from .tensor import Tensor, _init
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -404,9 +408,52 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False, device=None):
+    """``steps`` values from ``start`` to ``end``, evenly spaced, with PyTorch's bits: the
+    first half is ``start + step * i`` and the second ``end - step * (steps - 1 - i)``, each
+    computed as PyTorch's kernel computes it (a fused multiply-add: ``fused.fma``) with
+    ``step = (end - start) / (steps - 1)`` in the result's dtype (float64 for integers)."""
     _devices.check(device)
-    array = np.linspace(start, end, int(steps)).astype(_dtype_or_default(dtype).numpy)
-    return _factory(array, requires_grad)
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim:
+            raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got "
+                               f"{name} with {value.ndim} dimension(s).")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if isinstance(steps, Tensor) and steps.ndim == 0 and not steps.is_floating_point():
+        steps = steps.item()
+    if isinstance(steps, float) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"linspace(): argument 'steps' (position 3) must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = _dtype_or_default(dtype)
+    work = np.dtype(dtype.numpy).type if dtype.numpy in (np.float32, np.float64) else np.float64
+    if not dtype.is_floating_point:                     # integer ends: truncated first, as PyTorch
+        start, end = int(start), int(end)
+    first, last = work(start), work(end)
+    if steps <= 1:
+        values = np.full(steps, first, dtype=work)
+    elif dtype.numpy == np.float16:
+        values = _half_linspace(start, end, steps)
+    else:
+        with np.errstate(all="ignore"):
+            step = (last - first) / work(steps - 1)
+        half = steps // 2
+        values = np.concatenate([fma(np.full(half, step), np.arange(half).astype(work), first),
+                                 fma(np.full(steps - half, -step), np.arange(steps - half)[::-1].astype(work), last)])
+    if not dtype.is_floating_point:
+        values = np.trunc(values)                   # C++'s conversion of a double to an integer
+    return _factory(values.astype(dtype.numpy), requires_grad)
+
+
+def _half_linspace(start, end, steps):
+    """linspace in float16 as PyTorch's kernel computes it: each operation of half numbers in
+    float32, its result rounded to half (no fused multiply-add)."""
+    h, f = np.float16, np.float32
+    first, last = h(f(start)), h(f(end))              # a Python float reaches half through float
+    step = h(f(h(f(last) - f(first))) / f(h(steps - 1)))
+    half = steps // 2
+    times = lambda counts: (f(step) * counts.astype(h).astype(f)).astype(h).astype(f)   # noqa: E731
+    return np.concatenate([(f(first) + times(np.arange(half))).astype(h),
+                           (f(last) - times(np.arange(steps - half)[::-1])).astype(h)])
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):

@@ -14,8 +14,9 @@ whole backward pass reads on one screen:
 3. :func:`run_node`, one node: the hooks of its output tensors and ``retain_grad``
    (:func:`call_tensor_hooks`, assignment 04), its pre-hooks, its rule from
    ``derivatives.py`` (vector-Jacobian products: a Jacobian is never formed), each input
-   gradient fitted to its input (:func:`validate_outputs`, 05), its post-hooks, and
-   freeing what it saved unless the graph is retained (``release_saved``, 06).
+   gradient fitted to its input (:func:`validate_outputs`, 05), its post-hooks (a hook may
+   return replacement gradients, :func:`hook_result`), and freeing what it saved unless
+   the graph is retained (``release_saved``, 06).
 
 What one pass was asked for lives in its :class:`GraphTask` (PyTorch's name): the grad
 modes, and with ``inputs=`` (``autograd.grad``, ``backward(inputs=...)``) which part of
@@ -34,7 +35,7 @@ from .creation import ones_like
 from .grad_mode import set_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["backward_pass", "GraphTask", "run_backward", "run_node", "initial_gradients", "execute",
+__all__ = ["backward_pass", "GraphTask", "run_backward", "run_node", "hook_result", "initial_gradients", "execute",
            "count_dependencies", "validate_outputs", "call_tensor_hooks", "store_retained_grad",
            "nodes_to_run", "current_pass", "queue_callback"]
 
@@ -86,18 +87,33 @@ def run_node(task, node, grads):
     grads = call_tensor_hooks(node, grads)
     if node._node_prehooks:
         for hook in list(node._node_prehooks.values()):
-            replaced = hook(tuple(grads))
-            if replaced is not None:
-                grads = list(replaced)
+            grads = hook_result(hook, hook(tuple(grads)), grads)
     grad_inputs = validate_outputs(node, list(node.apply(grads)))
     if node._hooks:
         for hook in list(node._hooks.values()):
-            hook(tuple(grad_inputs), tuple(grads))
+            grad_inputs = hook_result(hook, hook(tuple(grad_inputs), tuple(grads)), grad_inputs)
     for check in NODE_CHECKS:           # empty unless anomaly mode was ever turned on
         check(node, grad_inputs)
     if not task.retain_graph:
         node.release_saved()
     return grad_inputs
+
+
+def hook_result(hook, returned, grads):
+    """The gradients to go on with after a node's pre-hook or post-hook returned
+    ``returned``: ``grads`` for None, else the replacement, checked as PyTorch checks it
+    (a tuple, one entry per gradient of ``grads``, None wherever ``grads`` has None)."""
+    if returned is None:
+        return grads
+    if not isinstance(returned, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(returned).__name__}'")
+    if len(returned) != len(grads):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(returned)}, "
+                           f"but expected {len(grads)})")
+    if any(old is None and new is not None for old, new in zip(grads, returned)):
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    return list(returned)
 
 
 # Checks run on every node's gradients, for debugging modes that live above the engine

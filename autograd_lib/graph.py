@@ -13,6 +13,10 @@ Every differentiable operation on a tensor that requires grad creates one
 A leaf that requires grad is represented in the graph by an
 :class:`AccumulateGrad` node whose ``variable`` is the leaf: running it adds
 the incoming gradient to ``variable.grad``.
+
+The module is longer than most (about 550 lines): nodes, saved tensors and the version
+checks that tie them together are one concept, and the course's exercise slots name them
+here (``graph:Node``, ``graph:SavedTensor``).
 """
 
 import itertools
@@ -36,6 +40,9 @@ FREED_MESSAGE = (
     "calling backward.")
 
 _sequence = itertools.count()          # creation order; the engine runs newer nodes first
+# Called with every new node, for debugging modes that live above the graph
+# (autograd.anomaly_mode adds the recording of the forward traceback here).
+NEW_NODE_HOOKS = []
 
 
 class _NothingKept(dict):
@@ -188,8 +195,8 @@ class SavedTensor:
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
         # kept as it is, as PyTorch keeps it outside the hooks.
         if saved_hooks.active.hooks and tensor._wrapped_number is None:
-            pack, self.unpack_hook = saved_hooks.active.hooks[-1]
-            self.packed = pack(tensor)
+            pack, unpack = saved_hooks.active.hooks[-1]
+            self.packed, self.unpack_hook = pack(tensor), with_history(unpack, tensor)
             self.tensor = None
 
     def unpack(self, node):
@@ -224,7 +231,7 @@ class SavedTensor:
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         if self.tensor is None:
             raise RuntimeError(FREED_MESSAGE)
-        self.packed, self.unpack_hook = pack_hook(self.tensor), unpack_hook
+        self.packed, self.unpack_hook = pack_hook(self.tensor), with_history(unpack_hook, self.tensor)
         self.tensor = None
 
     def check_version(self, node):
@@ -235,6 +242,41 @@ class SavedTensor:
             # in place that is the in-place op, as in PyTorch's message.
             producer = node if self.is_output else t.grad_fn
             raise modified_by_inplace_error(t, producer, self.version)
+
+
+def with_history(unpack_hook, saved):
+    """The unpack hook a tensor saved through hooks keeps: ``unpack_hook``, whose tensor comes
+    back as PyTorch hands it back, a new tensor on that data with the history ``saved`` had
+    (its ``grad_fn``, or as a leaf its ``requires_grad`` and gradient accumulator), even when
+    the hooks return the saved tensor itself (``saved_tensors_hooks(lambda x: x, lambda x:
+    x)``: ``_saved_self is x`` is False).  A node's own output, saved without its history,
+    gets its node back in :meth:`SavedTensor.unpack`.  Anything but a tensor is passed on, for
+    ``unpack`` to refuse."""
+    grad_fn, output_nr, requires_grad, accumulator = (saved._grad_fn, saved._output_nr, saved._requires_grad,
+                                                      saved._accumulator)
+
+    def unpack(packed):
+        t = unpack_hook(packed)
+        if not isinstance(t, Tensor):
+            return t
+        out = type(t)._make(t._data, t._version_counter)
+        if grad_fn is not None:
+            out.grad_fn, out._output_nr = grad_fn, output_nr
+        elif requires_grad:
+            out._requires_grad, out._accumulator = True, accumulator
+        return out
+    return unpack
+
+
+class _SavedNothing:
+    """``grad_fn._raw_saved_self`` of a tensor the node did not keep (``x * 3`` keeps no
+    ``self``): PyTorch's saved tensor without a value, which refuses hooks."""
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+
+
+_NOT_KEPT = _SavedNothing()
 
 
 class SavedValue:
@@ -283,13 +325,14 @@ def increment_version(tensor):
 
 
 def forward_name(node):
-    """The name of the forward op a node belongs to, as PyTorch's messages give it:
-    ``Exp`` for ``ExpBackward0``."""
+    """The name of the forward op a node belongs to, as PyTorch's messages give it: the node's
+    name without ``Backward0`` (``Exp`` for ``ExpBackward0``), or without ``Backward`` when
+    another number follows (``T1`` for ``TBackward1``, the node of ``t_``)."""
     name = node.name()
-    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward4", "Backward"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    if name.endswith("Backward0"):
+        return name[: -len("Backward0")]
+    head, found, tail = name.rpartition("Backward")
+    return head + tail if found and (tail == "" or tail.isdigit()) else name
 
 
 def _names_an_unsaved_tensor(node_cls, key):
@@ -332,6 +375,8 @@ class Node:
 
     def __init__(self):
         self._sequence_nr = next(_sequence)
+        for hook in NEW_NODE_HOOKS:     # empty unless anomaly mode was ever turned on
+            hook(self)
 
     # --- what PyTorch shows ------------------------------------------------
     def name(self):
@@ -349,9 +394,12 @@ class Node:
     def __getattr__(self, attr):
         # grad_fn._saved_self, grad_fn._saved_result, grad_fn._saved_dim ... as in PyTorch
         if attr.startswith("_raw_saved_"):
-            saved = self.__dict__.get("_saved", {}).get(attr[len("_raw_saved_"):])
+            key = attr[len("_raw_saved_"):]
+            saved = self.__dict__.get("_saved", {}).get(key)
             if saved is not None:
                 return saved
+            if _names_an_unsaved_tensor(type(self), key):
+                return _NOT_KEPT           # (x * 3)._raw_saved_self: a saved tensor with no value
         if attr.startswith("_saved_"):
             key = attr[len("_saved_"):]
             saved = self.__dict__.get("_saved", {})
@@ -370,6 +418,17 @@ class Node:
             if _names_an_unsaved_tensor(type(self), key):
                 return None             # (x * c)._saved_self when c needs no gradient: not kept
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __dir__(self):
+        # As PyTorch's nodes list them: _saved_<name> for what the node keeps (saved tensors
+        # and plain values), _raw_saved_<name> for a saved tensor not yet freed.
+        names = set(super().__dir__())
+        for key, saved in self.__dict__.get("_saved", {}).items():
+            names.add(f"_saved_{key}")
+            if saved is not None:
+                names.add(f"_raw_saved_{key}")
+        names.update(f"_saved_{key}" for key in self.__dict__.get("_params", {}))
+        return sorted(names)
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node computed its gradients."""
@@ -410,20 +469,48 @@ class Node:
         return {name: s.unpack(self) for name, s in self._saved.items()}
 
     def apply(self, grad_outputs):
-        """Gradients for each input (None where not needed) from the output gradients."""
+        """Gradients for each input (None where not needed) from the output gradients.  A
+        value two formulas need is asked for once, as PyTorch unpacks each saved tensor once
+        per node (an unpack hook sees each call; a checkpoint's hook allows one)."""
         grad = grad_outputs if self._all_grads else grad_outputs[0]
+        formulas = self.formulas
+        known = _SHARED_NEEDS.get(type(self))
+        if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)
+            known = _SHARED_NEEDS[type(self)] = (formulas, _formulas_share_a_value(formulas))
+        if known[1]:
+            return self._apply_sharing(grad)
         grads = []
         for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
             if next_node is None:
                 grads.append(None)
                 continue
-            fn, needs = self.formulas[name]
+            fn, needs = formulas[name]
             grads.append(fn(grad, *self.saved_values(needs)))
         return grads
+
+    def _apply_sharing(self, grad):
+        """``apply`` for a node whose formulas share values: all of them asked for at once."""
+        wanted = [self.formulas[name] if next_node is not None else None
+                  for name, (next_node, _) in zip(self.input_names, self.next_functions)]
+        names = tuple(dict.fromkeys(n for f in wanted if f is not None for n in f[1]))
+        values = dict(zip(names, self.saved_values(names)))
+        return [None if f is None else f[0](grad, *[values[n] for n in f[1]]) for f in wanted]
 
     def __call__(self, *grad_outputs):
         """Calling a node applies its backward formula, as in PyTorch."""
         return tuple(self.apply(list(grad_outputs)))
+
+
+_SHARED_NEEDS = {}              # node class -> (its formulas, whether two of them need one value)
+
+
+def _formulas_share_a_value(formulas):
+    seen = set()
+    for _, needs in formulas.values():
+        if seen.intersection(needs):
+            return True
+        seen.update(needs)
+    return False
 
 
 class AccumulateGrad(Node):

@@ -47,6 +47,21 @@ class Size(tuple):
     def __repr__(self):
         return f"autograd_lib.Size({list(self)})"
 
+    def __getitem__(self, key):                 # a slice of a Size is a Size, as in PyTorch
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:
@@ -98,6 +113,7 @@ class Tensor:
     _base = None                    # a view: the tensor that owns the storage (views.py)
     _view_fn = None                 # a view: its replay function, base array -> view array
     _view_version = 0               # a view: the version its grad_fn was set at
+    _layout = None                  # a base reshaped in place (squeeze_): (to its layout now, back)
     _creation_meta = None           # a view made under no_grad or by unbind: no writes (views.py)
     _accumulator = None
     _hooks = None
@@ -423,7 +439,7 @@ class Tensor:
 
 # What a tensor stores about itself (its other attributes are the user's).
 _TENSOR_FIELDS = {"_data", "_version_counter", "_requires_grad", "_grad_fn", "_output_nr", "_grad",
-                  "_retains_grad", "_base", "_view_fn", "_view_version", "_creation_meta",
+                  "_retains_grad", "_base", "_view_fn", "_view_version", "_layout", "_creation_meta",
                   "_accumulator", "_hooks", "_post_accumulate_hooks", "_promoted_from",
                   "_wrapped_number"}
 

@@ -7,7 +7,10 @@ made by an op that records ``record(..., view_of=input, replay=...)``
 * ``_base``: the tensor that owns the storage.  A view of a view has the first
   view's base: a base is never a view itself;
 * ``_view_fn``, its **replay function**: how it was made, as a function from the
-  base's NumPy array to the view's (the view ops from the base, applied in order);
+  base's NumPy array to the view's (the view ops from the base, applied in order).  A base
+  whose own shape changed in place (``squeeze_``, ``t_``: ``ops/inplace_views.py``) keeps in
+  ``_layout`` how to go from the layout its views were made from to its layout now and back,
+  so that every replay function starts from the same layout;
 * ``_view_version``: the value of the shared version counter when its ``grad_fn``
   was set;
 * ``_creation_meta``: how it was made, when that forbids writing into it while
@@ -55,7 +58,7 @@ from .grad_mode import is_grad_enabled
 from .graph import Node, forward_name
 from .tensor import Tensor, storage_owner
 
-__all__ = ["make_view", "same_layout", "positions_in_base", "view_grad_fn", "regenerate_grad_fn",
+__all__ = ["make_view", "same_layout", "positions_in_base", "repeats_an_element", "view_grad_fn", "regenerate_grad_fn",
            "move_retained_grad", "check_view_write", "view_write_error", "UntypedStorage", "storage_owner",
            "AsStridedBackward0", "NO_GRAD_MODE", "MULTI_OUTPUT_NODE", "IN_CUSTOM_FUNCTION"]
 
@@ -89,6 +92,9 @@ def make_view(array, input, replay):
     out = Tensor._make(array, input._version_counter)
     base = input._base
     if base is None:
+        if input._layout is not None:           # replays start from the base's first layout
+            to_now = input._layout[0]
+            replay = (lambda made: lambda a: made(to_now(a)))(replay)
         out._base, out._view_fn = input, replay
     else:
         parent = input._view_fn
@@ -105,7 +111,27 @@ def positions_in_base(view):
     if base._data.ndim == 0:            # every element is the base's one: index it with new axes
         return (Ellipsis,) + (None,) * view._data.ndim
     grid = np.arange(base._data.size, dtype=np.int64).reshape(base._data.shape)
+    if base._layout is not None:        # the grid in the layout the replay functions start from
+        grid = base._layout[1](grid)
     return np.unravel_index(np.asarray(view._view_fn(grid)), base._data.shape)
+
+
+def _may_repeat(array):
+    """False when ``array``'s strides cannot reach one element twice: sorted by stride, each
+    dim steps past the whole of the dims below it (the usual layouts, at no cost)."""
+    reach = 0
+    for stride, size in sorted((abs(st), n) for st, n in zip(array.strides, array.shape) if n > 1):
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
+
+
+def repeats_an_element(key, shape):
+    """Whether positions ``key`` (as :func:`positions_in_base` gives them) name some element of
+    an array of ``shape`` more than once (an expanded view, overlapping windows)."""
+    flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*key)), shape) if shape else np.zeros(1)
+    return np.unique(flat).size != np.size(flat)
 
 
 def view_grad_fn(view):
@@ -136,9 +162,15 @@ def regenerate_grad_fn(view, key=None):
     node = AsStridedBackward0()
     node.next_functions = (base._gradient_edge(),)
     node._input_meta = ((base._data.shape, base._data.dtype),)
-    overlapping = any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
-    node._params = {"self_shape": base.shape, "accumulate": overlapping,
-                    "key": positions_in_base(view) if key is None else key}
+    # Whether the view shows some cell of the base more than once (an expanded view, or
+    # positions that repeat): then its gradient is added up where it lands.  A view without
+    # elements shows none, as PyTorch's overlap test of a strided layout says first (NOTE
+    # [ Detecting Memory Overlap Within A Strided Tensor ]: "any dimension has size 0").
+    key = positions_in_base(view) if key is None else key
+    overlapping = view._data.size > 0 and _may_repeat(view._data) and (
+        any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
+        or base._data.ndim > 0 and repeats_an_element(key, base._data.shape))
+    node._params = {"self_shape": base.shape, "accumulate": overlapping, "key": key}
     move_retained_grad(view, view._grad_fn, node)
     view._grad_fn, view._output_nr = node, 0
     view._view_version = view._version_counter.value

@@ -96,6 +96,10 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
+# The autograded notebook is written by nbgrader's exporter, which first checks that the
+# sandbox can run (below): without bubblewrap, autograde stops before any kernel, saying what to do.
+c.Autograde.exporter_class = "autograd_course.autograde.SandboxCheckedExporter"
+
 # Feedback: nbgrader's HTML, without nbconvert's slow BeautifulSoup pass (autograd_course/autograde.py).
 c.GenerateFeedback.exporter_class = "autograd_course.autograde.FeedbackExporter"
 
@@ -131,6 +135,10 @@ c.ExecutePreprocessor.timeout = 60            # seconds per cell (nbgrader's Exe
 c.Execute.timeout = 60
 c.Execute.interrupt_on_timeout = True         # interrupt the cell, grade the rest of the notebook
 c.Execute.raise_on_iopub_timeout = True
+
+# nbconvert validates the whole notebook against its schema after each of the dozen
+# preprocessors above; once, after the last one, is enough to catch an invalid notebook.
+c.Exporter.optimistic_validation = True
 
 # Output beyond this is cut, so a runaway print cannot bloat the gradebook.
 c.LimitOutput.max_lines = 1000

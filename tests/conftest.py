@@ -118,6 +118,8 @@ SLOW_GROUPS = [
                         "tests/course/test_solutions_nbval.py")),
     ("course", ("tests/course/",)),
     ("editions", ("tests/test_editions_stages.py",)),
+    # the load test: a hub of its own with a class of 4, in a worker of its own beside the hub test
+    ("load", ("tests/hub/test_load.py",)),
     ("hub", ("tests/hub/",)),
     ("binder", ("tests/binder/",)),
 ]

@@ -1,6 +1,8 @@
 """gradcheck (slow and fast mode), gradgradcheck, autograd.functional.jacobian/hessian,
 inference_mode and saved-tensor hooks (differential, against PyTorch)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -497,6 +499,160 @@ def function_once_differentiable(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     g, = lib.autograd.grad(Square.apply(x).sum(), x, create_graph=True)
     return g, g.requires_grad, modes
+
+
+def _cube_once_differentiable(lib):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return g * 3 * x ** 2
+    return Cube
+
+
+@scenario
+def once_differentiable_gradient_penalty(lib):
+    # a gradient penalty through a once_differentiable backward: the gradient requires grad
+    # (its node is PyTorch's Error), and differentiating it raises instead of silently
+    # leaving the penalty's own dependence on x out of x.grad
+    Cube = _cube_once_differentiable(lib)
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = (Cube.apply(x) ** 2).sum()
+    g, = lib.autograd.grad(z, x, create_graph=True)
+    penalty = caught((z + g.norm()).backward)
+    return g, g.grad_fn.next_functions[0][0].variable, penalty, x.grad
+
+
+@scenario
+def once_differentiable_backward_create_graph_and_several_inputs(lib):
+    Cube = _cube_once_differentiable(lib)
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    (Cube.apply(x) ** 2).sum().backward(create_graph=True)
+    first = x.grad
+    again = caught(first.sum().backward)
+    unused = caught(lib.autograd.grad, (lib.autograd.grad((Cube.apply(x) ** 2).sum(), x, create_graph=True)[0]).sum(), x)
+
+    class Product(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b, k):
+            ctx.save_for_backward(a, b)
+            return a * b * k
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g * b, None, None
+    a, b = lib.tensor([1.0, 2.0], requires_grad=True), lib.tensor([3.0, 4.0], requires_grad=True)
+    ga, gb = lib.autograd.grad((Product.apply(a, b, 2.0) ** 2).sum(), (a, b), create_graph=True, allow_unused=True)
+    plain = lib.autograd.grad((Product.apply(a, b, 2.0)).sum(), a, create_graph=True)[0]
+    return first, again, unused, ga, gb, plain
+
+
+def _innermost_frame(message):
+    """The source line of the innermost frame of an anomaly warning's forward traceback
+    (PyTorch ends the message with where in its C++ it was triggered)."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return [line for line in lines if not line.startswith("(Triggered internally")][-1]
+
+
+@scenario
+def anomaly_mode_names_the_failing_node_with_its_forward_traceback(lib):
+    x = lib.tensor([1.0, 4.0], requires_grad=True)
+
+    def forward(t):
+        y = t.sqrt()
+        y.add_(1)                  # SqrtBackward0 saved y: backward will refuse it
+        return y
+
+    seen = []
+    for during_forward in (True, False):
+        with warnings.catch_warnings(record=True) as caught_warnings:
+            warnings.simplefilter("always")
+            if during_forward:
+                with lib.autograd.detect_anomaly():
+                    y = forward(x)
+                    error = caught(y.sum().backward)
+            else:
+                y = forward(x)
+                with lib.autograd.detect_anomaly():
+                    error = caught(y.sum().backward)
+        messages = [str(w.message) for w in caught_warnings if str(w.message).startswith("Error detected")]
+        # the first sentence, and the innermost frame of the forward call: the line that made the node
+        seen.append((error, [m.split(".")[0] for m in messages],
+                     [_innermost_frame(m) if during_forward else m.split(" (Triggered")[0] for m in messages]))
+    with warnings.catch_warnings(record=True) as caught_warnings:
+        warnings.simplefilter("always")
+        with lib.autograd.detect_anomaly():
+            z = (x * 0) / (x * 0)
+            error = caught(z.sum().backward)
+    seen.append((error, [str(w.message).split(".")[0] for w in caught_warnings][1:]))
+    return seen
+
+
+@scenario
+def identity_saved_tensor_hooks_give_a_new_tensor(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            seen.append((a is x, a.requires_grad, a.is_leaf))
+            return 2 * g * a
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = x * x
+        h = x * 2
+        z = h * h
+        s = Square.apply(x)
+        d = x * 3
+    unkept = caught(d.grad_fn._raw_saved_self.register_hooks, lambda t: t, lambda t: t)
+    d = x * x
+    d.grad_fn._raw_saved_self.register_hooks(lambda t: t.detach(), lambda t: t)
+    saved, inner = y.grad_fn._saved_self, z.grad_fn._saved_self
+    s.sum().backward()
+    return [saved is x, saved, saved.data_ptr() == x.data_ptr(), inner is h, inner,
+            y.grad_fn._saved_self is y.grad_fn._saved_self, (x * x).grad_fn._saved_self is x,
+            unkept, d.grad_fn._saved_other, seen, x.grad]
+
+
+@scenario
+def a_node_unpacks_each_saved_tensor_once(lib):
+    # a / b: both formulas need b (the one of a, and the one of b with a too); PyTorch unpacks once
+    log = []
+    a, b = lib.tensor([1.0, 2.0], requires_grad=True), lib.tensor([4.0, 5.0], requires_grad=True)
+    with _recording_hooks(lib, log):
+        y = (a / b) * lib.atan2(a, b)
+    y.sum().backward()
+    return log, a.grad, b.grad
+
+
+@scenario
+def inference_tensor_is_written_then_refused(lib):
+    # outside inference_mode, an in-place write into an inference tensor happens, then raises
+    with lib.inference_mode():
+        a = lib.ones(3)
+    out = []
+    for write in (lambda: a.add_(1), lambda: a.mul_(lib.tensor([1.0, 2.0, 3.0], requires_grad=True)),
+                  lambda: a.__setitem__(0, 7.0), lambda: a[1:].exp_(), lambda: a.copy_(lib.arange(3.0)),
+                  lambda: a.zero_()):
+        out.append((caught(write), a.clone()))
+    with lib.no_grad():
+        out.append((caught(a.fill_, 5.0), a.clone()))
+    out.append(caught(a.add_, lib.ones(2)))            # a shape error comes first, nothing written
+    return out, a
 
 
 @scenario

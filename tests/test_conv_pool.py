@@ -1,5 +1,5 @@
-"""Convolution and pooling (F.conv1d/conv2d, F.max_pool1d/2d, F.avg_pool1d/2d,
-F.adaptive_avg_pool1d/2d, nn.Conv1d/Conv2d and the pooling layers), side by side with PyTorch
+"""Convolution and pooling (F.conv1d/conv2d, F.conv_transpose1d/2d, F.max_pool1d/2d, F.avg_pool1d/2d,
+F.adaptive_avg_pool1d/2d, nn.Conv1d/Conv2d, nn.ConvTranspose1d/2d and the pooling layers), side by side with PyTorch
 (differential: values, gradients of every input, the grad_fn graphs, second-order gradients,
 reprs and parameters, PyTorch's errors, a few SGD steps of a small CNN); and, on the library
 alone, gradcheck of the first and second derivatives, the once-per-process warning and the
@@ -96,6 +96,100 @@ for _name, _case in CONV2D.items():
     _conv_scenario(_name, 2, _case)
 for _name, _case in CONV1D.items():
     _conv_scenario(_name, 1, _case)
+
+
+# Transposed: the weight is (in_channels, out_channels / groups, *kernel); the bias has out_channels.
+CONV_TRANSPOSE = {   # name: (dims, input shape, weight shape, bias, keyword arguments, dtype)
+    "2d_basic": (2, (2, 3, 4, 5), (3, 4, 3, 3), True, {}, "float32"),
+    "2d_stride_padding_output_padding": (2, (2, 4, 5, 5), (4, 3, 3, 3), True,
+                                         {"stride": 2, "padding": 1, "output_padding": 1}, "float32"),
+    "2d_groups": (2, (2, 4, 5, 5), (4, 3, 3, 3), True,
+                  {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}, "float64"),
+    "2d_dilation_tuples": (2, (1, 2, 4, 6), (2, 3, 2, 3), True,
+                           {"stride": (2, 1), "padding": (1, 0), "output_padding": (1, 0), "dilation": (1, 2)},
+                           "float32"),
+    "2d_output_padding_below_dilation": (2, (1, 2, 4, 4), (2, 3, 3, 3), False,
+                                         {"output_padding": 1, "dilation": 2}, "float32"),
+    "2d_no_bias_unbatched": (2, (3, 4, 4), (3, 2, 2, 2), False, {"stride": 2}, "float32"),
+    "1d_basic": (1, (2, 3, 7), (3, 2, 3), True, {"stride": 3, "padding": 1, "output_padding": 2}, "float32"),
+    "1d_groups_unbatched": (1, (4, 6), (4, 1, 3), True, {"groups": 2, "dilation": 2}, "float64"),
+}
+
+
+def _conv_transpose_scenario(name, case):
+    dims, x_shape, w_shape, has_bias, kwargs, dtype = case
+
+    def fn(lib):
+        x, w = _leaf(lib, x_shape, 1, dtype), _leaf(lib, w_shape, 2, dtype)
+        b = _leaf(lib, (w_shape[1] * kwargs.get("groups", 1),), 3, dtype) if has_bias else None
+        y = getattr(lib.nn.functional, f"conv_transpose{dims}d")(x, w, b, **kwargs)
+        _weighted(lib, y).backward()
+        return y, x.grad, w.grad, (b.grad if has_bias else None)
+    fn.__name__ = f"conv_transpose{name}"
+    scenario(fn, **F32)
+
+
+for _name, _case in CONV_TRANSPOSE.items():
+    _conv_transpose_scenario(_name, _case)
+
+
+@scenario(rtol=1e-6, atol=1e-8)
+def conv_transpose2d_double_backward(lib):
+    x, w, b = _leaf(lib, (2, 4, 4, 5), 1, "float64"), _leaf(lib, (4, 3, 3, 2), 2, "float64"), _leaf(lib, (6,), 3, "float64")
+    y = lib.nn.functional.conv_transpose2d(x, w, b, stride=(2, 1), padding=1, output_padding=(1, 0), groups=2)
+    grads = lib.autograd.grad(_weighted(lib, y), (x, w, b), create_graph=True)
+    second = lib.autograd.grad(sum((g * g).sum() for g in grads), (x, w))
+    return y, grads, second
+
+
+@scenario(**F32)
+def conv_transpose_modules(lib):
+    nn = lib.nn
+    lib.manual_seed(0)
+    modules = [nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2),
+               nn.ConvTranspose2d(4, 6, (2, 3), bias=False), nn.ConvTranspose2d(2, 2, 3, dilation=2, stride=(1, 2)),
+               nn.ConvTranspose1d(2, 4, 3, stride=2, output_padding=1)]
+    settings = [(m.in_channels, m.out_channels, m.kernel_size, m.stride, m.padding, m.dilation, m.groups,
+                 m.transposed, m.output_padding, m.padding_mode) for m in modules]
+    shapes = [[(k, p.shape) for k, p in m.named_parameters()] for m in modules]
+    m = _copy_weights(lib, modules[0], 20)
+    x = _leaf(lib, (2, 4, 5, 5), 1)
+    y, resized = m(x), m(x, output_size=[9, 9])
+    _weighted(lib, resized).backward()
+    fan_in = modules[1].weight.shape[1] * math.prod(modules[1].weight.shape[2:])
+    within = bool(np.all(np.abs(modules[1].weight.detach().numpy()) <= np.float32(1 / math.sqrt(fan_in))))
+    return ([repr(m) for m in modules], settings, shapes, y, resized, x.grad, m.weight.grad, m.bias.grad,
+            m(x[0], output_size=(6, 10, 10)).shape, within, list(modules[0].state_dict()),
+            caught(m, x, output_size=[12, 12]), caught(m, x, output_size=[9]),
+            caught(nn.ConvTranspose2d, 4, 6, 3, padding_mode="reflect"), caught(nn.ConvTranspose2d, 4, 5, 3, groups=2))
+
+
+@scenario
+def init_dirac(lib):
+    init = lib.nn.init
+    w = lib.nn.Parameter(lib.ones(4, 2, 3, 3))
+    same = init.dirac_(w, 2) is w
+    weights = [init.dirac_(lib.empty(3, 5, 4)), init.dirac_(lib.empty(2, 3, 1, 2, 3)), init.dirac_(lib.empty(6, 2, 3), 3)]
+    x = _leaf(lib, (1, 3, 5, 5), 1)
+    passed = lib.nn.functional.conv2d(x, init.dirac_(lib.empty(3, 3, 3, 3)), padding=1)
+    return (same, w, w._version, w.requires_grad, w.grad_fn, weights, passed, x,
+            caught(init.dirac_, lib.empty(2, 2)), caught(init.dirac_, lib.empty(3, 2, 3), 2))
+
+
+@scenario
+def conv_transpose_errors(lib):
+    F = lib.nn.functional
+    x, w = lib.ones(2, 4, 5, 5), lib.ones(4, 3, 3, 3)
+    x1, w1 = lib.ones(1, 2, 5), lib.ones(2, 3, 3)
+    return [caught(F.conv_transpose2d, x, w, stride=2, output_padding=2),
+            caught(F.conv_transpose2d, x, w, output_padding=1),
+            caught(F.conv_transpose1d, x1, w1, stride=2, output_padding=2),
+            caught(F.conv_transpose1d, x1, w1, padding=4),
+            caught(F.conv_transpose2d, x, lib.ones(5, 3, 3, 3)), caught(F.conv_transpose2d, x, w, lib.ones(4)),
+            caught(F.conv_transpose2d, x, w, padding="same"), caught(F.conv_transpose2d, x[0, 0], w),
+            caught(F.conv_transpose2d, x, w, groups=3), caught(F.conv_transpose2d, x, w.double()),
+            caught(F.conv_transpose1d, x1, w1, stride=0), caught(F.conv_transpose1d, x1, w1, padding=-1),
+            caught(F.conv_transpose1d, x1, w1, groups=0), caught(F.conv_transpose1d, x1, lib.ones(2, 3))]
 
 
 @scenario(**F32)
@@ -598,13 +692,17 @@ def _gradcheck_cases(al):
         "conv2d": (lambda x, w, b: F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2),
                    (leaf((2, 4, 6, 7), 1), leaf((4, 2, 2, 3), 2), leaf((4,), 3))),
         "conv1d_same": (lambda x, w: F.conv1d(x, w, padding="same"), (leaf((2, 3, 7), 1), leaf((2, 3, 4), 2))),
+        "conv_transpose2d": (lambda x, w, b: F.conv_transpose2d(x, w, b, stride=(2, 1), padding=(0, 1),
+                                                                output_padding=(1, 0), groups=2, dilation=(1, 2)),
+                             (leaf((2, 4, 3, 4), 1), leaf((4, 2, 2, 3), 2), leaf((4,), 3))),
         "max_pool2d": (lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), (leaf((2, 2, 7, 6), 1),)),
         "avg_pool2d": (lambda x: F.avg_pool2d(x, 3, 2, 1, True, False), (leaf((2, 2, 7, 6), 1),)),
         "adaptive_avg_pool2d": (lambda x: F.adaptive_avg_pool2d(x, (3, 4)), (leaf((2, 2, 7, 6), 1),)),
     }
 
 
-@pytest.mark.parametrize("case", ["conv2d", "conv1d_same", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
+@pytest.mark.parametrize("case", ["conv2d", "conv1d_same", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+                                  "adaptive_avg_pool2d"])
 def test_gradcheck_first_and_second_order(case):
     al = autograd_lib
     fn, inputs = _gradcheck_cases(al)[case]

@@ -1,6 +1,7 @@
 """Devices, as PyTorch without a GPU: ``device``, ``cuda``, ``set_default_device``,
 ``Tensor.to``/``cpu``, ``Module.to``/``cpu``, ``new_zeros`` and kin (differential)."""
 
+import numpy as np
 import pytest
 
 from conftest import requires_torch
@@ -140,6 +141,94 @@ def generator_seeds(lib):
     return isinstance(g, lib.Generator), g.initial_seed(), lib.manual_seed(5).initial_seed(), \
         lib.initial_seed(), sorted(lib.randperm(6, generator=g).tolist()), lib.randperm(4).dtype, \
         lib.randperm(3, dtype=lib.float32).dtype
+
+
+# ------------------------------------------------ legacy typed constructors
+
+_TYPED = ("FloatTensor", "DoubleTensor", "HalfTensor", "IntTensor", "LongTensor", "BoolTensor")
+
+
+@scenario
+def legacy_typed_constructors(lib):
+    made = []
+    for name in _TYPED:
+        T = getattr(lib, name)
+        made += [T([1, 0, 2]), T((2, 3)), T([[1.5, -2.7]]), T(np.array([1.9, 0.0])), T([]), T().shape,
+                 T(2, 3).shape, T(lib.Size([4])).shape, T(np.int64(2)).shape, T(2, device="cpu").shape]
+    return made
+
+
+@scenario
+def legacy_typed_isinstance_and_type(lib):
+    x, i = lib.tensor([1.0, 2.0]), lib.tensor([1, 2])
+    checks = [(name, isinstance(t, getattr(lib, name))) for name in _TYPED + ("ByteTensor", "ShortTensor")
+              for t in (x, i, x.double(), x.bool(), i.int(), x.half())]
+    return (checks, isinstance(3, lib.FloatTensor), issubclass(lib.FloatTensor, lib.Tensor),
+            repr(lib.LongTensor), lib.LongTensor.__name__, lib.FloatTensor.dtype, lib.FloatTensor.is_cuda,
+            x.type(lib.DoubleTensor), i.type(lib.FloatTensor), x.type())
+
+
+@scenario
+def legacy_typed_from_a_tensor_and_refusals(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    same = lib.FloatTensor(x * 2)
+    same.sum().backward()
+    alias = lib.FloatTensor(x)
+    return (same, x.grad, alias, alias.data_ptr() == x.data_ptr(), alias is x,
+            caught(lib.FloatTensor, lib.tensor([1, 2])), caught(lib.FloatTensor, [1.0], requires_grad=True),
+            caught(lib.FloatTensor, "a"), caught(lib.FloatTensor, 2.5), caught(lib.FloatTensor, 2, 3.0),
+            caught(lib.FloatTensor, -1), caught(lib.FloatTensor, 2, device="cuda"), caught(lib.LongTensor, None))
+
+
+# ------------------------------------------------ backends
+
+@scenario
+def backends_on_a_machine_without_a_gpu(lib):
+    B = lib.backends
+    before = (B.cudnn.benchmark, B.cudnn.deterministic, B.cudnn.enabled, B.cuda.matmul.allow_tf32)
+    B.cudnn.benchmark, B.cudnn.deterministic, B.cuda.matmul.allow_tf32 = True, True, True
+    after = (B.cudnn.benchmark, B.cudnn.deterministic, B.cuda.matmul.allow_tf32)
+    B.cudnn.benchmark, B.cudnn.deterministic, B.cuda.matmul.allow_tf32 = before[0], before[1], before[3]
+    with B.cudnn.flags(enabled=False):
+        inside = B.cudnn.enabled
+    device = "mps" if B.mps.is_available() else "cuda" if lib.cuda.is_available() else "cpu"
+    return (B.mps.is_available(), B.mps.is_built(), B.cuda.is_built(), B.cudnn.is_available(),
+            B.cudnn.version(), B.cudnn.allow_tf32, before, after, inside, B.cudnn.enabled, device,
+            caught(lambda: B.cuda.matmul.no_such_switch), caught(lambda: B.mps.no_such_name))
+
+
+@scenario
+def pinned_memory_without_an_accelerator(lib):
+    x = lib.ones(2)
+    loader = lib.utils.data.DataLoader(list(range(4)), batch_size=2, pin_memory=True)
+    return caught(x.pin_memory), x.is_pinned(), list(loader)
+
+
+def test_out_of_scope_typed_classes_and_backends_say_so():
+    """The typed classes of dtypes the library does not have, and PyTorch's other backends,
+    exist as names and refuse with PyTorch's exception class and a sentence that says why."""
+    import autograd_lib as ag
+    for name, missing in (("ByteTensor", "uint8"), ("CharTensor", "int8"), ("ShortTensor", "int16"),
+                          ("BFloat16Tensor", "bfloat16")):
+        T = getattr(ag, name)
+        assert not isinstance(ag.tensor([1]), T), f"isinstance(an int64 tensor, {name}) should be False"
+        with pytest.raises(TypeError, match=f"{name} not available: autograd_lib has no {missing} dtype"):
+            T([1, 2])
+    for name in ("mkldnn", "openmp", "quantized"):
+        with pytest.raises(AttributeError, match=f"PyTorch's {name} backend belongs to its own kernels"):
+            getattr(ag.backends, name)
+
+
+def test_backends_import_by_name_under_as_torch():
+    """``import torch.backends.cudnn as cudnn`` (a line of pytorch/examples) gives our module."""
+    import sys
+    import subprocess
+    code = ("from autograd_lib import as_torch; as_torch.install()\n"
+            "import torch.backends.cudnn as cudnn, torch.backends.mps\n"
+            "cudnn.benchmark = True\n"
+            "print(cudnn.__name__, cudnn.benchmark, torch.backends.mps.is_available())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["autograd_lib.backends.cudnn", "True", "False"], out
 
 
 @requires_torch

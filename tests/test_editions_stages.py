@@ -31,6 +31,7 @@ import pytest
 
 from autograd_course import editions
 from autograd_course.mistakes import catalogs, with_mistake
+from tests.course.judging import names_the_rule
 from tests.fresh_env import clean_environ
 from autograd_course import notebooks
 from autograd_course.notebooks import (dumps, exercise_of, grade_id, is_answer_cell, is_test_cell,
@@ -143,5 +144,5 @@ def test_stage(stage, env, tmp_path):
         assert failing and set(failing) <= set(own), \
             (f"stage {stage}, mistake {mistake.name!r} of {mistake.grade_id}: expected some of {own} to "
              f"fail and nothing else, saw failing {failing}")
-        assert any(mistake.rule in cells[gid][1] for gid in failing), \
+        assert any(names_the_rule(cells[gid][1], mistake.rule) for gid in failing), \
             f"stage {stage}, mistake {mistake.name!r}: the failing test must print the rule {mistake.rule!r}"

@@ -46,13 +46,48 @@ def det_slogdet_logdet(lib):
             lib.slogdet(neg), A.det(), A.slogdet()[1])
 
 
-@scenario
+SINGULAR = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]]     # row 2 = 2 * row 1: rank 2
+
+
+@scenario(atol=1e-12)
 def det_of_a_singular_matrix(lib):
-    A = lib.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]], dtype=lib.float64,
-                   requires_grad=True)
+    # Only what does not depend on the machine is compared with torch: the determinant (0, up
+    # to rounding), its node, and the gradient's shape and dtype.  torch's gradient at this
+    # point is not a fact about det: its first-order rule goes through an LU factorization,
+    # whose last pivot comes out exactly 0 or as a rounding residue depending on the CPU's
+    # kernels (AVX-512 against AVX2), and torch then returns zeros or the adjugate.  The
+    # gradient itself is compared with the mathematics below (test_det_gradient_at_a_singular_matrix).
+    A = lib.tensor(SINGULAR, dtype=lib.float64, requires_grad=True)
     y = lib.linalg.det(A)
     g, = lib.autograd.grad(y, A)
-    return y, g
+    return y, g.shape, g.dtype, g.requires_grad
+
+
+def _adjugate(a):
+    """The transposed matrix of cofactors of a square NumPy matrix, from its minors."""
+    n = a.shape[0]
+    cof = np.empty_like(a)
+    for i in range(n):
+        for j in range(n):
+            minor = np.delete(np.delete(a, i, axis=0), j, axis=1)
+            cof[i, j] = (-1) ** (i + j) * np.linalg.det(minor)
+    return cof.T
+
+
+def test_det_gradient_at_a_singular_matrix():
+    """d det(A) / dA is the transposed adjugate, also where A is singular (Jacobi's formula;
+    det is a polynomial in A's entries, so its gradient is defined everywhere).  At this
+    rank-2 matrix it is not zero, and autograd_lib gives it (with create_graph too)."""
+    import autograd_lib as ag
+    a = np.array(SINGULAR)
+    expected = _adjugate(a).T              # d det / d a_ij = cofactor_ij
+    A = ag.tensor(a, requires_grad=True)
+    g, = ag.autograd.grad(ag.linalg.det(A), A)
+    assert np.allclose(g.numpy(), expected, atol=1e-12), f"expected the cofactors\n{expected}\nseen\n{g.numpy()}"
+    assert abs(expected).max() > 1, "the cofactors of this rank-2 matrix are not all zero"
+    A = ag.tensor(a, requires_grad=True)
+    g, = ag.autograd.grad(ag.linalg.det(A), A, create_graph=True)
+    assert np.allclose(g.detach().numpy(), expected, atol=1e-12), f"create_graph: expected\n{expected}\nseen\n{g}"
 
 
 @scenario

@@ -21,7 +21,9 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from autograd_lib.viz import (  # noqa: E402
+    draw_versions,
     draw_views,
+    version_snapshot,
     storage_positions,
     draw_graph,
     format_graph,
@@ -453,7 +455,7 @@ def test_viz_imports_only_stdlib_and_matplotlib():
     stdlib, matplotlib (no pyplot) and the package's own modules, never autograd_lib."""
     modules = set()
     files = sorted(f for f in os.listdir(VIZ_DIR) if f.endswith(".py"))
-    assert {"__init__.py", "walk.py", "text.py", "layout.py", "draw.py", "storage.py"} <= set(files), \
+    assert {"__init__.py", "walk.py", "text.py", "layout.py", "draw.py", "storage.py", "versions.py"} <= set(files), \
         f"expected the viz package's modules, saw {files}"
     for name in files:
         tree = ast.parse(open(os.path.join(VIZ_DIR, name), encoding="utf-8").read())
@@ -462,7 +464,7 @@ def test_viz_imports_only_stdlib_and_matplotlib():
                 modules.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 modules.add("." * node.level + (node.module or ""))
-    allowed_roots = {"__future__", "io", "collections", "itertools", "matplotlib", "numpy"}
+    allowed_roots = {"__future__", "io", "re", "collections", "itertools", "matplotlib", "numpy"}
     bad = sorted(m for m in modules if not m.startswith(".") and
                  (m.split(".")[0] not in allowed_roots or "pyplot" in m))
     assert not bad, f"viz may only import numpy/matplotlib (no pyplot) and stdlib, saw {bad}"
@@ -544,6 +546,99 @@ def test_draw_views_refuses_what_it_cannot_draw():
         draw_views(b, {"c": ag.arange(3.)})
     with pytest.raises(ValueError, match="at most 24"):
         draw_views(ag.zeros(30), {})
+
+
+def _cells(fig, prefix):
+    """{gid: text} of the cells of a draw_versions figure whose gid starts with ``prefix``."""
+    return {t.get_gid()[:-len(":text")]: t.get_text() for t in fig.axes[0].texts
+            if (t.get_gid() or "").startswith(prefix) and t.get_gid().endswith(":text")}
+
+
+def _versions_picture(lib):
+    """draw_versions along two writes into y = h.exp(), which exp and a mul saved."""
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    h = x * 2
+    y = h.exp()
+    loss = (h * y).sum()
+    tensors = {"y": y, "y[1:]": y[1:], "y.detach()": y.detach(), "y.data": y.data, "h": h}
+    before = version_snapshot(tensors, roots=[loss])
+    y.add_(1)
+    after = before.again("after y.add_(1)")
+    y.data.mul_(2)
+    fig = draw_versions(before, after, label="unused", title="y = h.exp(); loss = (h * y).sum()")
+    return _cells(fig, "versions-"), [t.get_text() for t in fig.axes[0].texts
+                                      if (t.get_gid() or "").startswith("versions-column")]
+
+
+def test_draw_versions_same_picture_as_torch():
+    ag = _autograd_lib()
+    ours, theirs = _versions_picture(ag), _versions_picture(torch)
+    assert ours == theirs, f"expected torch's picture {theirs}, saw {ours}"
+    cells, columns = ours
+    assert columns == ["before", "after y.add_(1)"], f"one column per snapshot, saw {columns}"
+    tensors = {k: v for k, v in cells.items() if k.startswith("versions-tensor")}
+    assert tensors == {f"versions-tensor:{name}:{c}": f"_version {v}"
+                       for name, vs in {"y": (0, 1), "y[1:]": (0, 1), "y.detach()": (0, 1), "y.data": (0, 0),
+                                        "h": (0, 0)}.items() for c, v in enumerate(vs)}, \
+        f"y, its view and detach() share one counter, .data has its own: saw {tensors}"
+    saved = {k: v for k, v in cells.items() if k.startswith("versions-saved")}
+    assert saved == {"versions-saved:ExpBackward0._saved_result:0": "saved at 0, now 0: ok",
+                     "versions-saved:ExpBackward0._saved_result:1": "saved at 0, now 1: refused",
+                     "versions-saved:MulBackward0._saved_other:0": "saved at 0, now 0: ok",
+                     "versions-saved:MulBackward0._saved_other:1": "saved at 0, now 1: refused",
+                     "versions-saved:MulBackward0._saved_self:0": "saved at 0, now 0: ok",
+                     "versions-saved:MulBackward0._saved_self:1": "saved at 0, now 0: ok"}, \
+        f"exp's saved output and mul's saved y refused after y.add_(1), mul's saved h fine: saw {saved}"
+
+
+def _versions_story(lib):
+    """A write before saving, two nodes of one name, a write under no_grad, then backward."""
+    w = lib.tensor([1., 2., 3.], requires_grad=True)
+    h = w * 1
+    h.mul_(3)                               # written before it is saved: saved at version 1
+    a, b = h * w, h * h                     # two MulBackward0 nodes
+    loss = (a + b).sum()
+    snapshots = [version_snapshot({"w": w, "h": h}, roots=[loss])]
+    with lib.no_grad():
+        w.add_(1)                           # an update between forward and backward
+    snapshots.append(snapshots[0].again("w.add_(1) under no_grad"))
+    fig = draw_versions(*snapshots)
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0 instead"):
+        loss.backward()
+    fresh = (h * 2).sum() + (h * h).sum()          # a number kept by h * 2: never drawn
+    before_backward = version_snapshot({"h": h}, roots=[fresh])
+    fresh.backward()
+    fig_freed = draw_versions(before_backward, label="after backward")
+    return _cells(fig, "versions-"), _cells(fig_freed, "versions-saved")
+
+
+def test_draw_versions_of_a_write_before_saving_and_of_two_nodes_of_one_name():
+    ag = _autograd_lib()
+    ours, theirs = _versions_story(ag), _versions_story(torch)
+    assert ours == theirs, f"expected torch's picture {theirs}, saw {ours}"
+    cells, freed = ours
+    assert cells["versions-tensor:h:0"] == "_version 1" and cells["versions-tensor:w:1"] == "_version 1", cells
+    assert cells["versions-saved:MulBackward0 #1._saved_self:0"] == "saved at 1, now 1: ok", \
+        f"h was saved at version 1, after its write: saw {cells}"
+    assert cells["versions-saved:MulBackward0 #1._saved_other:1"] == "saved at 0, now 1: refused", \
+        f"the first mul saved w, then w was updated under no_grad: saw {cells}"
+    assert "versions-saved:MulBackward0 #2._saved_self:1" in cells, f"two MulBackward0 told apart: saw {cells}"
+    assert {k: v for k, v in freed.items() if k.endswith(":1")} == {
+        "versions-saved:MulBackward0._saved_other:1": "freed by backward",
+        "versions-saved:MulBackward0._saved_self:1": "freed by backward"}, \
+        f"after backward h * h's saved tensors are freed, h * 2's number is not drawn: {freed}"
+
+
+def test_draw_versions_refuses_what_it_cannot_draw():
+    ag = _autograd_lib()
+    with pytest.raises(TypeError, match="dict"):
+        version_snapshot([ag.ones(2)])
+    with pytest.raises(TypeError, match="is not a tensor"):
+        version_snapshot({"x": 3.0})
+    with pytest.raises(TypeError, match="snapshots"):
+        draw_versions({"x": ag.ones(2)})
+    fig = draw_versions(version_snapshot({"x": ag.ones(2)}), label="now")       # no graph: tensors only
+    assert _cells(fig, "versions-tensor") == {"versions-tensor:x:0": "_version 0", "versions-tensor:x:1": "_version 0"}
 
 
 def test_every_drawing_walks_the_graph_through_the_slot_of_exercise_02_graph_nodes():

@@ -26,7 +26,8 @@ replacing a check from a notebook fails the test with ``TamperingError``.
 |           | (and ``checks.set_grad``,        |
 |           | ``checks.grad_mode_generators``) |
 | 08        | ``autograd_course.checks.inplace``  |
-|           | (and ``checks.aliasing``)        |
+|           | (and ``checks.safe_writes``,     |
+|           | ``checks.aliasing``)             |
 | 09        | ``autograd_course.checks.training`` |
 |           | (and ``checks.optimizers``,      |
 |           | ``checks.clipping``,             |

@@ -1,4 +1,4 @@
-"""Visible checks of assignment 08's exercises 5 and 6: tensors that share memory.
+"""Visible checks of assignment 08's exercises 3 and 4: tensors that share memory.
 
 ``view_grad_fn`` is how a view's history follows its base's after a write, and
 ``overlap_status`` how an in-place op tells whether an operand shares part of the
@@ -22,9 +22,9 @@ __all__ = [
     "random_view_case", "random_view_story",
     "overlap_status", "overlap_in_the_library", "expect_statuses", "random_windows", "random_writes",
     "write_story",
-    "VG_NONE", "VG_KEEP", "VG_NEW", "VG_REFUSE", "VG_CURRENT", "VG_PARAMS", "VG_ACCUMULATE", "VG_VERSION",
-    "VG_RETAIN", "VG_GRADIENTS",
-    "OV_SAME", "OV_EMPTY", "OV_DENSE", "OV_RANGE", "OV_SHARE", "OV_REFUSE",
+    "VIEW", "VG_NONE", "VG_KEEP", "VG_NEW", "VG_REFUSE", "VG_CURRENT", "VG_PARAMS", "VG_ACCUMULATE", "VG_VERSION",
+    "VG_RETAIN", "VG_GRADIENTS", "VG_STORY",
+    "OVERLAP", "OV_SAME", "OV_EMPTY", "OV_DENSE", "OV_RANGE", "OV_SHARE", "OV_REFUSE",
 ]
 
 
@@ -36,25 +36,18 @@ def _values(tensors):
 
 # --------------------------------------------------------------- 08.view_grad_fn
 
-VG_NONE = "a view with no node of its own, whose base does not require grad, has no grad_fn: None"
-VG_KEEP = ("until the storage is written again, a view keeps its node: the same object at every read "
-           "(the version counter still reads view._view_version)")
-VG_NEW = ("a view whose storage was written since its node was set gets a new node, an "
-          "ag.views.AsStridedBackward0")
-VG_REFUSE = ("a view made under no_grad, by unbind or by a custom Function cannot follow a write into its "
-             "storage: raise the error ag.views.view_write_error returns for it, with indirect=True "
-             "(PyTorch's: 'its base or another view of its base has been modified inplace')")
-VG_CURRENT = ("the new node's one input is the base's gradient edge now (its current history, through the "
-              "write's node), not the history the view had")
-VG_PARAMS = ("the new node holds the base's (shape, NumPy dtype) in _input_meta, and in _params the base's "
-             "shape as self_shape and the view's positions in the base as key")
-VG_ACCUMULATE = ("accumulate is True exactly when the view shows some cell of the base more than once (an "
-                 "expanded view), else False")
-VG_VERSION = ("after making the new node, record the counter's value in view._view_version: the next read "
-              "returns the same node")
-VG_RETAIN = "a view that retains its grad goes on retaining it through its new node"
-VG_GRADIENTS = ("backward through a view reaches the base's current history, the write included: "
-                "the gradients of the leaves follow")
+VIEW = grading.rules("08.view_grad_fn")
+VG_NONE = VIEW("no-history")
+VG_KEEP = VIEW("keep")
+VG_REFUSE = VIEW("refuse")
+VG_NEW = VIEW("new")
+VG_CURRENT = VIEW("current")
+VG_PARAMS = VIEW("params")
+VG_ACCUMULATE = VIEW("accumulate")
+VG_VERSION = VIEW("version")
+VG_RETAIN = VIEW("retain")
+VG_GRADIENTS = VIEW("gradients")
+VG_STORY = VIEW("keep", "new", "version", "current", "gradients")
 
 
 def _describe(node, base):
@@ -92,33 +85,35 @@ def view_summary(fn, view, base):
         "the node retains the view's grad": retains}
 
 
-def _node_rule(seen, expected):
+def _node_rule(expected):
+    """The rule the expected node of a view follows from."""
     if expected is None:
         return VG_NONE
     if isinstance(expected, str):
         return VG_REFUSE
-    if expected.get("node") == "AsStridedBackward0":
-        return VG_NEW
-    return VG_KEEP
+    return VG_NEW if expected.get("node") == "AsStridedBackward0" else VG_KEEP
+
+
+def _expect_field(seen, expected, what, rule):
+    grading.expect_equal(seen, expected, what=what, rule=rule)
 
 
 def expect_view_summary(seen, expected, what):
     """Compare two ``view_summary`` results field by field, naming the rule each field shows."""
     node, wanted = seen["node"], expected["node"]
     if not isinstance(node, dict) or not isinstance(wanted, dict) or node.get("node") != wanted.get("node"):
-        grading.expect_equal(node, wanted, what=f"the grad_fn your function returns for {what}",
-                             rule=_node_rule(node, wanted))
+        _expect_field(node, wanted, f"the grad_fn your function returns for {what}", _node_rule(wanted))
     else:
         for field, rule in (("next_functions", VG_CURRENT), ("from the base's current history", VG_CURRENT),
                             ("_input_meta", VG_PARAMS), ("self_shape", VG_PARAMS), ("key", VG_PARAMS),
                             ("accumulate", VG_ACCUMULATE)):
-            grading.expect_equal(node.get(field), wanted.get(field),
-                                 what=f"{field} of the node your function returns for {what}", rule=rule)
+            _expect_field(node.get(field), wanted.get(field), f"{field} of the node your function returns for {what}",
+                          rule)
     regenerated = isinstance(wanted, dict) and wanted.get("node") == "AsStridedBackward0"
     for field, rule in (("same node at the second read", VG_VERSION if regenerated else VG_KEEP),
                         ("up to date after the read", VG_VERSION if regenerated else VG_KEEP),
                         ("the node retains the view's grad", VG_RETAIN)):
-        grading.expect_equal(seen[field], expected[field], what=f"{field}, for {what}", rule=rule)
+        _expect_field(seen[field], expected[field], f"{field}, for {what}", rule)
 
 
 def _start():
@@ -155,6 +150,13 @@ def _written_through_detach():
 def _expanded():
     x, b = _start()
     v = b[:2].unsqueeze(0).expand(3, 2)
+    b.add_(1)
+    return v, b
+
+
+def _empty_expanded():
+    x, b = _start()
+    v = b.view(2, 3)[1:1].unsqueeze(0).expand(2, -1, -1)
     b.add_(1)
     return v, b
 
@@ -212,6 +214,7 @@ VIEW_CASES = {
     "v = b[::2] of b = x * 2, then b[3:].mul_(3) (through another view)": _other_view_written,
     "v = b.view(2, 3)[:, 1] (a view of a view), then b.detach().zero_()": _written_through_detach,
     "v = b[:2].unsqueeze(0).expand(3, 2) (expanded), then b.add_(1)": _expanded,
+    "v = b.view(2, 3)[1:1].unsqueeze(0).expand(2, -1, -1) (expanded, no element), then b.add_(1)": _empty_expanded,
     "v = b[1:] made under no_grad, never written": _no_grad_view(False),
     "v = b[1:] made under no_grad, then b.add_(1)": _no_grad_view(True),
     "v = b.view(2, 3).unbind(0)[1], then b.add_(1)": _unbind_output,
@@ -223,9 +226,10 @@ VIEW_CASES = {
 
 
 def view_grad_fn(fn):
-    """Your ``view_grad_fn`` called directly, twice, on twelve views: never written (its own
+    """Your ``view_grad_fn`` called directly, twice, on thirteen views: never written (its own
     node, the same object each time); written through the base, through another view,
-    through ``detach()``; expanded; made under ``no_grad`` (never written, then written);
+    through ``detach()``; expanded (with elements, and without); made under ``no_grad`` (never
+    written, then written);
     an output of ``unbind``; of a constant (then of a constant written from a tensor that
     requires grad); of a leaf updated under ``no_grad``; one that retains its grad.  For
     each: the node (its inputs, and what a new ``AsStridedBackward0`` holds), or None, or
@@ -304,14 +308,14 @@ def _story_refused():
 
 
 ENGINE_STORIES = {
-    "section 8's b = x * 1; u, v = b[3:], b[1:4]; e = b[:2].unsqueeze(0).expand(3, 2); u.retain_grad(); "
+    "section 5's b = x * 1; u, v = b[3:], b[1:4]; e = b[:2].unsqueeze(0).expand(3, 2); u.retain_grad(); "
     "v.mul_(10): (u, e, v).grad_fn names, then x.grad and u.grad of (u * [1, 2, 3]).sum() + e.sum()":
-        (_story_demo, VG_NEW + "; " + VG_ACCUMULATE + "; " + VG_RETAIN),
+        (_story_demo, VIEW("new", "accumulate", "retain")),
     "b = x * x; v = b[1:4]; v.mul_(w) (the write asks for v's node at once): (v, b).grad_fn names, then "
-    "(x.grad, w.grad) of (v * [1, -1, 2]).sum()": (_story_through_the_view, VG_NEW + "; " + VG_CURRENT),
+    "(x.grad, w.grad) of (v * [1, -1, 2]).sum()": (_story_through_the_view, VIEW("new", "current")),
     "b = x * 1; v = b[2:5]; b.mul_(2); v read; b[3:].add_(w); v read again: the two nodes and their inputs, "
     "whether they are one node, then (x.grad, w.grad) of (v * v).sum()": (_story_two_writes,
-                                                                          VG_CURRENT + "; " + VG_VERSION),
+                                                                          VIEW("current", "version")),
     "v = w[1:] of a leaf w, w.mul_(2) under no_grad: v.grad_fn's name, then w.grad of (v * [1, 2]).sum()":
         (_story_leaf, VG_CURRENT),
     "b = x * x; v = b[2:]; b.mul_(3): the gradient of (v * v).sum() with create_graph=True and its own "
@@ -322,7 +326,7 @@ ENGINE_STORIES = {
 
 
 def view_grad_fn_in_the_engine(fn):
-    """Your ``view_grad_fn`` inside the library: section 8's views after ``v.mul_(10)``, with
+    """Your ``view_grad_fn`` inside the library: section 5's views after ``v.mul_(10)``, with
     an expanded view and a retained gradient; a write through the view itself (the write
     asks for the view's node right away); two writes with reads between them; a view of a
     leaf updated under ``no_grad``; second derivatives; and the refusal of a view made under
@@ -332,7 +336,7 @@ def view_grad_fn_in_the_engine(fn):
     with grading.checking("08.view_grad_fn", fn):
         seen = {label: outcome(story) for label, (story, _) in ENGINE_STORIES.items()}
     for label, (_, rule) in ENGINE_STORIES.items():
-        grading.expect_equal(seen[label], expected[label], what=label, rule=rule)
+        _expect_field(seen[label], expected[label], label, rule)
 
 
 # The hidden tests' random views: how the base is made, how the view is made from it, how
@@ -448,38 +452,42 @@ def random_view_story(seed):
 
 # ------------------------------------------------------------- 08.overlap_status
 
-OV_SAME = "a tensor and itself: full"
-OV_EMPTY = "a tensor without elements shares no memory: no"
-OV_DENSE = ("a layout that is not non-overlapping and dense (with gaps, as x[::2], or repeats, as an expand) "
-            "is too hard, whatever the other tensor; a permuted contiguous layout (m.t()) is dense, and a dim "
-            "of size 1 is never stepped along")
-OV_RANGE = ("compare the byte ranges [data_ptr, data_ptr + numel * itemsize): the same range with the same "
-            "strides is full, the same range with other strides partial")
-OV_SHARE = "ranges that share a byte are partial; ranges that only touch, or lie apart, are no"
-OV_REFUSE = ("an in-place op refuses an operand whose overlap with its target is partial (PyTorch's "
-             "RuntimeError), and allows full, no and too hard")
+OVERLAP = grading.rules("08.overlap_status")
+OV_SAME = OVERLAP("same")
+OV_EMPTY = OVERLAP("empty")
+OV_DENSE = OVERLAP("dense")
+OV_RANGE = OVERLAP("range")
+OV_SHARE = OVERLAP("share")
+OV_REFUSE = OVERLAP("refuse")
+OV_DENSE_RANGE = OVERLAP("dense", "range")
+OV_DENSE_SHARE = OVERLAP("dense", "share")
 
 
-def _overlap_rule(a, b, expected):
-    """The rule the expected status of ``a`` and ``b`` follows from."""
+def _overlap_rule(a, b, expected, seen):
+    """The rule the expected status of ``a`` and ``b`` follows from (with the density rule too
+    when the status seen is "too hard" and should not be)."""
     if a is b:
         return OV_SAME
     if not a.numel() or not b.numel():
         return OV_EMPTY
     if expected == "too hard":
         return OV_DENSE
-    return OV_RANGE if (a.data_ptr(), a.nbytes) == (b.data_ptr(), b.nbytes) else OV_SHARE
+    same_range = (a.data_ptr(), a.nbytes) == (b.data_ptr(), b.nbytes)
+    if seen == "too hard":
+        return OV_DENSE_RANGE if same_range else OV_DENSE_SHARE
+    return OV_RANGE if same_range else OV_SHARE
 
 
 def expect_statuses(fn, cases):
-    """fn (your overlap_status) on each case {label: (a, b, expected)}; a status that should have
-    been too hard, or was too hard and should not, names the density rule."""
+    """fn (your overlap_status) on each case {label: (a, b, expected)}, naming the rule each
+    expected status follows from."""
     for label, (a, b, expected) in cases.items():
         seen = outcome(fn, a, b)
-        rule = _overlap_rule(a, b, expected)
-        if seen == "too hard" and expected != "too hard":
-            rule = OV_DENSE + "; " + rule
-        grading.expect_equal(seen, expected, what=f"overlap_status({label})", rule=rule)
+        _expect_status(seen, expected, label, _overlap_rule(a, b, expected, seen))
+
+
+def _expect_status(seen, expected, label, rule):
+    grading.expect_equal(seen, expected, what=f"overlap_status({label})", rule=rule)
 
 
 def _pairs():

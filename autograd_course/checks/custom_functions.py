@@ -16,20 +16,17 @@ from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
 __all__ = ["function_gradients", "function_gradients_in_the_engine", "gradients_outcome",
-           "gradients_rule", "random_gradients_case", "engine_outcome", "engine_rule", "random_function_case",
+           "expect_gradients_outcome", "random_gradients_case", "engine_outcome", "expect_engine_outcome",
+           "random_function_case", "expect_outcomes", "expect_engine_outcomes",
            "FG_TUPLE", "FG_COUNT", "FG_NOT_TENSOR", "FG_TYPE", "FG_ORDER", "FG_PASSED"]
 
-FG_TUPLE = ("backward's result is a tuple with one gradient per argument of forward; anything else "
-            "(one tensor, None, a list) is a single gradient")
-FG_COUNT = ("fewer gradients than arguments of forward is an error, and so are more, unless every "
-            "extra one is None")
-FG_NOT_TENSOR = ("an argument of forward that is not a tensor gets None, and nothing is passed on for it; "
-                 "any other gradient there is an error naming its position, counted from 1")
-FG_TYPE = "a gradient that is neither a tensor nor None is refused with RuntimeError"
-FG_ORDER = ("the count is checked first, then each position from the first: at a position whose argument "
-            "is not a tensor only 'is it None' is asked, and the first wrong position is the error")
-FG_PASSED = ("what is passed on is a list of the gradients of the tensor arguments, in order: the very "
-             "objects backward returned")
+GRADIENTS = grading.rules("06.function_gradients")
+FG_TUPLE = GRADIENTS("tuple")
+FG_COUNT = GRADIENTS("count")
+FG_NOT_TENSOR = GRADIENTS("not-a-tensor")
+FG_TYPE = GRADIENTS("type")
+FG_ORDER = GRADIENTS("order")
+FG_PASSED = GRADIENTS("passed-on")
 
 NAME = "ScaleBackward"
 
@@ -65,17 +62,29 @@ def gradients_outcome(fn, grads, arg_is_tensor):
     return named
 
 
-def gradients_rule(grads, seen, expected):
-    """The rule a wrong outcome breaks, judged from what was expected and what was seen."""
+def expect_gradients_outcome(grads, seen, expected, what):
+    """Fail when two outcomes differ, naming the rule broken, judged from what was expected
+    and what was seen: a refusal of the other kind also breaks the order of the checks."""
+    if seen == expected:
+        return
+
     def kind(o):
         return o[1] if isinstance(o, tuple) else "list"
     want, got = kind(expected), kind(seen)
     if not isinstance(grads, tuple) and "count" in (want, got):
-        return FG_TUPLE
-    rules = {"count": FG_COUNT, "position": FG_NOT_TENSOR, "type": FG_TYPE}
-    if want in rules:
-        return rules[want] + ("; " + FG_ORDER if got in rules and got != want else "")
-    return rules.get(got, FG_NOT_TENSOR + "; " + FG_PASSED)
+        grading.expect_equal(seen, expected, what=what, rule=FG_TUPLE)
+    refusals = ("count", "position", "type")
+    if want in refusals and got in refusals and got != want:
+        grading.expect_equal(seen, expected, what=what,
+                             rule=GRADIENTS("count", "order") if want == "count" else
+                             GRADIENTS("not-a-tensor", "order") if want == "position" else GRADIENTS("type", "order"))
+    if "count" in (want, got):
+        grading.expect_equal(seen, expected, what=what, rule=FG_COUNT)
+    if "position" in (want, got):
+        grading.expect_equal(seen, expected, what=what, rule=FG_NOT_TENSOR)
+    if "type" in (want, got):
+        grading.expect_equal(seen, expected, what=what, rule=FG_TYPE)
+    grading.expect_equal(seen, expected, what=what, rule=GRADIENTS("not-a-tensor", "passed-on"))
 
 
 def _t(*values):
@@ -106,14 +115,14 @@ def _cases():
     ]
 
 
-def _expect_outcomes(fn, cases):
+def expect_outcomes(fn, cases):
+    """fn on each (label, grads, arg_is_tensor), compared with the library's."""
     with grading.checking("06.function_gradients", fn):
         seen = [gradients_outcome(fn, grads, kinds) for _, grads, kinds in cases]
     reference = exercises.reference("06.function_gradients")
     expected = [gradients_outcome(reference, grads, kinds) for _, grads, kinds in cases]
     for (label, grads, _), s, e in zip(cases, seen, expected):
-        grading.expect_equal(s, e, what=f"function_gradients({NAME!r}, {label})",
-                             rule=gradients_rule(grads, s, e))
+        expect_gradients_outcome(grads, s, e, what=f"function_gradients({NAME!r}, {label})")
 
 
 def function_gradients(fn):
@@ -121,7 +130,7 @@ def function_gradients(fn):
     number, extra Nones, a Parameter), and wrong ones: too few or too many, a list, a gradient
     for a number or a flag, a number, an array or a string as a gradient, two faults at once.
     Compared: the list passed on (the very objects returned), or the refusal and its numbers."""
-    _expect_outcomes(fn, _cases())
+    expect_outcomes(fn, _cases())
 
 
 def random_gradients_case(seed):
@@ -222,28 +231,29 @@ def _engine_cases():
     ]
 
 
-def _expect_engine(fn, cases):
+def expect_engine_outcomes(fn, cases):
+    """backward through each (label, make_args, backward_result) with fn in the engine,
+    compared with the library's."""
     with grading.checking("06.function_gradients", fn):
         seen = [engine_outcome(make, back) for _, make, back in cases]
     with library_version("06"):
         expected = [engine_outcome(make, back) for _, make, back in cases]
     for (label, make, back), s, e in zip(cases, seen, expected):
-        grading.expect_equal(s, e, what=f"the leaves' .grad after {label}, then .sum().backward()",
-                             rule=engine_rule(make, back, s, e))
+        expect_engine_outcome(make, back, s, e, what=f"the leaves' .grad after {label}, then .sum().backward()")
 
 
-def engine_rule(make_args, backward_result, seen, expected):
-    """The rule to name when the engine's outcomes differ: the broken rule of what backward
-    returned when either side refused, else the rule of what is passed on."""
+def expect_engine_outcome(make_args, backward_result, seen, expected, what):
+    """Fail when the engine's outcomes differ: with the rule of what backward returned when
+    either side refused, else with the rule of what is passed on."""
     if isinstance(seen, tuple) or isinstance(expected, tuple):
-        return gradients_rule(backward_result(ag.ones(2), make_args()), seen, expected)
-    return FG_PASSED
+        expect_gradients_outcome(backward_result(ag.ones(2), make_args()), seen, expected, what)
+    grading.expect_equal(seen, expected, what=what, rule=FG_PASSED)
 
 
 def function_gradients_in_the_engine(fn):
     """backward through nine custom Functions with your function in the engine: the
     leaves' .grad, or the refusal when backward returned something wrong."""
-    _expect_engine(fn, _engine_cases())
+    expect_engine_outcomes(fn, _engine_cases())
 
 
 def random_function_case(seed):

@@ -1,17 +1,16 @@
 """Visible checks of assignment 06: graph lifetime, ``retain_graph`` and higher-order gradients.
 
-Each function is the visible part of one test cell, run on the function you
-wrote; its docstring says what it tries.  The hidden tests in the cell check
-the same rules on random inputs.  The constants are the rules the checks name
-(the hidden tests name them too); ``random_graph``, ``random_node``,
-``grads_of``, ``plain``, ``cubes``, ``exps`` and ``pair_check`` are the helpers
-the tests share.
+Each visible check is the visible part of one test cell, run on the function(s) you wrote; its
+docstring says what it tries.  The ``expect_*`` functions are what the hidden tests run on
+random inputs (the seeds are in the hidden cells).  The constants are the rules the checks
+name, as the task texts state them (``grading.rules``).
 
-Why one module of this length: it is the visible half of the notebook's 8 test cells after
-exercise 1, one function per cell, kept together so that a student reads one file per
-notebook.  Exercise 1's checks (``plan_saves``) are in ``saving.py``, exercise 4's (``unpack``)
-in ``saved_hooks.py`` and exercise 8's (``function_gradients``) in ``custom_functions.py``, all
-imported here.
+This module holds exercise 2 (``free_saved``) and exercise 4 (``hvp``), the helpers the tests
+share (``random_graph``, ``random_node``, ``plain``, ``cubes``, ``exps``), and imports the checks
+of the other exercises: ``saving.py`` (exercise 1), ``saved_hooks.py`` (3), ``checkpointing.py``
+(5) and ``custom_functions.py`` (6), so that the notebook reads them all as ``check``.  Why one
+module of this length: one file per notebook for a student to read, two exercises of eight test
+cells in all.
 """
 
 import gc
@@ -20,28 +19,24 @@ import weakref
 import numpy as np
 
 import autograd_lib as ag
-from autograd_lib.utils.checkpoint import CheckpointFunction, checkpoint, get_rng_state
+from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import outcome
+from autograd_course.notebook import library_version, outcome
 
+from .checkpointing import checkpoint_gradients, checkpoint_randomness, checkpoint_saves  # noqa: F401
 from .custom_functions import function_gradients, function_gradients_in_the_engine  # noqa: F401
 from .saved_hooks import unpack, unpack_in_the_engine  # noqa: F401
-from .saving import (IF_GIVEN, NEEDED_FIRST, NEEDED_ONLY, PAIRS, SOURCES, grads_of, plan_of,  # noqa: F401
-                     plan_rule, plan_saves, plan_saves_in_the_engine, random_records)
+from .saving import grads_of, plain, plan_saves, plan_saves_in_the_engine  # noqa: F401
 
-__all__ = ["plan_saves", "plan_saves_in_the_engine", "function_gradients", "function_gradients_in_the_engine", "plan_of", "plan_rule", "random_records",
-           "release_saved", "release_saved_in_the_engine",
-           "saved_values", "saved_values_in_the_engine", "unpack", "unpack_in_the_engine",
-           "hvp", "hvp_in_the_library", "checkpoint_forward", "checkpoint_backward",
-           "random_graph", "random_node", "grads_of", "plain", "cubes", "exps", "pair_check",
-           "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST",
-           "RETURNS_NONE", "KEEPS_NAMES", "DROPS", "MARKED", "RECLAIMED", "NOTHING_SAVED", "PARAMS_STAY",
-           "FREED", "RETURNS_LIST", "UNPACKED", "IN_ORDER", "PLAIN", "VERSION_CHECKED", "REFUSES", "PLAIN_KEPT",
-           "SECOND_GRADIENT", "A_PAIR", "VALUE_FIRST", "H_TIMES_V", "UNTOUCHED", "DETACHED",
-           "random_block", "block_loss", "forward_record", "forward_rule", "backward_record", "backward_rule",
-           "FORWARD_RULES",
-           "RUNS_FUNCTION", "SAVES_INPUTS", "KEEPS_OTHERS", "KEEPS_FUNCTION", "RNG_KEPT", "SAME_GRADS",
-           "ONE_PER_ARGUMENT", "DETACHED_COPIES", "WITH_GRAD", "SAME_RANDOM", "REFUSES_GRAD", "NOT_VALID"]
+__all__ = ["plan_saves", "plan_saves_in_the_engine", "release_saved", "saved_values", "free_saved_in_the_engine",
+           "unpack", "unpack_in_the_engine", "hvp", "hvp_in_the_library",
+           "checkpoint_saves", "checkpoint_gradients", "checkpoint_randomness",
+           "function_gradients", "function_gradients_in_the_engine",
+           "random_graph", "random_node", "grads_of", "plain", "cubes", "exps",
+           "random_release_cases", "expect_release", "random_value_cases", "expect_values", "expect_engine_runs",
+           "random_hvp_case", "expect_hvp", "random_hessian_cases", "expect_hvp_against_hessian",
+           "FREED", "FREES", "REMEMBERS", "NOTHING_SAVED", "PLAIN_KEPT", "REFUSES", "VALUES",
+           "PAIR", "H_TIMES_V", "ONE_ELEMENT", "V_NONE", "ANY_MODE", "UNTOUCHED", "DETACHED", "CREATE_GRAPH"]
 
 
 # ------------------------------------------------------------ helpers the tests share
@@ -85,104 +80,324 @@ def random_node(seed, op):
     return f"{op} for a {name} h of shape {shape}", ops[op]().grad_fn, h, k
 
 
-def plain(value):
-    """A comparable form of a tensor, a list of values or an error text."""
-    if isinstance(value, ag.Tensor):
-        return ("tensor", np.round(value._data, 10).tolist())
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
+# ------------------------------------------------------------ 06.free_saved
+
+FREE = grading.rules("06.free_saved")
+FREES = FREE("frees")
+REMEMBERS = FREE("remembers")
+NOTHING_SAVED = FREE("nothing-saved")
+PLAIN_KEPT = FREE("plain-kept")
+REFUSES = FREE("refuses")
+VALUES = FREE("values")
+FREED = "Trying to backward through the graph a second time"
 
 
-# ------------------------------------------------------------ 06.release_saved
-
-RETURNS_NONE = "release_saved runs without error and returns None"
-KEEPS_NAMES = "release_saved keeps every saved name (mapped to None), so the node remembers what it saved"
-DROPS = "release_saved must drop the saved tensors (each name now maps to None)"
-MARKED = "a node that dropped its saved tensors is marked freed (node._freed = True)"
-RECLAIMED = "release_saved must drop the saved tensors so that their memory can be reclaimed"
-NOTHING_SAVED = "a node that saved nothing is not marked freed: it can run again"
-PARAMS_STAY = "plain values (node._params) are never freed"
+def _plugged(release, values):
+    return {"06.release_saved": release, "06.saved_values": values}
 
 
-def release_saved(fn):
-    """Your ``release_saved`` on the nodes of ``x.exp()``, ``x + 1`` and ``x ** 3``.  Rules:
-    it returns None; a node that saved tensors keeps their names, each mapped to None, is
-    marked freed, and the saved array is reclaimed; a node that saved nothing stays as it
-    was; plain values (``_params``) stay."""
-    with grading.checking("06.release_saved", fn):
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        y = x.exp()
-        node = y.grad_fn
-        probe = weakref.ref(node._saved["result"].tensor._data)
-        del y                                      # the node's saved result is the only reference left
-        returned = outcome(fn, node)
-    grading.expect_equal(returned, None, what="release_saved(node) for node = x.exp().grad_fn", rule=RETURNS_NONE)
-    grading.expect_equal(sorted(node._saved), ["result"], what="the names in node._saved after release_saved",
-                         rule=KEEPS_NAMES)
-    grading.expect_equal([value is None for value in node._saved.values()], [True],
-                         what="node._saved['result'] is None after release_saved", rule=DROPS)
-    grading.expect_equal(node._freed, True, what="node._freed after release_saved", rule=MARKED)
+def _read(node, name):
+    """``node._saved_<name>`` as the tests compare it: the freed error, a plain form, or another error."""
+    value = outcome(lambda: getattr(node, "_saved_" + name))
+    if isinstance(value, str):
+        return "the freed error" if FREED in value else value
+    return plain(value)
+
+
+def _built(build):
+    """(description, node, saved names, plain names, weakrefs to the saved arrays) of a node
+    recorded by the library's code, held by nothing but the returned node."""
+    with library_version("06"):
+        description, node = build()
+    probes = [weakref.ref(s.tensor._data) for s in node._saved.values() if s.tensor is not None]
+    return description, node, sorted(node._saved), sorted(node._params), probes
+
+
+def release_record(release, built):
+    """What ``release(node)`` does to a built node, as behaviour: the error it raised, what
+    reading each saved name gives afterwards, the plain values, the freed flag of a node that
+    saved nothing, and which saved arrays were reclaimed."""
+    description, node, names, params, probes = built
+    result = outcome(release, node)
+    record = {"error": result if isinstance(result, str) else None,
+              "reading each saved name": {name: _read(node, name) for name in names},
+              "plain values": {name: _read(node, name) for name in params}}
+    if not names:
+        record["node._freed (it saved nothing)"] = node._freed
+    return record
+
+
+def reclaimed(records, builds):
+    """Add to each record which of its build's saved arrays were reclaimed (one collection for all)."""
     gc.collect()
-    grading.expect_true(probe() is None, what="the saved result's array is reclaimed after release_saved",
-                        seen="it is still alive", rule=RECLAIMED)
+    for record, (_, _, _, _, probes) in zip(records, builds):
+        record["saved arrays reclaimed"] = [probe() is None for probe in probes]
 
-    with grading.checking("06.release_saved", fn):
+
+def expect_release_record(seen, expected, what):
+    """Fail when a release record differs from the library's, naming the rule broken."""
+    if seen == expected:
+        return
+    if seen.get("error") != expected.get("error"):
+        grading.expect_equal(seen.get("error"), expected.get("error"), what=f"the error of {what}", rule=FREES)
+    part = "reading each saved name"
+    if seen.get(part) != expected.get(part):
+        grading.expect_equal(seen.get(part), expected.get(part), what=f"{part} after {what}", rule=REMEMBERS)
+    part = "saved arrays reclaimed"
+    if seen.get(part) != expected.get(part):
+        grading.expect_equal(seen.get(part), expected.get(part), what=f"{part} after {what}", rule=FREES)
+    part = "plain values"
+    if seen.get(part) != expected.get(part):
+        grading.expect_equal(seen.get(part), expected.get(part), what=f"{part} after {what}", rule=PLAIN_KEPT)
+    grading.expect_equal(seen, expected, what=what, rule=NOTHING_SAVED)
+
+
+def _release_checks(release, values, builds):
+    """Each build released with the student's release_saved, then with the library's."""
+    reference = exercises.reference("06.release_saved")
+    built = [_built(build) for build in builds]
+    with grading.checking(_plugged(release, values)):
+        seen = [release_record(release, b) for b in built]
+    reclaimed(seen, built)
+    del built
+    built = [_built(build) for build in builds]
+    expected = [release_record(reference, b) for b in built]
+    reclaimed(expected, built)
+    for b, s, e in zip(built, seen, expected):
+        expect_release_record(s, e, what=f"release_saved(node) for the node of {b[0]}")
+
+
+def _op_node(label, make):
+    def build():
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        add = (x + 1).grad_fn
-        pow_node = (x ** 3).grad_fn
-        returned = (outcome(fn, add), outcome(fn, pow_node))
-    grading.expect_equal(returned, (None, None), what="release_saved on the nodes of x + 1 and x ** 3",
-                         rule=RETURNS_NONE)
-    grading.expect_equal((add._saved, add._freed), ({}, False),
-                         what="(node._saved, node._freed) of x + 1 (it saved nothing) after release_saved",
-                         rule=NOTHING_SAVED)
-    grading.expect_equal(pow_node._params, {"exponent": 3}, what="node._params of x ** 3 after release_saved",
-                         rule=PARAMS_STAY)
-    grading.expect_equal((sorted(pow_node._saved), pow_node._saved.get("self", "missing"), pow_node._freed),
-                         (["self"], None, True),
-                         what="(names in node._saved, node._saved['self'], node._freed) of x ** 3 after release_saved",
-                         rule=DROPS)
+        return label, make(x).grad_fn
+    return build
 
 
-def release_saved_in_the_engine(fn):
-    """Your method inside the engine: after ``loss.backward()`` the gradients are right, a
-    second backward and reading a saved tensor fail with PyTorch's error; with
-    ``retain_graph=True`` a second pass works and gradients accumulate; ``(x + 1).sum()``
-    can run twice; and the array saved by ``sin`` is reclaimed after backward."""
-    with grading.checking("06.release_saved", fn):
+def release_saved(release, values):
+    """Your ``release_saved`` on the nodes of ``x.exp()``, ``x + 1``, ``x ** 3`` and ``x * 2``,
+    each held by nothing else: afterwards reading ``_saved_<name>`` of a tensor it saved
+    raises the freed error, the saved arrays are reclaimed, plain values still read, and the
+    node of ``x + 1`` (nothing saved) is as it was.  Compared with the library's."""
+    _release_checks(release, values, [_op_node("x.exp()", lambda x: x.exp()), _op_node("x + 1", lambda x: x + 1),
+                                      _op_node("x ** 3", lambda x: x ** 3), _op_node("x * 2", lambda x: x * 2)])
+
+
+def random_release_cases(seeds):
+    """Builds of random nodes: the 18 ops of ``random_node`` in turn, on random values."""
+    return [lambda seed=seed, op=op: random_node(seed, op)[:2] for op, seed in enumerate(seeds)]
+
+
+def expect_release(release, values, cases):
+    _release_checks(release, values, cases)
+
+
+def expect_values_outcome(node, names, seen, expected, what):
+    """Fail when what saved_values returned (or raised) differs from the library's."""
+    if isinstance(expected, str):
+        grading.expect_equal(seen if isinstance(seen, str) else plain(seen), expected, what=what,
+                             rule=REFUSES if FREED in expected else VALUES)
+        return
+    if isinstance(seen, str):
+        grading.expect_equal(seen, plain(expected), what=what,
+                             rule=PLAIN_KEPT if node._freed and FREED in seen else VALUES)
+    if not isinstance(seen, list):
+        grading.expect_equal(f"an object of type {type(seen).__name__}", "a list", what=what, rule=VALUES)
+    for name, s_value, e_value in zip(names, seen, expected):
+        grading.expect_equal(plain(s_value), plain(e_value), what=f"the value for {name!r} in {what}",
+                             rule=PLAIN_KEPT if node._freed and name not in node._saved else VALUES)
+    grading.expect_equal(plain(seen), plain(expected), what=what, rule=VALUES)
+
+
+def _values_checks(release, values, cases):
+    """saved_values(node, names) for each (description, node, names), the student's and the library's."""
+    reference = exercises.reference("06.saved_values")
+    with library_version("06"):
+        expected = [outcome(reference, node, names) for _, node, names in cases]
+    with grading.checking(_plugged(release, values)):
+        seen = [outcome(values, node, names) for _, node, names in cases]
+    for (description, node, names), s, e in zip(cases, seen, expected):
+        expect_values_outcome(node, names, s, e, what=f"saved_values(node, {names}) for {description}")
+
+
+def saved_values(release, values):
+    """Your ``saved_values`` on the nodes of ``x * w`` and ``x ** 3``, with the names in both
+    orders and with none; on ``sin(h)`` after ``h.add_(1)`` (the version check refuses); on
+    freed nodes of ``x.exp()`` and ``x ** 3`` (refused, but a plain value alone is handed
+    out).  Compared with the library's."""
+    free = exercises.reference("06.release_saved")
+    with library_version("06"):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        y = x.exp()
-        loss = y.sum()
+        w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        mul, pow_node = (x * w).grad_fn, (x ** 3).grad_fn
+        h = ag.tensor([0.5, 1.0], requires_grad=True) * 2
+        sin_node = h.sin().grad_fn
+        h.add_(1)
+        exp_freed, pow_freed = x.exp().grad_fn, (x ** 3).grad_fn
+        free(exp_freed)
+        free(pow_freed)
+    cases = [("x * w", mul, ("self", "other")), ("x * w", mul, ("other", "self")),
+             ("x ** 3", pow_node, ("self", "exponent")), ("x ** 3", pow_node, ("exponent", "self")),
+             ("x ** 3 (a formula that needs nothing)", pow_node, ()),
+             ("sin(h) after h.add_(1)", sin_node, ("self",)),
+             ("a freed x.exp()", exp_freed, ("result",)), ("a freed x ** 3", pow_freed, ("self", "exponent")),
+             ("a freed x ** 3", pow_freed, ("exponent",))]
+    _values_checks(release, values, cases)
+
+
+def random_value_cases(seeds):
+    """(description, node, names): the nodes of ``random_node`` (each op twice), asked for all
+    their names in a random order; the second time freed, written in place, or asked for some
+    names only; and freed nodes asked for their plain values alone."""
+    cases = []
+    free = exercises.reference("06.release_saved")
+    with library_version("06"):
+        for i, seed in enumerate(seeds):
+            rng = np.random.default_rng(seed)
+            description, node, h, k = random_node(int(rng.integers(2**32)), op=i)
+            names = [(list(node._saved) + list(node._params))[int(j)]
+                     for j in rng.permutation(len(node._saved) + len(node._params))]
+            state = "as built"
+            if i >= 18:
+                state = ["as built", "freed", "after h.add_(1)"][int(rng.integers(3))]
+                names = names[:int(rng.integers(1, len(names) + 1))] if names else names
+            if state == "freed":
+                free(node)
+            elif state == "after h.add_(1)":
+                h.add_(1.0)
+            cases.append((f"the random node of {description}, {state}", node, tuple(names)))
+            if i >= 18 and node._saved and node._params:
+                description, node, h, k = random_node(int(rng.integers(2**32)), op=i)
+                free(node)
+                params = [list(node._params)[int(j)] for j in rng.permutation(len(node._params))]
+                cases.append((f"the random node of {description}, freed", node, tuple(params)))
+    return cases
+
+
+def expect_values(release, values, cases):
+    _values_checks(release, values, cases)
+
+
+def labels(nodes):
+    """Each node's name, told apart by its rank among the nodes of that name (``MulBackward0 #2``)."""
+    names = [node.name() for node in nodes]
+    seen = {}
+    shown = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        shown.append(f"{name} #{seen[name]}" if names.count(name) > 1 else name)
+    return shown
+
+
+def two_passes(seed, retain):
+    """A random graph's gradients and errors over two backward passes, the first retained or not."""
+    leaves, loss = random_graph(seed)
+    first = outcome(loss.backward, retain_graph=retain)
+    after_first = grads_of(leaves)
+    second = outcome(loss.backward)
+    return {"first backward": first, "grads after it": after_first, "second backward": second,
+            "grads after the second": grads_of(leaves)}
+
+
+def second_derivatives(seed):
+    """The first derivatives of a random graph's loss (create_graph=True), and the gradient of
+    their sum: the saved tensors come back attached to their nodes."""
+    leaves, loss = random_graph(seed)
+    firsts = outcome(ag.autograd.grad, loss, leaves, create_graph=True, allow_unused=True)
+    if isinstance(firsts, str):
+        return firsts
+    parts = [g.sum() for g in firsts if g is not None and g.requires_grad]
+    if not parts:
+        return plain(list(firsts)), "linear"
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return plain(list(firsts)), plain(outcome(ag.autograd.grad, total, leaves, allow_unused=True))
+
+
+def expect_passes(seen, expected, retain, what):
+    """Fail when two backward passes (``two_passes``) differ, naming the rule broken."""
+    if seen == expected:
+        return
+    for part in ("first backward", "grads after it"):
+        if seen[part] != expected[part]:
+            grading.expect_equal(seen[part], expected[part], what=f"{part}: {what}", rule=VALUES)
+    s, e = seen["second backward"], expected["second backward"]
+    if s != e:
+        refused = isinstance(e, str) and FREED in e
+        grading.expect_equal(s, e, what=f"the second backward: {what}",
+                             rule=REFUSES if refused else VALUES if retain else NOTHING_SAVED)
+    grading.expect_equal(seen, expected, what=what, rule=VALUES if retain else NOTHING_SAVED)
+
+
+def _engine_checks(release, values, seeds):
+    """Random graphs: every node released (behaviour), two backward passes with and without
+    retain_graph, and second derivatives; the student's methods, then the library's."""
+    def released(seed):
+        leaves, loss = random_graph(seed)
+        nodes = ag.viz.graph_nodes(loss)
+        return [(label, sorted(node._saved), sorted(node._params), node)
+                for label, node in zip(labels(nodes), nodes)], (leaves, loss)
+
+    def states(fn, seed):
+        with library_version("06"):
+            nodes, keep = released(seed)
+        return [(name, release_record(fn, (name, node, names, params, []))) for name, names, params, node in nodes]
+
+    with grading.checking(_plugged(release, values)):
+        seen = [(states(release, seed), [two_passes(seed, r) for r in (False, True)], second_derivatives(seed))
+                for seed in seeds]
+    reference = exercises.reference("06.release_saved")
+    with library_version("06"):
+        expected = [(states(reference, seed), [two_passes(seed, r) for r in (False, True)], second_derivatives(seed))
+                    for seed in seeds]
+    for i, ((s_states, s_passes, s_second), (e_states, e_passes, e_second)) in enumerate(zip(seen, expected)):
+        for (name, s), (_, e) in zip(s_states, e_states):
+            expect_release_record(s, e, what=f"release_saved on {name} of random graph #{i}")
+        for retain, s, e in zip((False, True), s_passes, e_passes):
+            expect_passes(s, e, retain, what=f"two backward passes through random graph #{i}"
+                                             f"{' (the first with retain_graph=True)' if retain else ''}")
+        grading.expect_equal(s_second, e_second, rule=VALUES,
+                             what=f"first derivatives (create_graph=True), then the gradient of their sum, "
+                                  f"for random graph #{i}")
+
+
+def free_saved_in_the_engine(release, values):
+    """Your methods inside the engine: ``(sin(x * w) + x ** 3).sum()`` backward (its
+    gradients), a second backward (PyTorch's error), two passes with ``retain_graph=True``
+    (they accumulate), ``(x + 1).sum()`` twice (it works), ``(x * 2).sum()`` twice (it does
+    not), the array saved by ``sin`` reclaimed after backward, and the second derivative
+    of ``exp``."""
+    with grading.checking(_plugged(release, values)):
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
+        loss = ((x * w).sin() + x ** 3).sum()
         first = outcome(loss.backward)
-        grading.expect_equal(first, None, what="the first loss.backward() for loss = x.exp().sum()",
-                             rule="release_saved runs without error and returns None")
-        grading.expect_close(x.grad, np.exp([1.0, 2.0, 3.0]), what="x.grad after the first backward",
-                             rule="release_saved runs after the node has run: it must not change the gradients")
-        grading.expect_raises(loss.backward, RuntimeError, FREED, what="a second loss.backward()",
-                              rule="after backward, the graph is freed: a second backward must fail with "
-                                   "PyTorch's error")
-        grading.expect_raises(lambda: y.grad_fn._saved_result, RuntimeError, FREED,
-                              what="reading y.grad_fn._saved_result after backward",
-                              rule="a node that dropped its saved tensors is marked freed (node._freed = True)")
+        grading.expect_equal(first, None, what="loss.backward() for loss = (sin(x * w) + x ** 3).sum()", rule=VALUES)
+        xv, wv = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
+        grading.expect_close(x.grad, np.cos(xv * wv) * wv + 3 * xv ** 2, what="x.grad", rtol=1e-4, rule=VALUES)
+        grading.expect_close(w.grad, np.cos(xv * wv) * xv, what="w.grad", rtol=1e-4, rule=VALUES)
+        grading.expect_raises(loss.backward, RuntimeError, FREED, what="a second loss.backward()", rule=REFUSES)
 
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss = x.exp().sum()
+        loss = (x ** 3).sum()
         loss.backward(retain_graph=True)
-        second = outcome(loss.backward)
-        grading.expect_equal(second, None, what="a second backward after backward(retain_graph=True)",
-                             rule="with retain_graph=True the engine does not call release_saved")
-        grading.expect_close(x.grad, 2 * np.exp([1.0, 2.0, 3.0]), what="x.grad after two passes, the first retained",
-                             rule="with retain_graph=True a second backward works and the gradients accumulate")
+        grading.expect_equal(outcome(loss.backward), None, rule=VALUES,
+                             what="a second backward through (x ** 3).sum(), the first retained")
+        grading.expect_close(x.grad, [6.0, 24.0, 54.0], rule=VALUES,
+                             what="x.grad after two passes through (x ** 3).sum(), the first retained")
 
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
         loss = (x + 1).sum()
         loss.backward()
-        again = outcome(loss.backward)
-        grading.expect_equal(again, None, what="a second backward of (x + 1).sum()",
-                             rule="a node that saved nothing is not marked freed: it can run again")
+        grading.expect_equal(outcome(loss.backward), None, what="a second backward of (x + 1).sum()",
+                             rule=NOTHING_SAVED)
         grading.expect_close(x.grad, [2.0, 2.0, 2.0], what="x.grad after backward twice through (x + 1).sum()",
-                             rule="a node that saved nothing is not marked freed: it can run again")
+                             rule=NOTHING_SAVED)
+        loss = (x * 2).sum()
+        loss.backward()
+        grading.expect_raises(loss.backward, RuntimeError, FREED, what="a second backward of (x * 2).sum()",
+                              rule=REFUSES)
 
         a = ag.rand(1000, requires_grad=True)
         h = a * 2
@@ -190,127 +405,35 @@ def release_saved_in_the_engine(fn):
         probe = weakref.ref(h._data)
         del h
         loss.backward()
-    gc.collect()
-    grading.expect_true(probe() is None, what="the array saved by sin is reclaimed after backward",
-                        seen="it is still alive",
-                        rule="release_saved must drop the saved tensors so that their memory can be reclaimed")
-
-
-# ------------------------------------------------------------ 06.saved_values
-
-FREED = "Trying to backward through the graph a second time"
-RETURNS_LIST = "saved_values returns a list of values, one per name"
-UNPACKED = "a name in node._saved gives the saved tensor, unpacked"
-IN_ORDER = "saved_values returns the values in the order of names"
-PLAIN = "a name that is not a saved tensor is a plain value: node._params[name]"
-VERSION_CHECKED = "saved tensors are unpacked with unpack(node), which checks their version"
-REFUSES = "a freed node refuses to hand out saved tensors: raise RuntimeError(ag.graph.FREED_MESSAGE)"
-PLAIN_KEPT = "plain values (node._params) are never freed: asking only for them still works"
-
-
-def saved_values(fn):
-    """Your ``saved_values`` on the nodes of ``x * w`` and ``x ** 3``, with the names in both
-    orders and with no names.  Rules: a list, one value per name, in the order of the names;
-    saved tensors unpacked (version-checked: a tensor changed in place is refused), plain
-    values from ``_params``; a freed node refuses saved tensors but still gives plain values."""
-    with grading.checking("06.saved_values", fn):
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
-        mul = (x * w).grad_fn
-        seen_mul = outcome(fn, mul, ("self", "other"))
-        seen_mul_reversed = outcome(fn, mul, ("other", "self"))
-        pow_node = (x ** 3).grad_fn
-        seen_pow = outcome(fn, pow_node, ("self", "exponent"))
-        seen_pow_reversed = outcome(fn, pow_node, ("exponent", "self"))
-        seen_empty = outcome(fn, pow_node, ())
-    grading.expect_true(isinstance(seen_mul, (list, tuple)), what="saved_values(node, ('self', 'other')) for x * w",
-                        seen=repr(seen_mul), rule=RETURNS_LIST)
-    grading.expect_equal(plain(seen_mul), [("tensor", [1.0, 2.0, 3.0]), ("tensor", [4.0, 5.0, 6.0])],
-                         what="saved_values(node, ('self', 'other')) for x * w", rule=UNPACKED)
-    grading.expect_equal(plain(seen_mul_reversed), [("tensor", [4.0, 5.0, 6.0]), ("tensor", [1.0, 2.0, 3.0])],
-                         what="saved_values(node, ('other', 'self')) for x * w", rule=IN_ORDER)
-    grading.expect_equal(plain(seen_pow), [("tensor", [1.0, 2.0, 3.0]), 3],
-                         what="saved_values(node, ('self', 'exponent')) for x ** 3", rule=PLAIN)
-    grading.expect_equal(plain(seen_pow_reversed), [3, ("tensor", [1.0, 2.0, 3.0])],
-                         what="saved_values(node, ('exponent', 'self')) for x ** 3", rule=IN_ORDER)
-    grading.expect_equal(plain(seen_empty), [], what="saved_values(node, ()) (a formula that needs nothing)",
-                         rule=RETURNS_LIST)
-
-    with grading.checking("06.saved_values", fn):
-        a = ag.tensor([0.5, 1.0], requires_grad=True)
-        h = a * 2
-        sin_node = h.sin().grad_fn
-        h.add_(1)
-        grading.expect_raises(lambda: fn(sin_node, ("self",)), RuntimeError,
-                              "modified by an inplace operation",
-                              what="saved_values for sin(h) after h.add_(1)", rule=VERSION_CHECKED)
-
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        exp_node = x.exp().grad_fn
-        pow_node = (x ** 3).grad_fn
-        exp_node.release_saved()                 # the library's own release_saved, during this test
-        pow_node.release_saved()
-        grading.expect_raises(lambda: fn(exp_node, ("result",)), RuntimeError, FREED,
-                              what="saved_values(node, ('result',)) for a freed x.exp() node", rule=REFUSES)
-        grading.expect_raises(lambda: fn(pow_node, ("self", "exponent")), RuntimeError, FREED,
-                              what="saved_values(node, ('self', 'exponent')) for a freed x ** 3 node", rule=REFUSES)
-        seen_param = outcome(fn, pow_node, ("exponent",))
-    grading.expect_equal(plain(seen_param), [3], what="saved_values(node, ('exponent',)) for a freed x ** 3 node",
-                         rule=PLAIN_KEPT)
-
-
-def saved_values_in_the_engine(fn):
-    """Your method inside the engine: the gradients of ``(sin(x * w) + x ** 3).sum()`` are
-    right and a second backward fails with PyTorch's error; with ``retain_graph=True`` two
-    passes through ``x ** 3`` accumulate; and the second derivative of ``exp`` works, since
-    an unpacked saved output is reattached to its node."""
-    with grading.checking("06.saved_values", fn):
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
-        loss = ((x * w).sin() + x ** 3).sum()
-        first = outcome(loss.backward)
-        grading.expect_equal(first, None, what="loss.backward() for loss = (sin(x * w) + x ** 3).sum()",
-                             rule="saved_values hands every formula its values: saved tensors and plain values")
-        xv, wv = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0])
-        grading.expect_close(x.grad, np.cos(xv * wv) * wv + 3 * xv ** 2, what="x.grad", rtol=1e-4,
-                             rule="saved_values hands every formula its values: saved tensors and plain values")
-        grading.expect_close(w.grad, np.cos(xv * wv) * xv, what="w.grad", rtol=1e-4,
-                             rule="saved_values hands every formula its values: saved tensors and plain values")
-        grading.expect_raises(loss.backward, RuntimeError, FREED, what="a second loss.backward()",
-                              rule="a freed node refuses to hand out saved tensors: "
-                                   "raise RuntimeError(ag.graph.FREED_MESSAGE)")
-
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        loss = (x ** 3).sum()
-        loss.backward(retain_graph=True)
-        loss.backward()
-        grading.expect_close(x.grad, [6.0, 24.0, 54.0],
-                             what="x.grad after two passes through (x ** 3).sum(), the first retained",
-                             rule="with retain_graph=True a second backward works and the gradients accumulate")
+        gc.collect()
+        grading.expect_true(probe() is None, what="the array saved by sin is reclaimed after backward",
+                            seen="it is still alive", rule=FREES)
 
         x = ag.tensor([0.0, 1.0, -1.0], requires_grad=True)
-        (g,) = ag.autograd.grad(x.exp().sum(), x, create_graph=True)
-        grading.expect_true(g.requires_grad,
-                            what="the first derivative of exp(x), computed with create_graph=True, requires grad",
-                            seen=repr(g.requires_grad),
-                            rule="unpack(node) reattaches a saved output to its node in grad mode: "
-                                 "that is what makes second derivatives work")
-        second = outcome(ag.autograd.grad, g.sum(), x)
-        grading.expect_close(second[0] if isinstance(second, tuple) else second, np.exp([0.0, 1.0, -1.0]),
-                             what="the second derivative of exp(x)",
-                             rule="unpack(node) reattaches a saved output to its node in grad mode: "
-                                  "that is what makes second derivatives work")
+        g = outcome(lambda: ag.autograd.grad(x.exp().sum(), x, create_graph=True)[0])
+        second = outcome(lambda: ag.autograd.grad(g.sum(), x)[0])
+        grading.expect_close(second if isinstance(second, ag.Tensor) else None, np.exp([0.0, 1.0, -1.0]),
+                             what=f"the second derivative of exp(x) (seen: {second if isinstance(second, str) else 'a tensor'})",
+                             rule=VALUES)
+
+
+def expect_engine_runs(release, values, seeds):
+    _engine_checks(release, values, seeds)
 
 
 # ------------------------------------------------------------ 06.hvp
 
-SECOND_GRADIENT = ("H @ v differentiates the gradient a second time: "
-                   "compute the gradient with create_graph=True")
-A_PAIR = "hvp returns a pair (func(inputs), H @ v), like torch.autograd.functional.hvp"
-VALUE_FIRST = "the pair starts with the function's value: (func(inputs), H @ v)"
-H_TIMES_V = "hvp returns H @ v: the gradient of (gradient * v).sum()"
-UNTOUCHED = "hvp works on a detached copy: the caller's tensor is left untouched"
-DETACHED = "without create_graph, both results are detached"
+HVP = grading.rules("06.hvp")
+PAIR = HVP("pair")
+H_TIMES_V = HVP("h-times-v")
+ONE_ELEMENT = HVP("one-element")
+V_NONE = HVP("v-none")
+ANY_MODE = HVP("any-mode")
+UNTOUCHED = HVP("untouched")
+DETACHED = HVP("detached")
+CREATE_GRAPH = HVP("create-graph")
+NOT_ONE_ELEMENT = "should contain a single element"
+NOT_NONE = "The vector v can only be None if the input"
 
 
 def cubes(x):
@@ -323,367 +446,199 @@ def exps(x):
     return x.exp().sum()
 
 
-def pair_check(result, call):
-    """result is a pair (output, hvp); an error is reported with the rule it most likely breaks."""
-    if isinstance(result, str) and "does not require grad" in result:
-        rule = SECOND_GRADIENT
+def linear(x):
+    """``(2 * x).sum()``: its Hessian is zero."""
+    return (x * 2).sum()
+
+
+def hvp_record(fn, func, inputs, v, create_graph=False, mode=None):
+    """What ``fn(func, inputs, v, create_graph)`` does, as plain values: the error, or the
+    pair's values and flags; the caller's tensor afterwards; how often func ran; with
+    ``create_graph`` and an input that requires grad, the gradient of ``H v``'s sum with
+    respect to the input (None when H v is not connected to it)."""
+    calls = []
+
+    def counted(t):
+        calls.append(1)
+        return func(t)
+    if mode == "no_grad":
+        with ag.no_grad():
+            result = outcome(fn, counted, inputs, v, create_graph=create_graph)
     else:
-        rule = A_PAIR
-    grading.expect_true(isinstance(result, tuple) and len(result) == 2, what=f"{call}",
-                        seen=repr(result), rule=rule)
+        result = outcome(fn, counted, inputs, v, create_graph=create_graph)
+    caller = (inputs.requires_grad, inputs.grad is None, inputs.is_leaf)
+    if isinstance(result, str):
+        return {"error": (result.split(":")[0] + ": single element" if NOT_ONE_ELEMENT in result else
+                          result.split(":")[0] + ": v None" if NOT_NONE in result else result),
+                "func ran": len(calls), "caller (requires_grad, grad is None, is_leaf)": caller}
+    if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(r, ag.Tensor) for r in result)):
+        return {"returned": repr(result) if not isinstance(result, tuple) else f"a tuple of {len(result)}"}
+    output, product = result
+    record = {"value": np.round(output.detach()._data.astype(float), 5).tolist(),
+              "H v": np.round(product.detach()._data.astype(float), 5).tolist(),
+              "shapes": (tuple(output.shape), tuple(product.shape)),
+              "requires_grad (output, H v)": (output.requires_grad, product.requires_grad),
+              "caller (requires_grad, grad is None, is_leaf)": caller}
+    if create_graph and inputs.requires_grad and product.requires_grad:
+        connected = outcome(ag.autograd.grad, product.sum(), inputs, allow_unused=True)
+        record["d(sum of H v)/d inputs"] = (None if isinstance(connected, str) or connected[0] is None
+                                            else np.round(connected[0]._data.astype(float), 4).tolist())
+    return record
+
+
+def expect_hvp_record(seen, expected, what):
+    """Fail when an hvp record differs from the library's, naming the rule broken."""
+    if seen == expected:
+        return
+    if "returned" in seen:
+        grading.expect_equal(seen["returned"], "a pair (output, H v) of tensors", what=what, rule=PAIR)
+    if "error" in seen or "error" in expected:
+        wanted, got = expected.get("error", ""), seen.get("error", "")
+        grading.expect_equal(got or "no error", wanted or "no error", what=what,
+                             rule=ONE_ELEMENT if "single element" in wanted + got else
+                             V_NONE if "v None" in wanted + got else
+                             ANY_MODE if "inside no_grad()" in what else
+                             H_TIMES_V if "does not require grad" in got else PAIR)
+        grading.expect_equal(seen.get("func ran"), expected.get("func ran"), what=f"how often func ran: {what}",
+                             rule=V_NONE)
+    if seen["value"] != expected["value"]:
+        grading.expect_equal(seen["value"], expected["value"], what=f"the first element of {what}", rule=PAIR)
+    if seen["H v"] != expected["H v"] or seen["shapes"] != expected["shapes"]:
+        grading.expect_equal((seen["H v"], seen["shapes"]), (expected["H v"], expected["shapes"]),
+                             what=f"(H v, (output.shape, H v.shape)) of {what}", rule=H_TIMES_V)
+    key = "caller (requires_grad, grad is None, is_leaf)"
+    if seen[key] != expected[key]:
+        grading.expect_equal(seen[key], expected[key], what=f"the caller's tensor after {what}", rule=UNTOUCHED)
+    key = "requires_grad (output, H v)"
+    if seen[key] != expected[key]:
+        grading.expect_equal(seen[key], expected[key], what=f"{key} of {what}",
+                             rule=CREATE_GRAPH if "create_graph=True" in what else DETACHED)
+    grading.expect_equal(seen, expected, what=what, rule=CREATE_GRAPH)
+
+
+def _hvp_checks(fn, cases):
+    """(label, func, make inputs, v, create_graph, mode) each: the student's hvp, then the library's."""
+    reference = exercises.reference("06.hvp")
+    with grading.checking("06.hvp", fn):
+        seen = [hvp_record(fn, func, make(), v, create_graph, mode) for _, func, make, v, create_graph, mode in cases]
+    with library_version("06"):
+        expected = [hvp_record(reference, func, make(), v, create_graph, mode)
+                    for _, func, make, v, create_graph, mode in cases]
+    for (label, *_), s, e in zip(cases, seen, expected):
+        expect_hvp_record(s, e, what=label)
 
 
 def hvp(fn):
-    """Your ``hvp`` on the quadratic form ``x @ A @ x / 2`` (Hessian ``A``), on ``cubes`` and
-    on ``exps``.  Rules: it returns the pair ``(func(inputs), H @ v)``, both detached; the
-    caller's tensor is left untouched, also when it requires grad (no ``.grad``, still a
-    leaf)."""
+    """Your ``hvp`` on the quadratic form ``x @ A @ x / 2`` (Hessian ``A``), ``cubes``, ``exps``
+    and a linear function (Hessian 0); with ``v=None`` on one-element inputs; refusing a
+    function of several elements and ``v=None`` on a longer input (before calling func); on a
+    tensor that requires grad (left untouched).  Compared with PyTorch's values (the library's
+    hvp): the pair, its flags, the caller's tensor, how often func ran."""
+    A = ag.tensor([[2.0, 1.0], [1.0, 3.0]])
+
     def quadratic(x):
         return x @ A @ x / 2
 
-    with grading.checking("06.hvp", fn):
-        A = ag.tensor([[2.0, 1.0], [1.0, 3.0]])
-        x0 = ag.tensor([1.0, -1.0])
-        v = ag.tensor([1.0, 0.0])
-        seen = outcome(fn, quadratic, x0, v)
-        pair_check(seen, "hvp(quadratic, x0, v)")
-        grading.expect_close(seen[0], 1.5, what="the first element of hvp(quadratic, x0, v)",
-                             rule=VALUE_FIRST)
-        grading.expect_close(seen[1], [2.0, 1.0], what="the second element of hvp(quadratic, x0, v)",
-                             rule=H_TIMES_V)
-        grading.expect_equal((x0.requires_grad, x0.grad_fn is None, x0.grad is None), (False, True, True),
-                             what="(x0.requires_grad, x0.grad_fn is None, x0.grad is None) after hvp(quadratic, x0, v)",
-                             rule=UNTOUCHED)
-        grading.expect_equal((seen[0].requires_grad, seen[1].requires_grad), (False, False),
-                             what="(output.requires_grad, hvp.requires_grad) for create_graph=False",
-                             rule=DETACHED)
-
-        x1 = ag.tensor([1.0, 2.0, 3.0])
-        for v1, expected in (([1.0, 1.0, 1.0], [6.0, 12.0, 18.0]), ([1.0, -2.0, 0.5], [6.0, -24.0, 9.0])):
-            seen = outcome(fn, cubes, x1, ag.tensor(v1))
-            pair_check(seen, f"hvp(cubes, [1, 2, 3], {v1})")
-            grading.expect_close(seen[1], expected,
-                                 what=f"hvp(cubes, [1, 2, 3], {v1})[1] for cubes(x) = (x ** 3).sum()",
-                                 rule=H_TIMES_V)
-        x2 = ag.tensor([0.0, 1.0, -1.0])
-        seen = outcome(fn, exps, x2, ag.tensor([1.0, 2.0, -1.0]))
-        pair_check(seen, "hvp(exps, [0, 1, -1], [1, 2, -1])")
-        grading.expect_close(seen[1], np.exp([0.0, 1.0, -1.0]) * [1.0, 2.0, -1.0], rtol=1e-5,
-                             what="hvp(exps, [0, 1, -1], [1, 2, -1])[1] for exps(x) = x.exp().sum()",
-                             rule=H_TIMES_V)
-
-        w = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        seen = outcome(fn, cubes, w, ag.tensor([1.0, 1.0, 1.0]))
-        pair_check(seen, "hvp(cubes, w, v) with w.requires_grad=True")
-        grading.expect_equal((w.grad is None, w.is_leaf), (True, True),
-                             what="(w.grad is None, w.is_leaf) after hvp(cubes, w, v)",
-                             rule=UNTOUCHED)
+    def t(*values, **kw):
+        return lambda: ag.tensor(list(values) if len(values) != 1 or kw.get("vector") else values[0],
+                                 requires_grad=kw.get("requires_grad", False))
+    cases = [("hvp(quadratic, [1, -1], [1, 0])", quadratic, t(1.0, -1.0), ag.tensor([1.0, 0.0]), False, None),
+             ("hvp(cubes, [1, 2, 3], [1, -2, 0.5])", cubes, t(1.0, 2.0, 3.0), ag.tensor([1.0, -2.0, 0.5]), False, None),
+             ("hvp(exps, [0, 1, -1], [1, 2, -1])", exps, t(0.0, 1.0, -1.0), ag.tensor([1.0, 2.0, -1.0]), False, None),
+             ("hvp(linear, [1, 2, 3], [1, 1, 1]), linear(x) = (x * 2).sum()", linear, t(1.0, 2.0, 3.0),
+              ag.tensor([1.0, 1.0, 1.0]), False, None),
+             ("hvp(lambda t: t ** 3, tensor(2.)) (v=None)", lambda x: x ** 3, t(2.0), None, False, None),
+             ("hvp(cubes, tensor([2.])) (v=None)", cubes, t(2.0, vector=True), None, False, None),
+             ("hvp(lambda t: t ** 3, [1, 2, 3], [1, 1, 1])", lambda x: x ** 3, t(1.0, 2.0, 3.0),
+              ag.tensor([1.0, 1.0, 1.0]), False, None),
+             ("hvp(cubes, [1, 2, 3]) (v=None)", cubes, t(1.0, 2.0, 3.0), None, False, None),
+             ("hvp(cubes, w, [1, 1, 1]) for w = [1, 2, 3] requiring grad", cubes, t(1.0, 2.0, 3.0, requires_grad=True),
+              ag.tensor([1.0, 1.0, 1.0]), False, None)]
+    _hvp_checks(fn, cases)
 
 
 def hvp_in_the_library(fn):
-    """Your function as ``ag.autograd.functional.hvp`` on ``cubes``, then called inside
-    ``no_grad()`` (it must turn grad mode on itself), then with ``create_graph=True`` (``H @ v``
-    must keep its graph)."""
+    """Your function as ``ag.autograd.functional.hvp`` on ``cubes``; called inside
+    ``no_grad()``; with ``create_graph=True`` (both results keep their graph), also on an input
+    that requires grad (``H v`` differentiated again with respect to it)."""
     with grading.checking("06.hvp", fn):
-        x1 = ag.tensor([1.0, 2.0, 3.0])
-        v1 = ag.tensor([1.0, 1.0, 1.0])
-        seen = outcome(ag.autograd.functional.hvp, cubes, x1, v1)
-        pair_check(seen, "ag.autograd.functional.hvp(cubes, [1, 2, 3], [1, 1, 1])")
-        grading.expect_close(seen[0], 36.0, what="ag.autograd.functional.hvp(cubes, [1, 2, 3], [1, 1, 1])[0]",
-                             rule="the pair starts with the function's value: (func(inputs), H @ v)")
-        grading.expect_close(seen[1], [6.0, 12.0, 18.0],
-                             what="ag.autograd.functional.hvp(cubes, [1, 2, 3], [1, 1, 1])[1]",
-                             rule="hvp returns H @ v: the gradient of (gradient * v).sum()")
-        with ag.no_grad():
-            seen = outcome(fn, cubes, x1, v1)
-        grading.expect_true(isinstance(seen, tuple), what="hvp(cubes, x, v) called inside no_grad()", seen=repr(seen),
-                            rule="hvp turns grad mode on itself (with ag.enable_grad():), so it works inside no_grad")
-        grading.expect_close(seen[1], [6.0, 12.0, 18.0], what="hvp(cubes, x, v)[1] inside no_grad()",
-                             rule="hvp turns grad mode on itself (with ag.enable_grad():), so it works inside no_grad")
-        seen = outcome(fn, cubes, x1, v1, create_graph=True)
-        pair_check(seen, "hvp(cubes, x, v, create_graph=True)")
-        grading.expect_close(seen[1], [6.0, 12.0, 18.0], what="hvp(cubes, x, v, create_graph=True)[1]",
-                             rule="hvp returns H @ v: the gradient of (gradient * v).sum()")
-        grading.expect_equal(seen[1].requires_grad, True, what="hvp(cubes, x, v, create_graph=True)[1].requires_grad",
-                             rule="with create_graph=True, H @ v keeps its graph (it is not detached)")
+        seen = outcome(ag.autograd.functional.hvp, cubes, ag.tensor([1.0, 2.0, 3.0]), ag.tensor([1.0, 1.0, 1.0]))
+        grading.expect_true(isinstance(seen, tuple) and len(seen) == 2, seen=repr(seen), rule=PAIR,
+                            what="ag.autograd.functional.hvp(cubes, [1, 2, 3], [1, 1, 1])")
+        grading.expect_close(seen[1], [6.0, 12.0, 18.0], rule=H_TIMES_V,
+                             what="ag.autograd.functional.hvp(cubes, [1, 2, 3], [1, 1, 1])[1]")
+    v = ag.tensor([1.0, 1.0, 1.0])
+    _hvp_checks(fn, [
+        ("hvp(cubes, [1, 2, 3], [1, 1, 1]) inside no_grad()", cubes, lambda: ag.tensor([1.0, 2.0, 3.0]), v, False,
+         "no_grad"),
+        ("hvp(cubes, [1, 2, 3], [1, 1, 1], create_graph=True)", cubes, lambda: ag.tensor([1.0, 2.0, 3.0]), v, True,
+         None),
+        ("hvp(cubes, w, [1, 1, 1], create_graph=True) for w = [1, 2, 3] requiring grad", cubes,
+         lambda: ag.tensor([1.0, 2.0, 3.0], requires_grad=True), v, True, None),
+        ("hvp(exps, w, [1, -1, 2], create_graph=True) inside no_grad(), w requiring grad", exps,
+         lambda: ag.tensor([0.5, 0.0, -0.5], requires_grad=True), ag.tensor([1.0, -1.0, 2.0]), True, "no_grad")])
 
 
-# ------------------------------------------------------------ 06.checkpoint_forward and 06.checkpoint_backward
-
-RUNS_FUNCTION = "forward returns the outputs of the function on its arguments, computed without recording"
-SAVES_INPUTS = ("forward saves the tensor arguments, and only them, with ctx.save_for_backward "
-                "(not the outputs: backward recomputes those)")
-KEEPS_OTHERS = ("ctx.inputs lists every argument, with None in place of each tensor (the tensors go "
-                "through save_for_backward), and ctx.tensor_indices the positions of the tensors")
-KEEPS_FUNCTION = "forward keeps the function as ctx.run_function"
-RNG_KEPT = ("with preserve_rng_state, forward keeps in ctx.rng_state the generator's state from before the "
-            "function runs (None without it)")
-SAME_GRADS = "checkpointing changes no gradient: they equal those of the function run without checkpoint"
-ONE_PER_ARGUMENT = ("backward returns one gradient per argument of forward: None for run_function and "
-                    "preserve_rng_state, then one per input (None where the input is not a tensor)")
-DETACHED_COPIES = ("backward recomputes on detached copies of the inputs: its own backward pass must not "
-                   "reach the graph outside the checkpoint (x.grad is untouched by calling backward itself)")
-WITH_GRAD = ("backward recomputes with grad mode on: the engine runs backward with it off, and a "
-             "recomputation without a graph has nothing to differentiate")
-SAME_RANDOM = ("backward recomputes with the forward pass's random numbers (ctx.rng_state), and leaves the "
-               "caller's generator as it was (fork_rng)")
-REFUSES_GRAD = ("inside autograd.grad or backward(inputs=...), backward refuses with a RuntimeError "
-                "(NOT_VALID_MESSAGE) when checkpoint_valid() says it cannot run")
-NOT_VALID = "incompatible with .grad()"
-
-
-def _block_function(names, steps, noisy, outputs, w):
-    """The function a random block checkpoints: a chain of elementwise steps on x."""
-    def block(*args):
-        env = dict(zip(names, args))
-        a = env["x"]
-        for step in steps:
-            a = {"exp": lambda: (-a).exp(), "sin": lambda: a.sin(), "tanh": lambda: a.tanh(),
-                 "w": lambda: a * w, "k": lambda: a * env["k"], "c": lambda: a + env["c"],
-                 "square": lambda: a ** 2}[step]()
-        if noisy:
-            a = a * (ag.rand(*a.shape) > 0.5)          # a dropout-like random mask
-        return (a, (a * env["c"]).sum()) if outputs == 2 else a
-    return block
-
-
-def random_block(seed):
-    """A random function to checkpoint and its arguments, the same for the same seed.
-    Returns (description, function, args, preserve, leaves): args are x (a leaf, or a
-    non-leaf made from one), a number k, a constant tensor c, sometimes None, in a
-    random order; the function may use a closure parameter w, draw a random mask, and
-    return one or two outputs.  leaves are [the leaf behind x, w]."""
+def random_hvp_case(seed):
+    """A random case for ``_hvp_checks``: a function (quadratic, cubes, exps, linear, x sin x,
+    or one returning several elements), a float32 or float64 point of 1 to 4 elements (or 0-d),
+    v or None, create_graph, an input requiring grad or not, inside no_grad or not."""
     rng = np.random.default_rng(seed)
-    name, dtype = [("float32", ag.float32), ("float64", ag.float64)][int(rng.integers(2))]
-    shape = tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(1, 3))))
-    values = lambda: rng.uniform(-1.0, 1.0, size=shape).astype(dtype.numpy)    # noqa: E731
-    leaf, w, c = (ag.tensor(values(), requires_grad=flag) for flag in (True, True, False))
-    non_leaf = bool(rng.integers(2))
-    x = leaf * 1.5 if non_leaf else leaf
-    k = round(float(rng.uniform(0.5, 2.0)), 3)
-    names = ["x", "k", "c"] + (["none"] if rng.integers(2) else [])
-    names = [names[int(i)] for i in rng.permutation(len(names))]
-    args = [{"x": x, "k": k, "c": c, "none": None}[n] for n in names]
-    steps = [["exp", "sin", "tanh", "w", "k", "c", "square"][int(i)] for i in rng.integers(7, size=int(rng.integers(1, 5)))]
-    noisy, outputs, preserve = bool(rng.integers(2)), int(rng.integers(1, 3)), bool(rng.integers(4))
-    description = (f"a block of {' -> '.join(steps)}{' -> random mask' if noisy else ''} with {outputs} output(s), "
-                   f"arguments ({', '.join(names)}), x {'a non-leaf' if non_leaf else 'a leaf'} "
-                   f"of shape {shape} ({name}), preserve_rng_state={preserve}")
-    return description, _block_function(names, steps, noisy, outputs, w), args, preserve, [leaf, w]
+    n = int(rng.integers(0, 5))
+    dtype = [ag.float32, ag.float64][int(rng.integers(2))]
+    shape = () if n == 0 else (n,)
+    size = max(n, 1)
+    x = rng.uniform(-1.5, 1.5, size=shape).astype(dtype.numpy)
+    v = rng.standard_normal(shape).astype(dtype.numpy)
+    M = rng.standard_normal((size, size)).astype(dtype.numpy)
+    S = ag.tensor((M + M.T) / 2)
+    kind = ["quadratic", "cubes", "exps", "linear", "x sin x", "several elements"][int(rng.integers(6))]
+    funcs = {"quadratic": lambda t: t.reshape(-1) @ S @ t.reshape(-1) / 2, "cubes": cubes, "exps": exps,
+             "linear": linear, "x sin x": lambda t: (t * t.sin()).sum(), "several elements": lambda t: t ** 3}
+    if kind == "several elements" and size == 1:
+        kind = "cubes"
+    flagged, create_graph = bool(rng.integers(2)), bool(rng.integers(3) == 0)
+    no_v = bool(rng.integers(4) == 0)
+    mode = "no_grad" if rng.integers(3) == 0 else None
+    label = (f"hvp({kind}, x, {'None' if no_v else 'v'}{', create_graph=True' if create_graph else ''}) for a random "
+             f"{dtype.name} x of shape {shape}{' requiring grad' if flagged else ''}"
+             f"{' inside no_grad()' if mode else ''}")
+    return (label, funcs[kind], lambda: ag.tensor(x, dtype=dtype, requires_grad=flagged),
+            None if no_v else ag.tensor(v, dtype=dtype), create_graph, mode)
 
 
-def _apply(block, preserve, args):
-    return CheckpointFunction.apply(block, preserve, *args)
+def expect_hvp(fn, cases):
+    _hvp_checks(fn, cases)
 
 
-def block_loss(outputs):
-    """A scalar from a block's outputs (a weighted sum), to call backward on."""
-    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-    total = outputs[0].sum() * 0.5
-    for out in outputs[1:]:
-        total = total + out * 2.0
-    return total
+def random_hessian_cases(seeds):
+    """(kind, func, x, v): random functions at random float64 points, to compare with the
+    explicit Hessian."""
+    cases = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(1, 6))
+        kind = ["quadratic", "cubes", "exps", "x sin x"][int(rng.integers(4))]
+        M = ag.tensor(rng.standard_normal((n, n)))
+        b = ag.tensor(rng.standard_normal(n))
+        funcs = {"quadratic": lambda x, M=M, b=b: x @ M @ x / 2 + (b * x).sum(), "cubes": cubes, "exps": exps,
+                 "x sin x": lambda x: (x * x.sin()).sum()}
+        cases.append((kind, funcs[kind], ag.tensor(rng.standard_normal(n)), ag.tensor(rng.standard_normal(n))))
+    return cases
 
 
-def forward_record(seed):
-    """What a checkpointed random block shows, part by part: its outputs, what its node
-    saved (ctx), and the gradients after backward.  Only plain values."""
-    description, block, args, preserve, leaves = random_block(seed)
-    ag.manual_seed(seed % 997)
-    before = get_rng_state()
-    outputs = outcome(_apply, block, preserve, args)
-    record = {"outputs": plain(outputs)}
-    if isinstance(outputs, str):
-        return description, record
-    node = (outputs[0] if isinstance(outputs, tuple) else outputs).grad_fn
-    record["saved"] = plain(outcome(lambda: list(node.saved_tensors)))
-    record["inputs"] = [plain(getattr(node, "inputs", "missing")), getattr(node, "tensor_indices", "missing")]
-    record["function"] = getattr(node, "run_function", None) is block
-    state = getattr(node, "rng_state", "missing")
-    record["rng_state"] = (state is None) if not preserve else (state == before)
-    error = outcome(lambda: block_loss(outputs).backward())
-    record["grads"] = [error if isinstance(error, str) else None, grads_of(leaves)]
-    return description, record
-
-
-def forward_rule(part, seen):
-    """The rule a difference in ``part`` of a forward record most likely breaks."""
-    if "save_for_backward" in str(seen):
-        return SAVES_INPUTS
-    return FORWARD_RULES[part]
-
-
-FORWARD_RULES = {"outputs": RUNS_FUNCTION, "saved": SAVES_INPUTS, "inputs": KEEPS_OTHERS,
-                 "function": KEEPS_FUNCTION, "rng_state": RNG_KEPT, "grads": SAME_GRADS}
-
-
-def backward_record(seed, backward):
-    """What a checkpoint's backward does on a random block, part by part: ``backward``
-    called on the node directly (its result, and whether the outer leaves were touched),
-    then backward through the engine (gradients, and the caller's generator afterwards)."""
-    description, block, args, preserve, leaves = random_block(seed)
-    ag.manual_seed(seed % 997)
-    outputs = CheckpointFunction.apply(block, preserve, *args)
-    outs = outputs if isinstance(outputs, tuple) else (outputs,)
-    rng = np.random.default_rng(seed)
-    grad_outputs = [ag.tensor(rng.uniform(-1.0, 1.0, size=o.shape).astype(o.dtype.numpy)) for o in outs]
-    returned = outcome(backward, outs[0].grad_fn, *grad_outputs)
-    record = {"returned": plain(returned), "untouched": grads_of(leaves)}
-    for leaf in leaves:
-        leaf.grad = None
-    ag.manual_seed(seed % 997)
-    outputs = CheckpointFunction.apply(block, preserve, *args)
-    ag.rand(3)                                   # the caller draws between forward and backward
-    error = outcome(lambda: block_loss(outputs).backward())
-    record["grads"] = [error if isinstance(error, str) else None, grads_of(leaves)]
-    record["generator"] = round(float(ag.rand(1).item()), 6)
-    return description, record
-
-
-def backward_rule(part, seen):
-    """The rule a difference in ``part`` of a backward record most likely breaks."""
-    text = str(seen)
-    if "requires_grad" in text or "does not require grad" in text:
-        return WITH_GRAD
-    if "incorrect number of gradients" in text or "different than None" in text:
-        return ONE_PER_ARGUMENT
-    return {"returned": ONE_PER_ARGUMENT, "untouched": DETACHED_COPIES, "grads": SAME_GRADS,
-            "generator": SAME_RANDOM}[part]
-
-
-def _chain(t):
-    for _ in range(3):
-        t = (-t).exp()
-    return t
-
-
-def checkpoint_forward(fn):
-    """Your ``forward`` as ``CheckpointFunction.forward``, through ``checkpoint(f, x, 2.0, c)``
-    with ``f(a, k, c) = sin(exp(a * k) + c)``: the output's values and ``grad_fn``, what the
-    node keeps (``saved_tensors``, ``inputs``, ``tensor_indices``, ``run_function``,
-    ``rng_state``), then ``x.grad`` after backward; then a function with a random mask,
-    with and without ``preserve_rng_state``."""
-    def f(a, k, c):
-        return ((a * k).exp() + c).sin()
-
-    values = np.array([0.1, -0.2, 0.3])
-    with grading.checking("06.checkpoint_forward", fn):
-        x = ag.tensor(values, requires_grad=True)
-        c = ag.tensor([1.0, 2.0, 3.0])
-        before = get_rng_state()
-        y = outcome(checkpoint, f, x, 2.0, c, use_reentrant=True)
-        grading.expect_true(isinstance(y, ag.Tensor), what="checkpoint(f, x, 2.0, c)", seen=repr(y),
-                            rule=forward_rule("outputs", y))
-        grading.expect_close(y, np.sin(np.exp(values * 2.0) + [1.0, 2.0, 3.0]), what="checkpoint(f, x, 2.0, c)",
-                             rule=RUNS_FUNCTION)
-        node = y.grad_fn
-        grading.expect_equal(node.name(), "CheckpointFunctionBackward", what="y.grad_fn.name()",
-                             rule=RUNS_FUNCTION)
-        saved = outcome(lambda: list(node.saved_tensors))
-        grading.expect_equal(plain(saved), plain([x, c]), what="y.grad_fn.saved_tensors", rule=SAVES_INPUTS)
-        grading.expect_equal([plain(getattr(node, "inputs", "missing")), getattr(node, "tensor_indices", "missing")],
-                             [[None, 2.0, None], [0, 2]], what="[ctx.inputs, ctx.tensor_indices]", rule=KEEPS_OTHERS)
-        grading.expect_true(getattr(node, "run_function", None) is f, what="ctx.run_function is f",
-                            rule=KEEPS_FUNCTION)
-        grading.expect_true(getattr(node, "rng_state", None) == before,
-                            what="ctx.rng_state == the generator's state before checkpoint(...)", rule=RNG_KEPT)
-        error = outcome(lambda: y.sum().backward())
-        grading.expect_equal(error, None, what="y.sum().backward()", rule=SAME_GRADS)
-        expected = np.cos(np.exp(values * 2.0) + [1.0, 2.0, 3.0]) * np.exp(values * 2.0) * 2.0
-        grading.expect_close(x.grad, expected, what="x.grad after y.sum().backward()", rule=SAME_GRADS)
-
-        def noisy(a):
-            return a * (ag.rand(50) > 0.5)
-
-        for preserve in (True, False):
-            ones = ag.ones(50, requires_grad=True)
-            ag.manual_seed(4)
-            y = checkpoint(noisy, ones, use_reentrant=True, preserve_rng_state=preserve)
-            grading.expect_true((getattr(y.grad_fn, "rng_state", "missing") is None) is (not preserve),
-                                what=f"ctx.rng_state is None with preserve_rng_state={preserve}", rule=RNG_KEPT)
-            y.sum().backward()
-            if preserve:
-                grading.expect_close(ones.grad, y.detach(), rule=RNG_KEPT,
-                                     what="ones.grad for y = ones * (random mask), checkpointed: the same mask again")
-
-
-def checkpoint_backward(fn):
-    """Your ``backward`` as ``CheckpointFunction.backward``: first called directly on the node
-    of ``checkpoint(f, x, 2.0, c)`` (it returns one gradient per argument of ``forward``, and
-    ``x.grad`` stays None: the recomputation works on detached copies), then through the
-    engine on a chain of three ``exp``, on a non-leaf input, with a closure parameter and
-    two outputs; on a random mask (the same numbers again, the caller's generator left as
-    it was); and inside ``autograd.grad``, which it refuses."""
-
-    def f(a, k, c):
-        return ((a * k).exp() + c).sin()
-
-    values = np.array([0.1, -0.2, 0.3])
-    expected = np.cos(np.exp(values * 2.0) + [1.0, 2.0, 3.0]) * np.exp(values * 2.0) * 2.0
-    with grading.checking("06.checkpoint_backward", fn):
-        x = ag.tensor(values, requires_grad=True)
-        y = checkpoint(f, x, 2.0, ag.tensor([1.0, 2.0, 3.0]), use_reentrant=True)
-        returned = outcome(fn, y.grad_fn, ag.ones(3))
-        grading.expect_true(isinstance(returned, tuple) and len(returned) == 5
-                            and [g is None for g in returned] == [True, True, False, True, True],
-                            what="backward(ctx, ones) for y = checkpoint(f, x, 2.0, c), c not requiring grad",
-                            seen=repr(plain(returned)), rule=ONE_PER_ARGUMENT)
-        grading.expect_close(returned[2], expected, what="the gradient of x in backward's result", rule=SAME_GRADS)
-        grading.expect_equal(x.grad, None, what="x.grad after calling backward(ctx, ones) directly",
-                             rule=DETACHED_COPIES)
-
-        x = ag.tensor(values, requires_grad=True)
-        error = outcome(lambda: checkpoint(_chain, x, use_reentrant=True).sum().backward())
-        grading.expect_equal(error, None, what="checkpoint(chain of 3 exp, x).sum().backward()",
-                             rule=backward_rule("grads", error))
-        grading.expect_close(x.grad, _numeric_chain_grad(values), what="x.grad for the chain of 3 exp",
-                             rule=SAME_GRADS)
-
-        leaf = ag.tensor(values, requires_grad=True)
-        w = ag.tensor([2.0, -1.0, 0.5], requires_grad=True)
-
-        def two(a):
-            h = (a * w).tanh()
-            return h, (h * h).sum()
-
-        out, total = checkpoint(two, leaf * 3.0, use_reentrant=True)
-        error = outcome(lambda: (out.sum() + total).backward())
-        grading.expect_equal(error, None, what="backward through checkpoint(two, leaf * 3.0)",
-                             rule=backward_rule("grads", error))
-        t = np.tanh(values * 3.0 * [2.0, -1.0, 0.5])
-        dh = (1 + 2 * t) * (1 - t ** 2)
-        grading.expect_close(leaf.grad, dh * [2.0, -1.0, 0.5] * 3.0, rtol=1e-6,
-                             what="leaf.grad for a non-leaf input leaf * 3.0 and two outputs", rule=SAME_GRADS)
-        grading.expect_close(w.grad, dh * values * 3.0, rtol=1e-6,
-                             what="w.grad for a parameter w the function uses", rule=SAME_GRADS)
-
-        def noisy(a):
-            return a * (ag.rand(50) > 0.5)
-
-        ones = ag.ones(50, requires_grad=True)
-        ag.manual_seed(4)
-        y = checkpoint(noisy, ones, use_reentrant=True)
-        ag.rand(7)                                   # the caller draws between forward and backward
-        next_draw = ag.rand(1).item()
-        ag.manual_seed(4)
-        y = checkpoint(noisy, ones, use_reentrant=True)
-        ag.rand(7)
-        error = outcome(lambda: y.sum().backward())
-        grading.expect_equal(error, None, what="backward through checkpoint(noisy, ones)",
-                             rule=backward_rule("grads", error))
-        grading.expect_close(ones.grad, y.detach(), what="ones.grad for y = ones * (random mask)", rule=SAME_RANDOM)
-        grading.expect_equal(ag.rand(1).item(), next_draw,
-                             what="the caller's next random number after backward", rule=SAME_RANDOM)
-
-        x = ag.tensor(values, requires_grad=True)
-        y = checkpoint(_chain, x, use_reentrant=True)
-        grading.expect_raises(lambda: ag.autograd.grad(y.sum(), x), RuntimeError, NOT_VALID,
-                              what="ag.autograd.grad(checkpoint(chain, x).sum(), x)", rule=REFUSES_GRAD)
-
-
-def _numeric_chain_grad(values):
-    a, grad = np.array(values, dtype=float), 1.0
-    for _ in range(3):
-        a = np.exp(-a)
-        grad = grad * -a
-    return grad
+def expect_hvp_against_hessian(fn, cases, explicit_hessian):
+    """fn's H v against the explicit Hessian (``explicit_hessian``, the notebook's helper) times v."""
+    with library_version("06"):
+        expected = [(func(x).item(), explicit_hessian(func, x).numpy() @ v.numpy()) for _, func, x, v in cases]
+    with grading.checking("06.hvp", fn):
+        seen = [outcome(fn, func, x, v) for _, func, x, v in cases]
+    for (kind, func, x, v), s, (value, product) in zip(cases, seen, expected):
+        call = f"hvp({kind}, x, v) for a random x of shape {tuple(x.shape)}"
+        grading.expect_true(isinstance(s, tuple) and len(s) == 2, what=call, seen=repr(s), rule=PAIR)
+        grading.expect_close(s[0], value, what=f"the first element of {call}", rtol=1e-9, rule=PAIR)
+        grading.expect_close(s[1], product, what=f"the second element of {call}, against the explicit Hessian",
+                             rtol=1e-7, atol=1e-9, rule=H_TIMES_V)
+        grading.expect_equal((s[0].requires_grad, s[1].requires_grad, x.requires_grad), (False, False, False),
+                             what=f"(output.requires_grad, hvp.requires_grad, x.requires_grad) for {call}",
+                             rule=UNTOUCHED if x.requires_grad else DETACHED)

@@ -19,21 +19,20 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
-__all__ = ["unpack", "unpack_in_the_engine", "expect_unpack", "expect_engine", "unpack_outcome", "unpack_rule", "random_unpack_case",
-           "engine_run", "random_engine_case",
+__all__ = ["unpack", "unpack_in_the_engine", "expect_unpack", "expect_engine", "unpack_outcome",
+           "expect_unpack_outcome", "random_unpack_case", "engine_run", "expect_engine_run", "random_engine_case",
            "UP_HOOKED", "UP_NOT_A_TENSOR", "UP_NOT_CHECKED", "UP_CHECKED", "UP_ITSELF", "UP_ATTACHED",
-           "UP_AT_ITS_NUMBER", "UP_SHARES", "UP_ENGINE"]
+           "UP_AT_ITS_NUMBER", "UP_SHARES"]
 
-UP_HOOKED = "a tensor packed by a hook comes back as what the unpack hook makes of the packed value, one call each time"
-UP_NOT_A_TENSOR = "an unpack hook that returns something other than a tensor is refused with TypeError"
-UP_NOT_CHECKED = "a tensor packed by a hook is not version-checked: the library no longer holds it"
-UP_CHECKED = "a tensor saved without hooks is version-checked (check_version) before it comes back"
-UP_ITSELF = "a saved input comes back as that very tensor (or, hooked, as what the unpack hook returned)"
-UP_ATTACHED = "a node's own saved output comes back with the node as its grad_fn, whatever the grad mode"
-UP_AT_ITS_NUMBER = "an attached output gets the output number it was saved at (saved.output_nr)"
-UP_SHARES = "an attached output is a new tensor on the same data and version counter as the one it stands for"
-UP_ENGINE = ("backward reads every saved tensor through unpack: hooks' values, version checks, and saved "
-             "outputs attached at their number so that second derivatives flow through the node")
+UNPACK = grading.rules("06.unpack")
+UP_HOOKED = UNPACK("hooked")
+UP_NOT_A_TENSOR = UNPACK("hook-type")
+UP_NOT_CHECKED = UNPACK("not-checked")
+UP_CHECKED = UNPACK("checked")
+UP_ITSELF = UNPACK("itself")
+UP_ATTACHED = UNPACK("attached")
+UP_AT_ITS_NUMBER = UNPACK("output-nr")
+UP_SHARES = UNPACK("shares")
 
 
 # ------------------------------------------------------------ building saved tensors
@@ -182,24 +181,32 @@ def _mode(grad_mode):
     return ag.enable_grad() if grad_mode else ag.no_grad()
 
 
-def unpack_rule(label, seen, expected):
-    """The rule a case breaks, from what differs between ``seen`` and ``expected``."""
+def expect_unpack_outcome(label, seen, expected, what):
+    """Fail when what unpack did (``unpack_outcome``) differs from the library's, naming the rule
+    the difference breaks."""
+    if seen == expected:
+        return
     hooked = "hooks" in label and "no hooks" not in label
     if isinstance(expected, tuple) or isinstance(seen, tuple):
+        refused = isinstance(seen, tuple) and seen[0] == "refused"
         if isinstance(expected, tuple) and "not a tensor" in expected[-1]:
-            return UP_NOT_A_TENSOR
+            grading.expect_equal(seen, expected, what=what, rule=UP_NOT_A_TENSOR)
         if isinstance(expected, tuple) and "inplace" in expected[-1]:
-            return UP_CHECKED
+            grading.expect_equal(seen, expected, what=what, rule=UP_CHECKED)
         if hooked:
-            return UP_NOT_CHECKED if isinstance(seen, tuple) and seen[0] == "refused" else UP_HOOKED
-        return UP_CHECKED if isinstance(seen, tuple) and seen[0] == "refused" else UP_ITSELF
+            grading.expect_equal(seen, expected, what=what, rule=UP_NOT_CHECKED if refused else UP_HOOKED)
+        grading.expect_equal(seen, expected, what=what, rule=UP_CHECKED if refused else UP_ITSELF)
     if expected["is the saved tensor itself"] and not seen["is the saved tensor itself"]:
-        return UP_ITSELF
-    for key, rule in (("unpack hook calls", UP_HOOKED), ("grad_fn", UP_ATTACHED), ("output number", UP_AT_ITS_NUMBER),
-                      ("same data and version counter", UP_SHARES), ("is the saved tensor itself", UP_ITSELF)):
-        if seen.get(key) != expected.get(key):
-            return rule
-    return UP_HOOKED if hooked else UP_ITSELF
+        grading.expect_equal(seen, expected, what=what, rule=UP_ITSELF)
+    if seen.get("unpack hook calls") != expected.get("unpack hook calls"):
+        grading.expect_equal(seen, expected, what=what, rule=UP_HOOKED)
+    if seen.get("grad_fn") != expected.get("grad_fn"):
+        grading.expect_equal(seen, expected, what=what, rule=UP_ATTACHED)
+    if seen.get("output number") != expected.get("output number"):
+        grading.expect_equal(seen, expected, what=what, rule=UP_AT_ITS_NUMBER)
+    if seen.get("same data and version counter") != expected.get("same data and version counter"):
+        grading.expect_equal(seen, expected, what=what, rule=UP_SHARES)
+    grading.expect_equal(seen, expected, what=what, rule=UP_HOOKED if hooked else UP_ITSELF)
 
 
 def expect_unpack(fn, cases):
@@ -208,7 +215,7 @@ def expect_unpack(fn, cases):
     with grading.checking("06.unpack", fn):
         seen = [unpack_outcome(fn, case) for case in cases]
     for (label, _, _), s, e in zip(cases, seen, expected):
-        grading.expect_equal(s, e, what=f"unpack(saved, node) for {label}", rule=unpack_rule(label, s, e))
+        expect_unpack_outcome(label, s, e, what=f"unpack(saved, node) for {label}")
 
 
 def unpack(fn):
@@ -281,15 +288,40 @@ def random_engine_case(seed):
     return label, hooks, write, values
 
 
+def expect_engine_run(case, seen, expected, what):
+    """Fail when two results of ``engine_run`` differ, naming the rule of the first difference:
+    a refusal (version check, hook's type), how the custom Function saw its saved output, or
+    the gradients (a second derivative flows through attached outputs)."""
+    if seen == expected:
+        return
+    hooked = case[1] is not None
+    for (s_value, s_seen), (e_value, e_seen), order in zip(seen, expected, ("backward", "first", "second")):
+        if isinstance(s_value, tuple) or isinstance(e_value, tuple):
+            if s_value == e_value:
+                continue
+            if isinstance(e_value, tuple) and "not a tensor" in e_value[-1]:
+                grading.expect_equal(seen, expected, what=what, rule=UP_NOT_A_TENSOR)
+            if isinstance(e_value, tuple) and "inplace" in e_value[-1]:
+                grading.expect_equal(seen, expected, what=what, rule=UP_CHECKED)
+            grading.expect_equal(seen, expected, what=what, rule=UP_NOT_CHECKED if hooked else UP_ITSELF)
+        if [a for a, _ in s_seen] != [a for a, _ in e_seen]:
+            grading.expect_equal(seen, expected, what=what, rule=UP_ATTACHED)
+        if s_seen != e_seen:
+            grading.expect_equal(seen, expected, what=what, rule=UP_AT_ITS_NUMBER)
+        if s_value != e_value:
+            grading.expect_equal(seen, expected, what=what, rule=UP_ATTACHED if order == "second" else
+                                 UP_HOOKED if hooked else UP_ITSELF)
+    grading.expect_equal(seen, expected, what=what, rule=UP_ATTACHED)
+
+
 def expect_engine(fn, cases):
     with library_version("06"):
         expected = [engine_run(case) for case in cases]
     with grading.checking("06.unpack", fn):
         seen = [engine_run(case) for case in cases]
     for case, s, e in zip(cases, seen, expected):
-        grading.expect_equal(s, e, what=f"x.grad, then x's first and second derivatives of h.exp() * h.sigmoid() + "
-                             f"b * a.tanh() (h = 1.5x; a, b = TwoOutputs(h), saving b) with {case[0]}",
-                             rule=UP_ENGINE)
+        expect_engine_run(case, s, e, what=f"x.grad, then x's first and second derivatives of h.exp() * "
+                          f"h.sigmoid() + b * a.tanh() (h = 1.5x; a, b = TwoOutputs(h), saving b) with {case[0]}")
 
 
 def unpack_in_the_engine(fn):

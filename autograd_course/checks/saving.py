@@ -3,17 +3,20 @@
 ``autograd_course.checks.lifetime`` (the notebook's ``check``) imports them; each function
 is the visible part of one test cell, run on the function you wrote, and its docstring says
 what it tries.  The constants are the rules the checks name (the hidden tests name them too).
-``grads_of`` is shared with the other checks of the notebook.
+``grads_of`` and ``plain`` are shared with the other checks of the notebook.
 """
 
 import numpy as np
 
 import autograd_lib as ag
 from autograd_lib.recording import PARAM, PARAM_IF_GIVEN, RESULT, SAVED_PARAM
+from autograd_lib import exercises
 from autograd_course import grading
+from autograd_course.notebook import library_version
 
-__all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "plan_rule", "random_records", "grads_of",
-           "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST"]
+__all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "expect_plan", "random_records", "grads_of", "plain",
+           "random_plan_cases", "expect_plans", "expect_records", "expect_record",
+           "PAIRS", "NEEDED_ONLY", "SOURCES", "IF_GIVEN", "NEEDED_FIRST", "COMPUTES"]
 
 
 def grads_of(tensors):
@@ -21,17 +24,24 @@ def grads_of(tensors):
     return [None if t.grad is None else np.round(t.grad._data, 10).tolist() for t in tensors]
 
 
+def plain(value):
+    """A comparable form of a tensor, a list of values or an error text."""
+    if isinstance(value, ag.Tensor):
+        return ("tensor", np.round(value._data, 10).tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
 # ------------------------------------------------------------ 06.plan_saves
 
-PAIRS = "plan_saves returns a tuple of (value_name, source) pairs, each value name once"
-NEEDED_ONLY = ("a node keeps the values that the formulas of its grad-requiring inputs name; the tensors "
-               "that only the other inputs' formulas name are not kept")
-SOURCES = ("each value's source: an input's position (an int) for an input, RESULT for the result, "
-           "SAVED_PARAM for a name in node_cls.saves, PARAM for another plain value")
-IF_GIVEN = ("a plain value that only the formula of an input needing no gradient names is kept "
-            "as PARAM_IF_GIVEN")
-NEEDED_FIRST = ("a plain value that the formula of a grad-requiring input names is a PARAM, even when "
-                "the formula of an input needing no gradient names it too")
+PLAN = grading.rules("06.plan_saves")
+PAIRS = PLAN("pairs")
+NEEDED_ONLY = PLAN("needed-only")
+SOURCES = PLAN("sources")
+IF_GIVEN = PLAN("if-given")
+NEEDED_FIRST = PLAN("needed-first")
+COMPUTES = PLAN("computes")
 
 
 def plan_of(fn, node_cls, needs_grad):
@@ -77,21 +87,23 @@ def plan_saves(fn):
     with grading.checking("06.plan_saves", fn):
         seen = [plan_of(fn, _node_class(node), needs) for node, _, needs, _ in cases]
     for (node, op, needs, expected), plan in zip(cases, seen):
-        grading.expect_equal(plan, expected, rule=plan_rule(plan, expected),
-                             what=f"plan_saves({node}, {needs}) as a dict, for {op} "
-                                  f"(its formulas name {_names_per_input(_node_class(node))})")
+        expect_plan(plan, expected, what=f"plan_saves({node}, {needs}) as a dict, for {op} "
+                                         f"(its formulas name {_names_per_input(_node_class(node))})")
 
 
-def plan_rule(seen, expected):
-    """The rule that a plan ``seen`` (as ``plan_of`` gives it) breaks, ``expected`` being right."""
+def expect_plan(seen, expected, what):
+    """Fail when the plan ``seen`` (as ``plan_of`` gives it) differs from ``expected``, naming
+    the rule its difference breaks."""
+    if seen == expected:
+        return
     if not isinstance(seen, dict):
-        return PAIRS
+        grading.expect_equal(seen, expected, what=what, rule=PAIRS)
     differ = [name for name in {**seen, **expected} if seen.get(name) != expected.get(name)]
     if any(expected.get(name) == PARAM and seen.get(name) == PARAM_IF_GIVEN for name in differ):
-        return NEEDED_FIRST
+        grading.expect_equal(seen, expected, what=what, rule=NEEDED_FIRST)
     if any(PARAM_IF_GIVEN in (seen.get(name), expected.get(name)) for name in differ):
-        return IF_GIVEN
-    return NEEDED_ONLY if set(seen) != set(expected) else SOURCES
+        grading.expect_equal(seen, expected, what=what, rule=IF_GIVEN)
+    grading.expect_equal(seen, expected, what=what, rule=NEEDED_ONLY if set(seen) != set(expected) else SOURCES)
 
 
 def _names_per_input(node_cls):
@@ -143,17 +155,17 @@ def plan_saves_in_the_engine(fn):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
         c = ag.tensor([4.0, 5.0, 6.0])
         cond = ag.tensor([True, False, True])
-        cases = [("x * c", lambda: x * c, ["other"], {}, [4.0, 5.0, 6.0], NEEDED_ONLY),
-                 ("x.exp()", lambda: x.exp(), ["result"], {}, np.exp([1.0, 2.0, 3.0]), SOURCES),
-                 ("x ** 3", lambda: x ** 3, ["self"], {"exponent": 3}, [3.0, 12.0, 27.0], SOURCES),
+        cases = [("x * c", lambda: x * c, ["other"], {}, [4.0, 5.0, 6.0]),
+                 ("x.exp()", lambda: x.exp(), ["result"], {}, np.exp([1.0, 2.0, 3.0])),
+                 ("x ** 3", lambda: x ** 3, ["self"], {"exponent": 3}, [3.0, 12.0, 27.0]),
                  ("ag.add(c, x, alpha=2.0)", lambda: ag.add(c, x, alpha=2.0), [], {"alpha": 2.0},
-                  [2.0, 2.0, 2.0], SOURCES),
+                  [2.0, 2.0, 2.0]),
                  ("x[idx] for idx = [0, 0, 2]", lambda: x[ag.tensor([0, 0, 2])], ["indices"],
-                  {"self_shape": (3,)}, [2.0, 0.0, 1.0], SOURCES),
+                  {"self_shape": (3,)}, [2.0, 0.0, 1.0]),
                  ("ag.where(cond, x, c)", lambda: ag.where(cond, x, c), [],
-                  {"condition": ("tensor", [True, False, True])}, [1.0, 0.0, 1.0], SOURCES)]
+                  {"condition": ("tensor", [True, False, True])}, [1.0, 0.0, 1.0])]
         seen = []
-        for label, build, _, _, _, _ in cases:
+        for label, build, _, _, _ in cases:
             x.grad = None
             try:
                 y = build()
@@ -162,8 +174,57 @@ def plan_saves_in_the_engine(fn):
                 seen.append((kept, None if x.grad is None else x.grad.numpy()))
             except Exception as error:                # report a crash as a broken rule
                 seen.append((f"{type(error).__name__}: {error}", None))
-    for (label, _, saved, params, grad, rule), (kept, x_grad) in zip(cases, seen):
-        grading.expect_equal(kept, (saved, params), rule=rule,
-                             what=f"(sorted(node._saved), node._params) of the node of {label}")
+    for (label, _, saved, params, grad), (kept, x_grad) in zip(cases, seen):
+        what = f"(sorted(node._saved), node._params) of the node of {label}"
+        if isinstance(kept, tuple) and kept[0] != saved:
+            grading.expect_equal(kept, (saved, params), what=what, rule=NEEDED_ONLY)
+        grading.expect_equal(kept, (saved, params), what=what, rule=SOURCES)
         grading.expect_close(x_grad, grad, what=f"x.grad after ({label}).sum().backward()",
-                             rule="backward computes with the values the node kept")
+                             rule=COMPUTES)
+
+
+def random_plan_cases(seeds):
+    """(node class, needs_grad) for each seed: a random class of the library's nodes (not
+    variadic) and a random pattern of inputs needing a gradient, at least one."""
+    classes = sorted({c for c in ag.derivatives.NODES.values() if c.input_names and not c.variadic},
+                     key=lambda c: c.__name__)
+    cases = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        node_cls = classes[int(rng.integers(len(classes)))]
+        needs = tuple(bool(b) for b in rng.integers(2, size=len(node_cls.input_names)))
+        cases.append((node_cls, needs if any(needs) else (True,) + needs[1:]))
+    return cases
+
+
+def expect_plans(fn, cases):
+    """fn's plan for each (node class, needs_grad), compared with the library's."""
+    reference = exercises.reference("06.plan_saves")
+    with grading.checking("06.plan_saves", fn):
+        seen = [plan_of(fn, node_cls, needs) for node_cls, needs in cases]
+    for (node_cls, needs), plan in zip(cases, seen):
+        expected = plan_of(reference, node_cls, needs)
+        expect_plan(plan, expected, what=f"plan_saves({node_cls.__name__}, {needs}) as a dict "
+                                         f"(its formulas name {_names_per_input(node_cls)}, saves {node_cls.saves})")
+
+
+def expect_record(seen, expected, what):
+    """Fail when two records of ``random_records`` differ, naming the rule the first
+    difference breaks: what a node kept, or the gradients computed from it."""
+    for s, e in zip(seen, expected):
+        if s[3] != e[3]:
+            if not (isinstance(s[3], tuple) and isinstance(e[3], tuple)):
+                grading.expect_equal(seen, expected, what=what, rule=PAIRS)
+            grading.expect_equal(seen, expected, what=what, rule=NEEDED_ONLY if s[3][0] != e[3][0] else SOURCES)
+    grading.expect_equal(seen, expected, what=what, rule=COMPUTES)
+
+
+def expect_records(fn, seeds):
+    """random_records(seed) with fn plugged, compared with the library's."""
+    with grading.checking("06.plan_saves", fn):
+        seen = [random_records(seed) for seed in seeds]
+    with library_version("06"):
+        expected = [random_records(seed) for seed in seeds]
+    for i, (s, e) in enumerate(zip(seen, expected)):
+        expect_record(s, e, what=f"random ops #{i}: (op, a.requires_grad, b.requires_grad, (saved names, "
+                                 "params) of its node, the grads of a and b)")

@@ -30,7 +30,7 @@ from ..tensor import Tensor
 from ..ops.inplace import CopySlices, move_retain_grad
 from ..views import IN_CUSTOM_FUNCTION, make_view, positions_in_base, regenerate_grad_fn, same_layout
 
-__all__ = ["Function", "FunctionCtx", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable", "Error"]
 
 # PyTorch's refusals of what a backward returned (function_gradients formats them).
 WRONG_COUNT = "function {name} returned an incorrect number of gradients (expected {expected}, got {got})"
@@ -116,9 +116,9 @@ class _FunctionNode(Node, FunctionCtx):
         self.needs_input_grad = ()
 
     def release_saved(self):
-        if self._saved_list:
-            self._saved_list = ()
-            self._freed = True
+        # As PyTorch: once released, saved_tensors raises even when nothing was saved.
+        self._saved_list = ()
+        self._freed = True
 
     def materialize_grads(self, grads):
         if not self._materialize:
@@ -270,11 +270,55 @@ def _rebase_dirty_view(view, node):
     regenerate_grad_fn(view, key)
 
 
+ONCE_DIFFERENTIABLE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class Error(Node):
+    """The node PyTorch puts on the gradients of a ``@once_differentiable`` backward run with
+    ``create_graph=True`` (its ``DelayedError``): the gradients require grad, as they would
+    without the decorator, but differentiating them raises instead of silently giving a
+    gradient that ignores the backward's own dependence on its inputs.  Its inputs are
+    detached copies of the gradients, leaves that require grad, so the graph behind the
+    gradients ends here."""
+
+    def apply(self, grad_outputs):
+        raise RuntimeError(ONCE_DIFFERENTIABLE_MESSAGE)
+
+
+def _delayed_error(gradients):
+    """``gradients`` (a tensor, None, or a tuple of them) as the outputs of one :class:`Error`
+    node, each input a leaf that requires grad holding the same values."""
+    single = not isinstance(gradients, tuple)
+    gradients = (gradients,) if single else gradients
+    leaves = []
+    for g in gradients:
+        if isinstance(g, Tensor):
+            g = g.detach()
+            g.requires_grad = True
+        leaves.append(g)
+    node = Error()
+    node.next_functions = tuple(g._gradient_edge() if isinstance(g, Tensor) else (None, 0) for g in leaves)
+    node._input_meta = tuple((g._data.shape, g._data.dtype) if isinstance(g, Tensor) else None for g in leaves)
+    node.num_outputs = len(leaves)
+    outputs = []
+    for i, g in enumerate(leaves):
+        if isinstance(g, Tensor):
+            g = Tensor._make(g._data)
+            g.grad_fn, g._output_nr = node, i
+        outputs.append(g)
+    return outputs[0] if single else tuple(outputs)
+
+
 def once_differentiable(backward):
-    """Decorate a ``Function.backward`` that is not itself differentiable: it runs
-    with recording off, so its gradients never carry a graph (PyTorch's decorator)."""
+    """Decorate a ``Function.backward`` that is not itself differentiable: it runs with
+    recording off.  As PyTorch's decorator: when recording is on (``create_graph=True``)
+    and a gradient it was given requires grad, its results come back requiring grad
+    through an :class:`Error` node, which raises if a later backward reaches it."""
     @functools.wraps(backward)
     def wrapper(ctx, *args):
         with no_grad():
-            return backward(ctx, *args)
+            outputs = backward(ctx, *args)
+        if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        return _delayed_error(outputs)
     return wrapper

@@ -12,11 +12,12 @@ checks themselves are in ``functional_checks.py``.
 
 import warnings
 
-from ..creation import zeros_like
+from ..creation import ones_like, zeros_like
 from ..engine import backward_pass
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..ops.shape import stack
 from ..tensor import Size, Tensor
+from .anomaly_mode import run_backward
 from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
                                 finish, prepare, single_output, unpack, validate_v)
 
@@ -182,15 +183,16 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     more, with ``v`` as its upstream gradient.  Returns ``(func(inputs), H @ v)``,
     as ``torch.autograd.functional.hvp``.  (Exercise 06.hvp.)"""
     single = isinstance(inputs, Tensor)
-    # With create_graph the result must stay connected to the caller's inputs
-    # (a view keeps the history); otherwise work on fresh leaves.
-    inputs = tuple(x.view(x.shape) if create_graph and x.requires_grad
-                   else x.detach().requires_grad_(True) for x in _as_tuple(inputs))
+    given = _as_tuple(inputs)
     vs = _as_tuple(v) if v is not None else ()
-    if v is None and not (len(inputs) == 1 and inputs[0].numel() == 1):
+    if v is None and not (len(given) == 1 and given[0].numel() == 1):
         raise RuntimeError("The vector v can only be None if the input to the user-provided "
                            "function is a single Tensor with a single element.")
     with enable_grad():
+        # With create_graph the result must stay connected to the caller's inputs (a view,
+        # made in grad mode as PyTorch makes it, keeps the history); otherwise fresh leaves.
+        inputs = tuple(x.view(x.shape) if create_graph and x.requires_grad
+                       else x.detach().requires_grad_(True) for x in given)
         output = func(*inputs)
         if not isinstance(output, Tensor) or output.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hvp should contain "

@@ -20,7 +20,7 @@
 ``fold.py``         ``Unfold``, ``Fold`` (sliding blocks as columns)
 ``distance.py``     ``CosineSimilarity``, ``PairwiseDistance``
 ``padding.py``      ``ReflectionPad2d``, ``ReplicationPad1d``, ``ZeroPad2d``, ``ConstantPad3d``, ...
-``conv.py``         ``Conv1d``, ``Conv2d``
+``conv.py``         ``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``
 ``pooling.py``      ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``, ``AvgPool2d``, ``AdaptiveAvgPool1d``,
                     ``AdaptiveAvgPool2d``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
@@ -44,7 +44,7 @@ from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBas
 from .activation import Dropout1d, Dropout2d
 from .parameter_containers import ParameterDict, ParameterList
 from .sparse import Embedding
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .linear import Bilinear, Identity, Linear
 from .fold import Fold, Unfold
@@ -65,5 +65,5 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "ParameterDict", "Embedding", "KLDivLoss", "RMSNorm", "Dropout1d", "Dropout2d",
            "MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BatchNorm1d",
            "GroupNorm", "BatchNorm2d", "BatchNorm3d", "Bilinear", "RNNBase", "RNN", "LSTM", "GRU",
-           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Unfold", "Fold", "Conv1d", "Conv2d",
+           "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Unfold", "Fold", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
            "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]

@@ -1,6 +1,6 @@
 """Convolution and pooling in ``nn.functional`` (re-exported by ``functional.py``): ``conv1d``,
-``conv2d``, ``max_pool1d``, ``max_pool2d``, ``avg_pool1d``, ``avg_pool2d``,
-``adaptive_avg_pool1d``, ``adaptive_avg_pool2d``.
+``conv2d``, ``conv_transpose1d``, ``conv_transpose2d``, ``max_pool1d``, ``max_pool2d``,
+``avg_pool1d``, ``avg_pool2d``, ``adaptive_avg_pool1d``, ``adaptive_avg_pool2d``.
 
 Each takes a batched input, ``(N, C, L)`` or ``(N, C, H, W)``, or the same without the batch
 dim, and builds the graph PyTorch builds:
@@ -26,8 +26,9 @@ from ..ops import convolution as _C
 from ..ops import pooling as _P
 from ..ops.nn_layers import constant_pad_nd as _constant_pad_nd
 
-__all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
-           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d"]
 
 
 def _ints(value, n):
@@ -113,6 +114,33 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     may also be ``"valid"`` or ``"same"``.  Output size per dim:
     ``(size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1``."""
     return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transpose(dims, name, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    if isinstance(padding, str):
+        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
+    batched, was_batched = _batched(input, dims, name)
+    output = _C.convolution(batched, weight, bias, _ints(stride, dims), _ints(padding, dims), _ints(dilation, dims),
+                            True, _ints(output_padding, dims), groups)
+    return output if was_batched else output.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transposed convolution (the adjoint of ``conv1d``) of ``input`` ``(N, in_channels, L)``
+    or ``(in_channels, L)`` by ``weight`` ``(in_channels, out_channels / groups, kernel)``."""
+    return _conv_transpose(1, "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transposed convolution of ``input`` ``(N, in_channels, H, W)`` or ``(in_channels, H, W)`` by
+    ``weight`` ``(in_channels, out_channels / groups, kH, kW)``: each input position spreads ``input *
+    weight`` over an output window, windows ``stride`` apart (the input's gradient of ``conv2d``).
+    Output size per dim: ``(size - 1) * stride - 2 * padding + dilation * (kernel - 1) +
+    output_padding + 1``; ``output_padding`` (smaller than the stride or the dilation) picks among
+    the sizes a ``conv2d`` with this stride maps to the same input size."""
+    return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
 
 
 # ----------------------------------------------------------------- pooling

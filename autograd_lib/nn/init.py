@@ -17,7 +17,7 @@ import warnings
 from ..creation import eye, rand, randn
 from ..grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
@@ -88,6 +88,26 @@ def eye_(tensor):
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
         return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups=1):
+    """Fill a convolution's weight ``(out_channels, in_channels, *kernel)`` (1-d, 2-d or 3-d) with
+    Dirac deltas: zeros, and a 1 at the kernel's centre linking output channel ``d`` of each of
+    the ``groups`` to input channel ``d``, for as many channels as both have.  The layer starts by
+    passing its inputs through (as many as it can).  As PyTorch, one write for the zeros, then
+    one per 1."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = tensor.shape[0] // groups
+    centre = tuple(n // 2 for n in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):

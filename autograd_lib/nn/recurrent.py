@@ -29,7 +29,6 @@ from collections import namedtuple
 
 from ..ops import cat, relu, sigmoid, stack, tanh, unbind
 from ..ops.pieces import unsafe_chunk
-from ..ops.shape import transpose_fresh_
 from . import functional as F
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "run", "MODES"]
@@ -246,7 +245,7 @@ def run(mode, input, hx, flat_weights, has_biases, num_layers, dropout, train, b
     output = layer_input
     if batch_first and not packed:
         # PyTorch's LSTM transposes its result (TransposeBackward0), RNN and GRU theirs in place.
-        output = output.transpose(0, 1) if has_cell_state else transpose_fresh_(output, 0, 1)
+        output = output.transpose(0, 1) if has_cell_state else output.transpose_(0, 1)
     if has_cell_state:
         return output, stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)
     return output, stack(finals, 0)

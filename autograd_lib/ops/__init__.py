@@ -35,6 +35,8 @@ One module per family, each installing its Tensor methods next to its ops
 ``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
 ``compositions.py``       ``hstack``, ``meshgrid``, ``broadcast_tensors``, ``fmax``, ``vdot``, ``var_mean``, ...
 ``fold.py``               ``im2col``, ``col2im``: sliding blocks as columns (``F.unfold``, ``F.fold``)
+``strided.py``            views by strides: ``as_strided``, ``Tensor.unfold`` (overlapping windows)
+``inplace_views.py``      in-place views: ``squeeze_``, ``unsqueeze_``, ``t_``, ``transpose_``
 ``windows.py``            sliding windows (im2col as a NumPy view) and their adjoint, for the two below
 ``convolution.py``        ``convolution`` and ``convolution_backward`` (``F.conv1d``, ``F.conv2d``)
 ``pooling.py``            ``max_pool2d_with_indices``, ``avg_pool2d``, ``adaptive_avg_pool2d`` and their backwards
@@ -77,4 +79,6 @@ from .distances import *           # noqa: F401,F403
 from .reductions_more import *     # noqa: F401,F403
 from .compositions import *       # noqa: F401,F403
 from .fold import *               # noqa: F401,F403
+from .strided import *            # noqa: F401,F403
+from .inplace_views import *      # noqa: F401,F403
 from .linalg_more import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401

@@ -65,9 +65,19 @@ def cuda(input, device=None, non_blocking=False, memory_format=None):
     _devices.check("cuda" if device is None else device)
 
 
+def pin_memory(input, device=None):
+    """Raises, as PyTorch without an accelerator does: pinned memory is for copies to a GPU."""
+    raise RuntimeError("Cannot access accelerator device when none is available. (autograd_lib has no "
+                       "accelerator: pinned memory, for fast copies to one, does not apply.)")
+
+
+def is_pinned(input, device=None):
+    return False
+
+
 def type_(input, dtype=None, non_blocking=False):
-    """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``
-    or ``x.type('autograd_lib.DoubleTensor')``: a cast, as ``to``."""
+    """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``,
+    ``x.type('autograd_lib.DoubleTensor')`` or ``x.type(DoubleTensor)``: a cast, as ``to``."""
     if dtype is None:
         return f"autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}"
     if isinstance(dtype, str):
@@ -76,11 +86,14 @@ def type_(input, dtype=None, non_blocking=False):
         if dtype not in by_legacy:
             raise ValueError(f"invalid type: '{dtype}'")
         dtype = by_legacy[dtype]
+    elif isinstance(getattr(dtype, "dtype", None), _dt.dtype) and isinstance(dtype, type):
+        dtype = dtype.dtype                         # a legacy class: x.type(LongTensor)
     return to(input, dtype)
 
 
 Tensor.to = to
 Tensor.cpu, Tensor.cuda, Tensor.type = cpu, cuda, type_
+Tensor.pin_memory, Tensor.is_pinned = pin_memory, is_pinned
 Tensor.float = lambda self: to(self, _dt.float32)
 Tensor.double = lambda self: to(self, _dt.float64)
 Tensor.long = lambda self: to(self, _dt.int64)

@@ -31,6 +31,10 @@ def key_value(k):
     return k
 
 
+ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                  "to convert a 0-dim tensor to a number")
+
+
 def getitem(input, key):
     """``x[key]``: basic indexing makes views one dim at a time (Select, Slice,
     Unsqueeze, as PyTorch records them); integer/boolean arrays then gather a
@@ -42,13 +46,16 @@ def getitem(input, key):
             return _alias(input)
         if isinstance(key, slice):                      # a lone slice is always recorded
             return _slice(input, 0, key)
+        if input.ndim == 0 and isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+            raise IndexError(ZERO_DIM_INDEX)
         key = (key,)
     key = tuple(_index_entry(k) for k in key)
     n_specified = sum(_dims_consumed(k) for k in key)
     if n_specified > input.ndim:
         raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
     out, dim, advanced = input, 0, []
-    for k in key:
+    for position, k in enumerate(key):
+        # (PyTorch's messages number an index by its position in the key, whatever dims it spans)
         if k is Ellipsis:
             skip = input.ndim - n_specified
             advanced.extend([slice(None)] * skip)
@@ -60,7 +67,7 @@ def getitem(input, key):
         elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
             size = out.shape[dim]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {k} is out of bounds for dimension {position} with size {size}")
             key = select_key(dim, int(k))
             out = record("select.int", out._data[key], (out,),
                          {"self_shape": out.shape, "dim": dim, "index": int(k)}, view_of=out,

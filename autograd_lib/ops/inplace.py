@@ -67,17 +67,27 @@ def check_inplace(t):
 
 def _check_write(t, recording):
     """PyTorch's checks before ``t`` is written in place; ``recording``: grad mode is on
-    and ``t`` or another input of the op requires grad.  An inference tensor outside
-    inference_mode first, then how a view was made (under no_grad, by unbind:
-    ``views.check_view_write``), then the leaf rule."""
-    if not _grad_state.inference and t.is_inference():
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-                           "details.")
+    and ``t`` or another input of the op requires grad.  How a view was made (under
+    no_grad, by unbind: ``views.check_view_write``), then the leaf rule.  (An inference
+    tensor is refused only once written: :func:`count_write`.)"""
     if recording and t._base is not None:
         check_view_write(t)
     check_inplace(t)
+
+
+INFERENCE_WRITE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+    "to get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 "
+    "for more details.")
+
+
+def count_write(t):
+    """Count a write into ``t``'s storage (``graph.increment_version``), once it is done.  As
+    PyTorch, whose version bump is where an inference tensor is refused outside
+    inference_mode, such a tensor is written first and refused after: the new values stay."""
+    _graph.increment_version(t)
+    if not _grad_state.inference and t.is_inference():
+        raise RuntimeError(INFERENCE_WRITE_MESSAGE)
 
 
 def _dense_bytes(a):
@@ -185,7 +195,7 @@ def _write(self, result):
     if result.shape != self.shape and not is_expandable_to(result.shape, self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    _graph.increment_version(self)
+    count_write(self)
 
 
 def move_retain_grad(self, node):
@@ -284,7 +294,7 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
     quietly(ufunc, self._data, value, out=self._data, casting="unsafe")
-    _graph.increment_version(self)
+    count_write(self)
     return self
 
 
@@ -396,6 +406,8 @@ def setitem(input, key, value):
     try:
         _inplace(target, write, value)
     except IndexError as error:             # NumPy says "axis", PyTorch "dimension"
+        if str(error).startswith("too many indices for array"):
+            raise IndexError(f"too many indices for tensor of dimension {input.ndim}") from None
         raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
 
 

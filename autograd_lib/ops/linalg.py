@@ -14,6 +14,7 @@ from ..broadcasting import broadcast_shape
 from ..recording import record
 from ..tensor import Tensor
 from .copies import contiguous
+from .inplace_views import squeeze_
 from .operands import reflected, to_tensor
 from .shape import expand, expanded_shape, reshape, squeeze, t, transpose_matrices, unsafe_view, unsqueeze
 
@@ -143,10 +144,8 @@ def matmul(input, other):
     if d1 == 2 and d2 == 1:
         return mv(t1, t2)
     if d1 == 1 and d2 == 2:
-        product = mm(unsqueeze(t1, 0), t2)
         # PyTorch squeezes the fresh product in place (squeeze_), so the result is not a view.
-        return record("squeeze_.dim", product._data[0], (product,),
-                      {"self_shape": product.shape, "dims": (0,)})
+        return squeeze_(mm(unsqueeze(t1, 0), t2), 0)
     if d1 == 2 and d2 == 2:
         return mm(t1, t2)
     if _should_fold(t1, t2):

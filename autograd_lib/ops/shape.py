@@ -20,7 +20,6 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..grad_mode import is_grad_enabled
-from ..graph import increment_version
 from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
@@ -120,17 +119,6 @@ def transpose(input, dim0, dim1):
     replay = (lambda a: np.swapaxes(a, d0, d1)) if n else same_layout
     return record("transpose.int", replay(input._data.view()), (input,), {"dim0": d0, "dim1": d1},
                   view_of=input, replay=replay)
-
-
-def transpose_fresh_(input, dim0, dim1):
-    """``input.transpose_(dim0, dim1)`` on a fresh result nothing else holds, as PyTorch's
-    RNN and GRU hand back a batch-first output: recorded as that in-place transpose
-    (TransposeBackward1), at version 1.  The library has no general ``Tensor.transpose_``
-    (an in-place change of a tensor's shape); the tensor returned is a new one."""
-    d0, d1 = _wrap_dim(dim0, input.ndim), _wrap_dim(dim1, input.ndim)
-    out = record("transpose_", np.swapaxes(input._data, d0, d1), (input,), {"dim0": d0, "dim1": d1})
-    increment_version(out)
-    return out
 
 
 def t(input):

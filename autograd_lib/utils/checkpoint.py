@@ -1,19 +1,23 @@
 """``checkpoint``: activation checkpointing, as ``torch.utils.checkpoint``.
 
-A checkpointed piece of a model keeps no graph of its own in the forward pass:
-``checkpoint(function, *args, use_reentrant=True)`` runs ``function`` under
-``no_grad`` and records a single node, ``CheckpointFunctionBackward``, that saves
-only the tensor arguments.  When backward reaches that node it runs ``function``
-again, this time recording, on detached copies of the saved arguments, and
-back-propagates through that fresh graph with a backward pass of its own (a
-*reentrant* backward: the engine runs inside one of its nodes).  Memory is traded
-for compute: the intermediate results of ``function`` are never held between the
-forward pass and backward.
+A checkpointed piece of a model keeps none of its intermediate results for backward: they
+are recomputed when backward needs them.  Memory is traded for compute.  PyTorch has two
+ways, and so has this module:
 
-The node is a custom :class:`~autograd_lib.autograd.Function`,
-:class:`CheckpointFunction`; its ``forward`` and ``backward`` are the course's
-exercises ``06.checkpoint_forward`` and ``06.checkpoint_backward`` (slots of
-``autograd_lib.exercises``), so the library always reaches them through the class.
+* ``use_reentrant=True``: ``function`` runs under ``no_grad`` and a single node records it,
+  ``CheckpointFunctionBackward``, which saves only the tensor arguments.  When backward
+  reaches that node it runs ``function`` again, this time recording, on detached copies of
+  the saved arguments, and back-propagates through that fresh graph with a backward pass of
+  its own (a *reentrant* backward: the engine runs inside one of its nodes).  The node is a
+  custom :class:`~autograd_lib.autograd.Function`, :class:`CheckpointFunction`; its
+  ``forward`` and ``backward`` are the course's exercises ``06.checkpoint_forward`` and
+  ``06.checkpoint_backward`` (slots of ``autograd_lib.exercises``).
+* ``use_reentrant=False`` (PyTorch recommends it): ``function`` records its own graph, but
+  every tensor its nodes save is replaced by an empty holder and recomputed when backward
+  first needs one (``checkpoint_hooks.py``, saved-tensor hooks).  ``autograd.grad``,
+  ``backward(inputs=...)``, keyword arguments for ``function``, ``context_fn`` and nested
+  checkpoints work; a recomputation that saves other tensors than the forward pass raises
+  :class:`CheckpointError`.
 
 As in PyTorch:
 
@@ -23,12 +27,12 @@ As in PyTorch:
   forward pass is restored for the recomputation, so random ops (``rand``,
   ``randn``, dropout masks) draw the same numbers again, and the caller's generator
   is left as it was;
-* the reentrant version refuses ``autograd.grad`` and ``backward(inputs=...)``;
-* when no argument requires grad, a ``UserWarning`` says gradients will be None
-  (parameters the function reaches through a closure get none either).
+* the reentrant version refuses ``autograd.grad`` and ``backward(inputs=...)``, and warns
+  when no argument requires grad (gradients will be None; parameters the function reaches
+  through a closure get none either);
+* :func:`checkpoint_sequential` checkpoints a sequence of modules in segments.
 
-``use_reentrant=False`` (PyTorch's version built on saved-tensor hooks) is not
-implemented: it raises ``NotImplementedError``.
+``debug=True`` is accepted, but autograd_lib logs no operators: its errors are the same.
 """
 
 import contextlib
@@ -39,14 +43,17 @@ from .. import engine as _engine
 from ..autograd.function import Function
 from ..autograd.functional import backward as _autograd_backward
 from ..creation import zeros_like
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import enable_grad, is_grad_enabled, no_grad
+from ..nn.container import Sequential
 from ..tensor import Tensor
+from .checkpoint_hooks import CheckpointError, Frame, checkpoint_hooks, metadata
 
-__all__ = ["checkpoint", "CheckpointFunction", "detach_variable", "check_backward_validity",
-           "checkpoint_valid", "get_rng_state", "set_rng_state", "fork_rng"]
+__all__ = ["checkpoint", "checkpoint_sequential", "CheckpointFunction", "CheckpointError", "detach_variable",
+           "check_backward_validity", "checkpoint_valid", "get_rng_state", "set_rng_state", "fork_rng",
+           "noop_context_fn", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
 
 USE_REENTRANT_WARNING = (
-    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
+    "autograd_lib.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in "
     "PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. use_reentrant=False "
     "is recommended, but if you need to preserve the current default behavior, you can pass "
     "use_reentrant=True. Refer to docs for more details on the differences between the two variants.")
@@ -56,6 +63,15 @@ NOT_VALID_MESSAGE = (
     "`inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, "
     "or call .backward() without passing the `inputs` argument.")
 NO_OUTPUT_MESSAGE = "none of output has requires_grad=True, this checkpoint() is not necessary"
+SEQUENTIAL_WARNING = (
+    "autograd_lib.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed explicitly. "
+    "In version 2.9 we will raise an exception if use_reentrant is not passed. use_reentrant=False is "
+    "recommended, but if you need to preserve the current default behavior, you can pass use_reentrant=True. "
+    "Refer to docs for more details on the differences between the two variants.")
+SUPPRESSED_MESSAGE = (
+    "autograd_lib.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised during "
+    "the checkpointed forward. This is not supported because checkpoint cannot return a value for a failed "
+    "forward.")
 
 
 # ------------------------------------------------------------ the random generator
@@ -168,26 +184,124 @@ class CheckpointFunction(Function):
         return (None, None) + tuple(item.grad if isinstance(item, Tensor) else None for item in detached)
 
 
-# ------------------------------------------------------------ the function
+# ------------------------------------------------------------ the functions
 
-def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism_check="default",
+def noop_context_fn():
+    """The default ``context_fn``: no context around the forward pass or the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+class _Settings:
+    early_stop = None               # set_checkpoint_early_stop's value, when inside it
+    debug = None                    # set_checkpoint_debug_enabled's
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """Inside the block, non-reentrant checkpoints stop their recomputation early or not
+    (``early_stop=`` of each call is overridden)."""
+    previous, _Settings.early_stop = _Settings.early_stop, enable
+    try:
+        yield
+    finally:
+        _Settings.early_stop = previous
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """``debug=`` for every checkpoint inside the block (None: each call's own)."""
+    previous, _Settings.debug = _Settings.debug, enabled
+    try:
+        yield
+    finally:
+        _Settings.debug = previous
+
+
+def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, determinism_check="default",
                debug=False, early_stop=True, **kwargs):
-    """``function(*args)`` without keeping its intermediate results for backward: they are
-    recomputed when backward needs them (``torch.utils.checkpoint.checkpoint``).
+    """``function(*args, **kwargs)`` without keeping its intermediate results for backward: they
+    are recomputed when backward needs them (``torch.utils.checkpoint.checkpoint``).
 
     ``preserve_rng_state=True`` (keyword): recompute with the forward pass's random numbers.
-    Only ``use_reentrant=True`` is implemented; ``None`` warns and means ``True``."""
+    ``use_reentrant``: which of PyTorch's two ways (module docstring); ``None`` warns and means
+    ``True``.  ``context_fn``, ``determinism_check`` (``"default"`` or ``"none"``), ``debug`` and
+    ``early_stop`` are the non-reentrant way's; keyword arguments other than
+    ``preserve_rng_state`` go to ``function`` there, and are refused by the reentrant way."""
     if use_reentrant is None:
         warnings.warn(USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs and use_reentrant:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    if not use_reentrant:
-        raise NotImplementedError(
-            "checkpoint(..., use_reentrant=False) is not implemented in autograd_lib: PyTorch's "
-            "non-reentrant version recomputes through saved-tensor hooks; use use_reentrant=True")
-    if context_fn is not None or debug is not False:
-        raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
-    check_backward_validity(args)
-    return CheckpointFunction.apply(function, preserve, *args)
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
+        check_backward_validity(args)
+        return CheckpointFunction.apply(function, preserve, *args)
+    return _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, debug, early_stop,
+                                         args, kwargs)
+
+
+def _checkpoint_without_reentrant(function, preserve, context_fn, determinism_check, debug, early_stop, args,
+                                  kwargs):
+    """Run ``function`` under the hooks of a new :class:`Frame` (``checkpoint_hooks.py``)."""
+    if (_Settings.debug if _Settings.debug is not None else debug) and context_fn is not noop_context_fn:
+        raise ValueError("debug=True is incompatible with non-default context_fn")
+    checks = {"default": metadata, "none": None}
+    if determinism_check not in checks:
+        raise ValueError(f"determinism_check should be one of {list(checks)}, but got {determinism_check}")
+    forward_context, recompute_context = context_fn()
+    state = get_rng_state() if preserve else None
+
+    def recompute(*inputs):
+        with fork_rng(enabled=preserve):
+            if preserve:
+                set_rng_state(state)
+            with recompute_context:
+                function(*inputs, **kwargs)
+
+    if not is_grad_enabled():                   # nothing will be saved: just run it
+        return function(*args, **kwargs)
+    stop = _Settings.early_stop if _Settings.early_stop is not None else early_stop
+    frame = Frame(recompute, stop, checks[determinism_check])
+    frame.save_inputs(args)
+    failed = False
+    with checkpoint_hooks(frame), forward_context:
+        try:
+            output = function(*args, **kwargs)
+        except BaseException:
+            failed = True
+            raise
+    if failed:                                  # the forward context swallowed the error
+        raise RuntimeError(SUPPRESSED_MESSAGE)
+    frame.forward_completed = True
+    return output
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """Run ``functions`` (a list of modules or functions, or an ``nn.Sequential``) one after the
+    other on ``input``, split into ``segments`` pieces, each checkpointed but the last
+    (``torch.utils.checkpoint.checkpoint_sequential``); ``preserve_rng_state`` as in
+    :func:`checkpoint`."""
+    if use_reentrant is None:
+        warnings.warn(SEQUENTIAL_WARNING, UserWarning, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+
+    def run(start, end):
+        def forward(x):
+            for j in range(start, end + 1):
+                x = functions[j](x)
+            return x
+        return forward
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    size = len(functions) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
+    return run(end + 1, len(functions) - 1)(input)

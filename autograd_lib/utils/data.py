@@ -19,6 +19,7 @@ everything runs in the calling process.
 import bisect
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -297,6 +298,7 @@ class DataLoader:
             raise ValueError("batch_size=None option disables auto-batching and is mutually "
                              "exclusive with drop_last")
         self.dataset, self.num_workers, self.generator = dataset, num_workers, generator
+        self.pin_memory = pin_memory
         self.batch_size, self.drop_last = batch_size, drop_last
         self._iterable = isinstance(dataset, IterableDataset)
         if sampler is None and not self._iterable:
@@ -311,6 +313,9 @@ class DataLoader:
         self.collate_fn = collate_fn
 
     def __iter__(self):
+        if self.pin_memory:                 # (as PyTorch without an accelerator: nothing to pin to)
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
+                          "pinned memory won't be used.", UserWarning, stacklevel=2)
         if self._iterable:
             yield from self._iterate_stream()
             return

@@ -16,8 +16,12 @@ headless.
 
 Four modules, one algorithm: ``walk`` (follow the graph, name what is in it), ``text``
 (the indented tree), ``layout`` (place the boxes in layers with few crossings, route the
-arrows) and ``draw`` (matplotlib); beside them ``storage`` draws one storage and its
-views (``draw_views``, assignment 08).  None imports anything from ``autograd_lib`` (only
+arrows) and ``draw`` (matplotlib); beside them ``saved`` draws what the nodes hold for
+backward and a checkpoint's recomputation (``draw_saved``, ``draw_checkpoint``, assignment
+06), ``storage`` one storage and its views (``draw_views``, assignment 08), ``versions`` the
+version counters along a write (``draw_versions``, assignment 08) and ``steps`` replays a
+backward pass step by step (``draw_backward_steps``, assignment 03).  None imports anything
+from ``autograd_lib`` (only
 matplotlib and the standard library, which ``tests/test_viz.py`` checks on every file),
 so the same code draws PyTorch's graphs.  The course asks students to write one piece of
 it: the walk, ``walk.topological_nodes`` (exercise 02.graph_nodes), which every function below reaches
@@ -105,20 +109,71 @@ show_no_grad=True, max_nodes=200) -> matplotlib.figure.Figure``
     of a view is regenerated when it has moved).  ``storage_positions(t)`` lists the
     storage index of each element of ``t``.
 
+``version_snapshot(tensors, roots=(), label="before")`` and
+``draw_versions(*snapshots, label="after", title=None) -> Figure``
+    The version counters along a write (``versions.py``): take a snapshot of some tensors
+    ({name: tensor}) and of the tensors the graph of ``roots`` saved, write in place, then
+    draw: one column per moment, each tensor's ``_version`` (orange where the write moved
+    it), and for each saved tensor the version its node checks against and the version
+    now (green while they agree, red once backward would refuse it)::
+
+        before = version_snapshot({"y": y, "y[1:]": y[1:], "y.data": y.data}, roots=[loss])
+        y.add_(1)
+        draw_versions(before, label="after y.add_(1)")
+
+``trace_backward(loss, gradient=None, retain_graph=None, names=None, run=None) -> BackwardTrace``
+    Run ``loss.backward()`` (or ``run()``) with a pre-hook and a post-hook on every node
+    (removed afterwards) and replay the pass (``steps.py``): after each step, every node's
+    dependency count and buffer, the ready queue (newest first), the nodes done.
+    ``draw_backward_steps(trace or loss, ..., columns=4)`` draws one panel per step,
+    ``format_backward_steps`` prints it; ``node_labels(nodes, names)`` tells nodes that
+    share a name apart (``MulBackward0 #2``, by creation order).
+
+``draw_saved(*roots, names=None, ax=None, title=None, figsize=None, show_no_grad=True) -> Figure``
+    The graph of ``draw_graph`` with what each node holds for backward now (``saved.py``):
+    red boxes list the saved tensors a node holds (name and shape), grey dashed ones the
+    names it has freed, blue ones saved nothing.  Drawn before and after ``backward()``
+    (and ``backward(retain_graph=True)``), it shows what backward frees and what it keeps.
+    ``saved_state(node)`` is what a box shows: ``SavedState(held=((name, shape), ...),
+    freed=(name, ...))``, read from ``node._saved_<name>`` and a custom Function's
+    ``saved_tensors`` (both raise ``RuntimeError`` once freed).
+
+``draw_checkpoint(*roots, recomputed, names=None, ...) -> Figure``
+    ``draw_saved``, plus below each ``CheckpointFunctionBackward`` node the segment its
+    backward recomputed (green), joined by a dashed arrow; its leaves are the detached
+    copies the recomputation ran on.  ``recomputed`` are the recomputation's outputs:
+    wrap the checkpointed function in ``watch_recomputation(f)``, whose ``.recomputed``
+    collects them during backward (or pass a dict ``{checkpoint node: outputs}``).
+
 ``node_name(node) -> str``
     The display name of a backward node (``"torch::autograd::AccumulateGrad"``
     becomes ``"AccumulateGrad"``).
 """
 
 from .draw import GraphFigure, draw_graph
+from .steps import BackwardTrace, draw_backward_steps, format_backward_steps, node_labels, trace_backward
+from .saved import SavedState, draw_checkpoint, draw_saved, saved_state, watch_recomputation
 from .storage import draw_views, storage_positions
 from .text import format_graph, print_graph
+from .versions import draw_versions, version_snapshot
 from .walk import MAX_NODES, graph_edges, graph_nodes, node_name
 
 __all__ = [
     "draw_graph",
     "draw_views",
+    "trace_backward",
+    "draw_backward_steps",
+    "format_backward_steps",
+    "node_labels",
+    "BackwardTrace",
     "storage_positions",
+    "draw_versions",
+    "version_snapshot",
+    "draw_saved",
+    "draw_checkpoint",
+    "saved_state",
+    "SavedState",
+    "watch_recomputation",
     "format_graph",
     "print_graph",
     "graph_nodes",

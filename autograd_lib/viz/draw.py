@@ -35,6 +35,12 @@ def draw_graph(
     _check_roots(roots, "draw_graph")
     measure = _Measure()
     boxes, edges = _build(roots, names, show_no_grad, max_nodes, measure)
+    return render(boxes, edges, measure, ax=ax, title=title, figsize=figsize)
+
+
+def render(boxes, edges, measure, ax=None, title=None, figsize=None):
+    """Lay out and draw boxes and edges (as ``layout._build`` makes them); return the Figure.
+    ``draw_graph`` and the drawings of ``saved`` share it."""
     n_real = len(boxes)
     routes, layers, bands, graph_h = _layout(boxes, edges, measure)
     graph_w = max(b.x + b.w / 2 for b in boxes)  # dummies too: long edges may run outside
@@ -106,6 +112,7 @@ def draw_graph(
             "root": ("#2e7d32", "-", 1.2),
             "acc": (_STYLES["leaf"]["edge"], (0, (4, 2)), 1.1),
             "nograd": ("#b5b5b5", (0, (1.2, 1.8)), 1.1),
+            "recompute": (_STYLES["recomputed"]["edge"], (0, (5, 2.5)), 1.4),
         }[style]
         ax.add_artist(
             FancyArrowPatch(
@@ -114,6 +121,10 @@ def draw_graph(
                 joinstyle="round", capstyle="round", gid=f"autograd-edge:{src.gid}->{dst.gid}",
             )
         )
+        if style == "recompute":  # what the dashed arrow means, beside it
+            (xa, _, ya), (xb, yb, _) = points[0], points[-1]
+            text((xa + xb) / 2 + 6.0, (ya + yb) / 2, "recomputes", "note", ha="left", zorder=3,
+                 color=_STYLES["recomputed"]["edge"], gid="autograd-recompute-label")
         if idx >= 0:  # which next_functions entry this arrow is, on the arrow
             (xa, _, ya), (xb, yb) = points[0], (points[1][0], points[1][1])
             t = min(0.3, 9.0 / max(yb - ya, 1e-9))
@@ -124,13 +135,13 @@ def draw_graph(
 
     for b in boxes[:n_real]:
         st = _STYLES[b.kind]
-        rounded = b.kind in ("fn", "acc")
+        rounded = b.kind not in ("root", "leaf", "nograd")
         patch = FancyBboxPatch(
             (b.x - b.w / 2, -(b.y + b.h / 2)), b.w, b.h,
             boxstyle=f"round,pad=0,rounding_size={8 if rounded else 2.5}",
             facecolor=st["face"], edgecolor=st["edge"],
             lw=(1.0 if b.kind == "nograd" else 1.3) * s,
-            linestyle=(0, (1.5, 1.5)) if b.kind == "nograd" else "-",
+            linestyle=_dashes(b.kind, b.dashed),
             zorder=2,
         )
         patch.set_gid(b.gid)
@@ -146,9 +157,9 @@ def draw_graph(
         ax.add_artist(
             FancyBboxPatch(
                 (lx, -(ly + row_h / 2 + sh / 2)), sw, sh,
-                boxstyle=f"round,pad=0,rounding_size={4 if k in ('fn', 'acc') else 1.5}",
+                boxstyle=f"round,pad=0,rounding_size={1.5 if k in ('root', 'leaf', 'nograd') else 4}",
                 facecolor=st["face"], edgecolor=st["edge"], lw=1.0 * s,
-                linestyle=(0, (1.5, 1.5)) if k == "nograd" else "-", zorder=2,
+                linestyle=_dashes(k, st.get("dashed", False)), zorder=2,
                 gid="autograd-legend",
             )
         )
@@ -160,3 +171,10 @@ def draw_graph(
             parse_math=False,
         )
     return fig
+
+
+def _dashes(kind, dashed):
+    """A box's outline: dotted for an input without grad, dashed for what is gone (freed)."""
+    if kind == "nograd":
+        return (0, (1.5, 1.5))
+    return (0, (4, 2)) if dashed else "-"

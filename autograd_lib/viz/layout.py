@@ -19,8 +19,12 @@ _STYLES = {
     "acc": dict(face="#fde3c3", edge="#d0700c", legend="AccumulateGrad"),
     "leaf": dict(face="#ebdef6", edge="#6c3d99", legend="leaf tensor"),
     "nograd": dict(face="#f7f7f7", edge="#b0b0b0", legend="input without grad"),
+    # the drawings of saved.py: what a node holds for backward
+    "held": dict(face="#fbdcd6", edge="#b3261e", legend="holds saved tensors"),
+    "freed": dict(face="#eeeeee", edge="#8c8c8c", legend="saved tensors freed", dashed=True),
+    "recomputed": dict(face="#d4efe9", edge="#00796b", legend="recomputed in backward"),
 }
-_LEGEND_ORDER = ("root", "fn", "acc", "leaf", "nograd")
+_LEGEND_ORDER = ("root", "fn", "held", "freed", "recomputed", "acc", "leaf", "nograd")
 
 # line styles: (font family, weight, style, size factor, colour)
 _LINE_STYLES = {
@@ -29,6 +33,7 @@ _LINE_STYLES = {
     "info": ("sans-serif", "normal", "normal", 0.86, "#333333"),
     "note": ("sans-serif", "normal", "italic", 0.8, "#555555"),
     "faint": ("monospace", "normal", "normal", 0.8, "#8a8a8a"),
+    "saved": ("monospace", "normal", "normal", 0.8, "#8e1c14"),
     "index": ("sans-serif", "normal", "normal", 0.72, "#666666"),
 }
 
@@ -72,10 +77,12 @@ class _Measure:
 
 
 class _Box:
-    __slots__ = ("kind", "lines", "w", "h", "layer", "x", "y", "rank", "dummy", "gid")
+    __slots__ = ("kind", "lines", "w", "h", "layer", "x", "y", "rank", "dummy", "gid", "obj", "dashed")
 
-    def __init__(self, kind, lines, measure):
+    def __init__(self, kind, lines, measure, obj=None, dashed=False):
         self.kind = kind
+        self.obj = obj  # the node or tensor the box stands for (None for stubs and dummies)
+        self.dashed = dashed
         self.lines = lines  # list of (text, line style)
         self.dummy = kind == "dummy"
         self.layer = 0
@@ -118,27 +125,27 @@ def _build(roots, names, show_no_grad, max_nodes, measure):
             lines = tensor_lines(r, "tensor")
             lines.append((f"requires_grad={bool(getattr(r, 'requires_grad', False))}", "info"))
             lines.append(("no grad_fn", "note"))
-            add(k, _Box("leaf", lines, measure))
+            add(k, _Box("leaf", lines, measure, obj=r))
         elif _is_node(r):
             pass  # a backward node given directly: no tensor box
         else:
-            add(k, _Box("root", tensor_lines(r, "output"), measure))
+            add(k, _Box("root", tensor_lines(r, "output"), measure, obj=r))
 
     for n in order:
         k = _key(n)
         if _is_acc(n):
-            add(k, _Box("acc", [(node_name(n), "op")], measure))
+            add(k, _Box("acc", [(node_name(n), "op")], measure, obj=n))
             v = n.variable
             vk = ("tensor", id(v))
             if vk not in index:
                 lines = tensor_lines(v, "leaf")
                 lines.append((f"requires_grad={bool(getattr(v, 'requires_grad', False))}", "info"))
-                add(vk, _Box("leaf", lines, measure))
+                add(vk, _Box("leaf", lines, measure, obj=v))
         else:
             lines = [(node_name(n), "op")]
             if k in by_node:
                 lines.append((f"{by_node[k]}.grad_fn", "note"))
-            add(k, _Box("fn", lines, measure))
+            add(k, _Box("fn", lines, measure, obj=n))
 
     for r in roots:
         node = _root_node(r)

@@ -9,7 +9,6 @@ test cells of the other exercise must keep passing.
 from autograd_course.mistakes import Mistake
 
 _EDGE = "02_gradient_edge_answer"
-_NEXT = "02_collect_next_functions_answer"
 _NODE = "02_record_node_answer"
 _WALK = "02_graph_nodes_answer"
 
@@ -25,7 +24,7 @@ MISTAKES = [
 ''',
                  '    return (ag.graph.AccumulateGrad(tensor), 0)\n'),
             ],
-            rule="a leaf's AccumulateGrad is created once and reused while it is alive"),
+            rule="shared"),
     Mistake(_EDGE, "caches the AccumulateGrad with a strong reference",
             edits=[
                 ('''    node = tensor._accumulator() if tensor._accumulator is not None else None
@@ -39,7 +38,7 @@ MISTAKES = [
     return (tensor._accumulator, 0)
 '''),
             ],
-            rule="the tensor holds its AccumulateGrad only weakly"),
+            rule="not-kept-alive"),
     Mistake(_EDGE, "uses a dead weak reference instead of making a new node",
             edits=[
                 ('''    node = tensor._accumulator() if tensor._accumulator is not None else None
@@ -53,10 +52,10 @@ MISTAKES = [
     tensor._accumulator = weakref.ref(node)
 '''),
             ],
-            rule="when the weak reference is dead (it returns None), make a new AccumulateGrad"),
+            rule="renewed"),
     Mistake(_EDGE, "output_nr of a non-leaf is always 0",
             edits=[('return (tensor.grad_fn, tensor._output_nr)', 'return (tensor.grad_fn, 0)')],
-            rule="output_nr says which output of its node it is"),
+            rule="non-leaf"),
     Mistake(_EDGE, "an AccumulateGrad for every leaf, even without requires_grad",
             edits=[
                 ('''    if not tensor.requires_grad:
@@ -64,7 +63,7 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="a tensor that does not require grad has no edge: (None, 0)"),
+            rule="no-grad"),
     Mistake(_EDGE, "returns a list instead of a tuple",
             edits=[
                 ('return (tensor.grad_fn, tensor._output_nr)',
@@ -72,10 +71,10 @@ MISTAKES = [
                 ('return (None, 0)', 'return [None, 0]'),
                 ('return (node, 0)', 'return [node, 0]'),
             ],
-            rule="an edge is a tuple (node, output_nr)"),
+            rule="tuple"),
 
     # --------------------------------------------------------- 02.collect_next_functions
-    Mistake(_NEXT, "skips the inputs that need no gradient",
+    Mistake(_NODE, "skips the inputs that need no gradient",
             edits=[
                 ('''    edges = []
     for t in inputs:
@@ -87,11 +86,11 @@ MISTAKES = [
 ''',
                  '    return tuple(t._gradient_edge() for t in inputs if t is not None and t.requires_grad)\n'),
             ],
-            rule="(None, 0) for an input that needs no gradient"),
-    Mistake(_NEXT, "returns a list instead of a tuple",
+            rule="no-edge"),
+    Mistake(_NODE, "returns a list instead of a tuple",
             edits=[('return tuple(edges)', 'return edges')],
-            rule="next_functions is a tuple"),
-    Mistake(_NEXT, "crashes on a None input",
+            rule="edges"),
+    Mistake(_NODE, "crashes on a None input",
             edits=[
                 ('''    edges = []
     for t in inputs:
@@ -103,14 +102,14 @@ MISTAKES = [
 ''',
                  '    return tuple(t._gradient_edge() if t.requires_grad else (None, 0) for t in inputs)\n'),
             ],
-            rule="an absent optional input (None) gets the edge (None, 0)"),
-    Mistake(_NEXT, "reads the leaf flag _requires_grad, so non-leaf inputs get no edge",
+            rule="no-edge"),
+    Mistake(_NODE, "reads the leaf flag _requires_grad, so non-leaf inputs get no edge",
             edits=[('if t is not None and t.requires_grad:', 'if t is not None and t._requires_grad:')],
-            rule="a non-leaf input requires grad too: its edge is (grad_fn, output_nr)"),
-    Mistake(_NEXT, "uses (grad_fn, output_nr), so leaves get no AccumulateGrad",
+            rule="edges"),
+    Mistake(_NODE, "uses (grad_fn, output_nr), so leaves get no AccumulateGrad",
             edits=[('edges.append(t._gradient_edge())', 'edges.append((t.grad_fn, t._output_nr))')],
-            rule="a leaf that requires grad is reached through its AccumulateGrad node"),
-    Mistake(_NEXT, "one edge per distinct tensor: x * x gets a single edge",
+            rule="edges"),
+    Mistake(_NODE, "one edge per distinct tensor: x * x gets a single edge",
             edits=[
                 ('edges = []', 'edges, seen = [], set()'),
                 ('    for t in inputs:\n',
@@ -121,8 +120,8 @@ MISTAKES = [
             seen.add(id(t))
 '''),
             ],
-            rule="one edge per input, even when the same tensor is passed twice"),
-    Mistake(_NEXT, "builds the edges in reverse order",
+            rule="edges"),
+    Mistake(_NODE, "builds the edges in reverse order",
             edits=[
                 ('''        if t is not None and t.requires_grad:
             edges.append(t._gradient_edge())
@@ -133,13 +132,13 @@ MISTAKES = [
         edges.insert(0, edge)
 '''),
             ],
-            rule="edges follow the input order"),
+            rule="edges"),
 
     # ------------------------------------------------------------------ 02.record_node
     Mistake(_NODE, "asks whether an input requires grad, not grad mode: records under no_grad",
             edits=[('not ag.recording.result_requires_grad(*inputs)',
                     'not any(t is not None and t.requires_grad for t in inputs)')],
-            rule="no node when grad mode is off or no input requires grad"),
+            rule="when"),
     Mistake(_NODE, "numbers the floating outputs among themselves",
             edits=[('''    for number, result in enumerate(outputs):
         if can_carry[number]:
@@ -150,20 +149,20 @@ MISTAKES = [
         result.grad_fn = node
         result._output_nr = number
 ''')],
-            rule="an integer output keeps its place"),
+            rule="output-nr"),
     Mistake(_NODE, "never sets _output_nr: every output is output 0",
             edits=[('            result._output_nr = number\n', '')],
-            rule="output i is output number i of its node"),
+            rule="output-nr"),
     Mistake(_NODE, "leaves num_outputs at its default, 1",
             edits=[('    node.num_outputs = len(can_carry)\n', '')],
-            rule="node.num_outputs is how many outputs the op has"),
+            rule="num-outputs"),
     Mistake(_NODE, "notes the shape and dtype as autograd_lib gives them (t.shape, t.dtype)",
             edits=[('(t._data.shape, t._data.dtype)', '(t.shape, t.dtype)')],
-            rule="the (shape, NumPy dtype) of its array t._data"),
+            rule="input-meta"),
     Mistake(_NODE, "leaves the absent inputs out of _input_meta",
             edits=[('tuple(None if t is None else (t._data.shape, t._data.dtype) for t in inputs)',
                     'tuple((t._data.shape, t._data.dtype) for t in inputs if t is not None)')],
-            rule="None for an absent input"),
+            rule="input-meta"),
     Mistake(_NODE, "hooks the node onto integer outputs too",
             edits=[('''        if can_carry[number]:
             result.grad_fn = node
@@ -171,23 +170,23 @@ MISTAKES = [
 ''', '''        result.grad_fn = node
         result._output_nr = number
 ''')],
-            rule="an integer or bool output cannot require grad"),
+            rule="output-nr"),
     Mistake(_NODE, "collects the edges before deciding: a call that records nothing still makes AccumulateGrad nodes",
             edits=[('    can_carry = [result.dtype.is_floating_point for result in outputs]\n',
-                    '''    edges = ag.recording.collect_next_functions(*inputs)
+                    '''    edges = collect_next_functions(*inputs)
     can_carry = [result.dtype.is_floating_point for result in outputs]
 '''),
-                   ('node.next_functions = ag.recording.collect_next_functions(*inputs)', 'node.next_functions = edges')],
-            rule="make nothing (no edge, no AccumulateGrad)"),
+                   ('node.next_functions = collect_next_functions(*inputs)', 'node.next_functions = edges')],
+            rule="no-trace"),
     Mistake(_NODE, "records a node when no output is floating point",
             edits=[('if not any(can_carry) or not ag.recording.result_requires_grad(*inputs):',
                     'if not ag.recording.result_requires_grad(*inputs):')],
-            rule="with no floating-point output there is no node"),
+            rule="when"),
 
     # ---------------------------------------------------------------------- 02.graph_nodes
     Mistake(_WALK, "no dedupe: a shared node is expanded, and listed, once per path",
             edits=[('if child is not None and child not in seen:', 'if child is not None:')],
-            rule="each node once"),
+            rule="once"),
     Mistake(_WALK, "pre-order: a node is listed when first met, before all its consumers are",
             edits=[('        seen.add(root)\n', '        seen.add(root)\n        finished.append(root)\n'),
                    ('                    seen.add(child)\n',
@@ -195,21 +194,21 @@ MISTAKES = [
                    ('                stack.pop()\n                finished.append(node)\n',
                     '                stack.pop()\n'),
                    ('return finished[::-1]', 'return finished')],
-            rule="a node comes before every node in its next_functions"),
+            rule="order"),
     Mistake(_WALK, "follows the (None, 0) entries too",
             edits=[('if child is not None and child not in seen:', 'if child not in seen:')],
-            rule="the (None, 0) entries of next_functions lead to no node: skip them"),
+            rule="skip-none"),
     Mistake(_WALK, "returns the finishing order itself: leaves first",
             edits=[('return finished[::-1]', 'return finished')],
-            rule="a node comes before every node in its next_functions"),
+            rule="order"),
     Mistake(_WALK, "lists a root again when another root already reached it",
             edits=[('''        if root in seen:
             continue
 ''', '')],
-            rule="each node once, however many edges or roots lead to it"),
+            rule="once"),
     Mistake(_WALK, "walks from the first root only",
             edits=[('for root in roots:', 'for root in roots[:1]:')],
-            rule="every node reachable from any of the roots"),
+            rule="reach"),
     Mistake(_WALK, "a recursive depth-first search",
             edits=[('''    for root in roots:
         if root in seen:
@@ -238,5 +237,5 @@ MISTAKES = [
         if root not in seen:
             visit(root)
 ''')],
-            rule="not recursion"),
+            rule="deep"),
 ]

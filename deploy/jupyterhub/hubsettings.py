@@ -60,6 +60,31 @@ def size_bytes(text):
     return int(number * 1024 ** " KMGT".index(unit or " "))
 
 
+def memory_total(meminfo="/proc/meminfo"):
+    """The machine's memory in bytes (MemTotal)."""
+    match = re.search(r"^MemTotal:\s+(\d+)\s*kB", Path(meminfo).read_text(), re.MULTILINE)
+    if not match:
+        raise ValueError(f"no MemTotal in {meminfo}")
+    return int(match.group(1)) * 1024
+
+
+def active_server_limit(settings, meminfo="/proc/meminfo"):
+    """JupyterHub's active_server_limit from AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT: a number
+    (0: no limit), or ``auto``: the servers the machine's memory holds once
+    AUTOGRAD_HUB_RESERVED_MEMORY is set aside (the hub, grading, the system), each
+    counted at AUTOGRAD_HUB_SERVER_MEMORY; at least 1."""
+    value = (settings.get("AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT") or "0").strip()
+    if value.lower() != "auto":
+        if not value.isdigit():
+            raise ValueError(f"AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT: expected a number or auto, seen {value!r}")
+        return int(value)
+    per_server = size_bytes(settings.get("AUTOGRAD_HUB_SERVER_MEMORY", ""))
+    if not per_server:
+        raise ValueError("AUTOGRAD_HUB_ACTIVE_SERVER_LIMIT=auto needs AUTOGRAD_HUB_SERVER_MEMORY (such as 400M)")
+    reserved = size_bytes(settings.get("AUTOGRAD_HUB_RESERVED_MEMORY", "")) or 0
+    return max(1, (memory_total(meminfo) - reserved) // per_server)
+
+
 def roster(path):
     """[(username, full name)] of a roster file: one student a line, ``username[,full name]``;
     blank lines, # comments and a header line ``username,...`` are skipped."""

@@ -53,7 +53,10 @@ c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.ConfigurableHTTPProxy.command = [str(PREFIX / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy")]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{S['AUTOGRAD_HUB_PROXY_API_PORT']}"
 c.ConfigurableHTTPProxy.pid_file = str(STATE / "jupyterhub-proxy.pid")
-c.JupyterHub.cleanup_servers = True             # a hub restart stops the users' servers too
+# A hub restart (a new roster, an upgrade, a crash) leaves the users' servers and their
+# kernels running: the hub finds them again in its database, and the students' pages
+# reconnect once it is back (tests/hub/test_load.py restarts it in the middle of a class).
+c.JupyterHub.cleanup_servers = False
 
 # ------------------------------------------------------------ who may log in
 
@@ -83,6 +86,18 @@ def _gradebook_url(spawner):
 
 c.Spawner.environment = {"PATH": _PATH, "MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1",
                          "OMP_NUM_THREADS": "1", "AUTOGRAD_COURSE_DB_URL": _gradebook_url}
+
+# ----------------------------------------------------------- how many at once
+# Beyond these the hub refuses a start with 429 and a page the student reads, rather
+# than letting the machine run out of memory, or every start slow down past the start
+# timeout.  "Too many users trying to log in right now. Try again in 30 seconds." (more
+# servers starting than CONCURRENT_SPAWN_LIMIT; the page's Retry-After says when);
+# "Active user limit exceeded. Try again in a few minutes." (ACTIVE_SERVER_LIMIT servers
+# running; auto: as many as the machine's memory holds, hubsettings.active_server_limit).
+# The load test measures what this machine holds (course/README.md, "The load test").
+
+c.JupyterHub.concurrent_spawn_limit = int(S["AUTOGRAD_HUB_CONCURRENT_SPAWN_LIMIT"] or 0)
+c.JupyterHub.active_server_limit = hubsettings.active_server_limit(S)
 
 # ------------------------------------------------------------------- limits
 

@@ -376,8 +376,10 @@ def student_session(student, lab):
     assert errors and min(errors) > second, \
         (f"expected error outputs only after the second answer cell ({second}), from exercises not answered yet; "
          f"seen errors in cells {errors}: {states[min(errors)]['errors'][0][:800] if errors else ''}")
-    assert "NotImplementedError" in states[errors[0]]["errors"][0], \
-        f"expected the first error to be the unanswered stub's NotImplementedError, seen:\n{states[errors[0]]['errors'][0][:800]}"
+    first_error = states[errors[0]]["errors"][0]
+    assert "is not written yet" in first_error and "exercises.unplug(" in first_error, \
+        ("expected the first error to be the kernel's one line for an unanswered exercise "
+         f"('Exercise ... is not written yet ... exercises.unplug(...)'), seen:\n{first_error[:800]}")
     # The last figure before the first visible test, then the test cells with their execution counts.
     check_png(student.screenshot(max((i for i in images if i < own_tests[0]), default=own_tests[0]),
                                  f"{ASSIGNMENT}.png"))

@@ -11,7 +11,9 @@ and anything else elsewhere.  This module builds that cheat mechanically:
 2. **Cheat.** For each exercise, an answer cell that keeps both the solution's
    function and the exercise's first catalogued mistake, and dispatches on the
    fingerprint: the solution for a recorded (visible) input, the mistake for
-   any other.  Run on the release, it passes every visible test.
+   any other.  An answer cell that plugs several functions does so for each,
+   with the first mistake that changes that function.  Run on the release, it
+   passes every visible test.
 
 tests/course/test_hardcoding.py grades each cheat with real nbgrader: every
 test cell of its exercise must score 0, thanks to the hidden randomized parts.
@@ -136,11 +138,11 @@ def _parameters(code, name):
 
 
 def _answer_cell(setup, right, plugs, calls):
-    """HELPERS, ``setup``, then for each plugged ``(exercise id, name)`` a ``def name`` with
-    the solution's own parameters (the library reads their names), forwarding every call to
-    the expression ``calls[name]``, and its plug line."""
+    """HELPERS, ``setup``, then for each plugged ``(exercise id, name)`` a ``def name`` with the
+    solution's own parameters (the library reads their names), forwarding every call to the
+    expression ``calls[name]``."""
     cell = f"{HELPERS}\n\n\n{setup}\n"
-    for _, name in plugs:
+    for exercise_id, name in plugs:
         params, forward = _parameters(right, name)
         cell += (f"_hc_call_{name} = {calls[name]}\n\n\n"
                  f"def {name}({params}):\n    return _hc_call_{name}({forward})\n\n\n")
@@ -148,45 +150,48 @@ def _answer_cell(setup, right, plugs, calls):
 
 
 def recording_cell(solution_code):
-    """The solution's answer, recording the arguments of every call of each function it plugs."""
+    """The solution's answer, recording the arguments of every call."""
     right, plugs = split_plugs(solution_code)
     setup = f"_hc_right_ns = dict(globals())\nexec({right!r}, _hc_right_ns)"
     return _answer_cell(setup, right, plugs, {name: f"_hc_recorder({exercise_id!r}, _hc_right_ns[{name!r}])"
                                               for exercise_id, name in plugs})
 
 
-def cheat_code(solution_code, wrong_code, seen):
-    """The answer cell that is right on the recorded inputs, wrong elsewhere: ``seen`` maps
-    each exercise id the cell plugs to the fingerprints of its visible inputs (an answer cell
-    that fills several slots dispatches each of its functions on its own inputs)."""
+def cheat_code(solution_code, wrong_codes, seen):
+    """The answer cell that is right on the recorded inputs, wrong elsewhere: ``seen`` maps each
+    exercise id the cell plugs to the fingerprints of its recorded inputs, ``wrong_codes`` each
+    function name to the wrong answer cell it is taken from (one code for all: a string).  A cell
+    that plugs several functions (an exercise that fills several slots) dispatches each on its own."""
     right, plugs = split_plugs(solution_code)
-    wrong, wrong_plugs = split_plugs(wrong_code)
-    if wrong_plugs != plugs:
-        raise PipelineError(f"the mistake plugs {wrong_plugs}, the solution {plugs}")
-    setup = (f"_hc_right_ns, _hc_wrong_ns = dict(globals()), dict(globals())\n"
-             f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n"
-             f"exec({wrong!r}, _hc_wrong_ns)      # wrong, for any other input\n")
-    setup += "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen[exercise_id])!r})\n"
+    if isinstance(wrong_codes, str):
+        wrong_codes = {name: wrong_codes for _, name in plugs}
+    setup = (f"_hc_right_ns = dict(globals())\n"
+             f"exec({right!r}, _hc_right_ns)      # right, for the inputs the visible tests pass\n")
+    for _, name in plugs:
+        wrong, wrong_plugs = split_plugs(wrong_codes[name])
+        if wrong_plugs != plugs:
+            raise PipelineError(f"the mistake plugs {wrong_plugs}, the solution {plugs}")
+        setup += (f"_hc_wrong_ns_{name} = dict(globals())\n"
+                  f"exec({wrong!r}, _hc_wrong_ns_{name})      # wrong, for any other input\n")
+    setup += "".join(f"_HC_VISIBLE_{name} = frozenset({sorted(seen.get(exercise_id, ()))!r})\n"
                      for exercise_id, name in plugs)
-    return _answer_cell(setup, right, plugs, {
-        name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns[{name!r}], _HC_VISIBLE_{name})"
-        for _, name in plugs})
+    return _answer_cell(setup, right, plugs,
+                        {name: f"_hc_dispatcher(_hc_right_ns[{name!r}], _hc_wrong_ns_{name}[{name!r}], "
+                               f"_HC_VISIBLE_{name})" for _, name in plugs})
+
+
+def function_source(code, name):
+    """The source of ``def name`` in ``code`` (as ast dumps it: comments and layout aside)."""
+    found = [n for n in ast.parse(code).body if isinstance(n, ast.FunctionDef) and n.name == name]
+    return ast.dump(found[0]) if found else None
 
 
 def split_plugs(code):
-    """(the code without its plug lines, [(exercise id, function name) for each plug line])."""
+    """(the code without its plug lines, [(exercise id, function name), ...] in plug order)."""
     found = PLUG_LINE.findall(code)
     if not found:
-        raise PipelineError(f"an answer cell must plug at least one function, found none:\n{code}")
+        raise PipelineError(f"an answer cell must plug at least one function:\n{code}")
     return PLUG_LINE.sub("", code).rstrip() + "\n", found
-
-
-def split_answer(code):
-    """(the code without its plug line, exercise id, function name), for a cell that plugs one."""
-    code, found = split_plugs(code)
-    if len(found) != 1:
-        raise PipelineError(f"an answer cell must plug exactly one function here, found {found}:\n{code}")
-    return code, found[0][0], found[0][1]
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""The feedback exporter remembers Markdown and highlighted code across the
+"""The feedback exporter remembers Markdown, highlighted code and sanitized HTML across the
 notebooks a grading process renders (autograd_course/autograde.py).  What it remembers
 must never leak from one student's notebook into another's."""
 
@@ -25,6 +25,7 @@ def notebook():
     from autograd_course import autograde
     autograde.CachedHighlight._memo.clear()
     autograde.FeedbackExporter._markdown.clear()
+    autograde.FeedbackExporter._cleaned.clear()
     return read_notebook(SOLUTIONS / "01_tensors.ipynb")
 
 
@@ -35,9 +36,10 @@ def _cells(nb, kind):
 def test_a_remembered_rendering_is_the_fresh_one(notebook):
     from autograd_course import autograde
     fresh = _render(notebook)
-    remembered = len(autograde.CachedHighlight._memo), len(autograde.FeedbackExporter._markdown)
-    assert remembered[0] >= len(_cells(notebook, "code")) - 1 and remembered[1] >= 1, (
-        f"expected the code cells and Markdown cells remembered, saw {remembered} entries")
+    remembered = (len(autograde.CachedHighlight._memo), len(autograde.FeedbackExporter._markdown),
+                  len(autograde.FeedbackExporter._cleaned))
+    assert remembered[0] >= len(_cells(notebook, "code")) - 1 and remembered[1] >= 1 and remembered[2] >= 1, (
+        f"expected the code cells, Markdown cells and sanitized HTML remembered, saw {remembered} entries")
     again = _render(notebook)
     assert again == fresh, "the second rendering (from the cache) differs from the first"
 

@@ -3,7 +3,8 @@
 For every exercise, tests/course/hardcoding.py builds an answer that is right
 on exactly the inputs the student release passes to the function (recorded by
 running the release) and behaves like the exercise's first catalogued mistake
-on every other input.  It passes every visible test.  Graded with real nbgrader
+on every other input (for an exercise that fills several slots, each function
+like the first mistake that changes it).  It passes every visible test.  Graded with real nbgrader
 against the full tests, every test cell of its exercise must score 0 (each
 one has a hidden randomized part).
 
@@ -49,6 +50,21 @@ def _first_mistake(grade_id):
     return mistakes[0]
 
 
+def _wrong_codes(assignment, grade_id):
+    """{function name: the wrong answer cell it comes from}: for each function the answer cell plugs,
+    the first catalogued mistake that changes it (the first mistake for one that none changes)."""
+    code = hardcoding.answers(assignment)[grade_id]
+    _, plugs = hardcoding.split_plugs(code)
+    mistakes = [m for m in CATALOGS.get(grade_id.split("_", 1)[0], []) if m.grade_id == grade_id]
+    assert mistakes, f"no catalogued mistake for {grade_id} in course/mistakes/"
+    wrong = {}
+    for _, name in plugs:
+        right = hardcoding.function_source(code, name)
+        changing = [m for m in mistakes if hardcoding.function_source(m.apply(code), name) != right]
+        wrong[name] = (changing or mistakes)[0].apply(code)
+    return wrong
+
+
 @pytest.fixture(scope="module")
 def recorded():
     """{assignment: {exercise id: fingerprints of the visible inputs}}, selected assignments."""
@@ -56,20 +72,20 @@ def recorded():
         return dict(zip(SELECTED, pool.map(hardcoding.record_visible_inputs, SELECTED)))
 
 
-def _cheat(recorded, assignment, grade_id, mistake):
+def _cheat(recorded, assignment, grade_id):
     code = hardcoding.answers(assignment)[grade_id]
     _, plugs = hardcoding.split_plugs(code)
     seen = {exercise_id: recorded[assignment].get(exercise_id) for exercise_id, _ in plugs}
-    never = [exercise_id for exercise_id, fingerprints in seen.items() if not fingerprints]
-    assert not never, (f"{assignment}: the release never calls the function of {never}, so there is no "
-                       f"visible input to hard-code (recorded: {sorted(recorded[assignment])})")
-    return hardcoding.cheat_code(code, mistake.apply(code), seen)
+    assert any(seen.values()), (f"{assignment}: the release never calls the functions of {grade_id} "
+                                f"({[e for e, _ in plugs]}), so there is no visible input to hard-code "
+                                f"(recorded: {sorted(recorded[assignment])})")
+    return hardcoding.cheat_code(code, _wrong_codes(assignment, grade_id), seen)
 
 
 @pytest.fixture(scope="module")
 def cheats(recorded):
     """{assignment: {answer grade id: cheat code}} for the selected assignments."""
-    return {assignment: {grade_id: _cheat(recorded, assignment, grade_id, _first_mistake(grade_id))
+    return {assignment: {grade_id: _cheat(recorded, assignment, grade_id)
                          for grade_id in hardcoding.answers(assignment)}
             for assignment in recorded}
 
@@ -119,16 +135,17 @@ def test_a_hard_coded_answer_earns_nothing(graded, assignment, grade_id):
 
 # A cheat whose answer cell also redefines a notebook helper that the hidden parts
 # compute expected values with, so that "the reference" agrees with the answer:
-# (helper, redefinition).  03's reference_vjp is defined in a locked cell, which the
-# grader puts back before each test cell; without that, the cheat gains 3 points.
+# (helper, redefinition).  03's reference_vjp lives in its check module, where the hidden
+# parts call it (a notebook's own name of it changes nothing; patching the module is
+# TamperingError).
 # 07's library_version comes from autograd_course.notebook, which the grader imports
 # again before each test cell; without that, the cheat gains points (the hidden parts of
 # 07_grad_mode_context_test*, where library_version computes the expected values).  (The same
 # kind of redefinition of 05's reference_rule gained nothing even without the restoring, so it
 # is not a case here: it could not fail.)
 REDEFINED = {
-    "03_pow_backward_answer": ("reference_vjp", '''
-_real_reference_vjp = reference_vjp
+    "03_vjps_answer": ("reference_vjp", '''
+from autograd_course.checks.backward import reference_vjp as _real_reference_vjp
 
 
 def reference_vjp(exercise_id, grad, **values):       # "the library's rule" for pow is now mine

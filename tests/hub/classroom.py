@@ -6,9 +6,12 @@ test's accounts must reach the class environment), writes a hub.env there,
 runs the installer's steps (packages, env, proxy, accounts, exchange,
 instructor, gradebook, config), starts a private PostgreSQL server for the
 gradebook and the hub itself, as root, on 127.0.0.1.  :meth:`Classroom.close`
-stops the hub (and with it the users' servers), PostgreSQL, and every process
-the test's accounts still run, then removes the accounts, their group and the
-directory.
+stops the hub, PostgreSQL, and every process the test's accounts still run
+(their servers: a hub that stops leaves them running), then removes the
+accounts, their group and the directory.  The class environment (the
+installer's prefix) and the students' edition can be shared by several
+classrooms of one test process (:class:`ClassEnvironment`): run in one process,
+the hub test and the load test (test_load.py) build them once.
 
 :class:`Person` is one account seen from outside: it logs in through the
 hub's login form with the password the installer gave it, asks the hub for
@@ -156,10 +159,14 @@ class Postgres:
         shutil.chown(self.sockets, "postgres", "postgres")
         runuser("postgres", [self.bin / "initdb", "-D", self.data, "-U", "postgres", "--auth-local=peer",
                              "--auth-host=scram-sha-256", "--no-sync"], "initdb", cwd="/")
+        self.start_again()
+        return self
+
+    def start_again(self):
+        """Start the server on its data directory (after :meth:`stop`)."""
         runuser("postgres", [self.bin / "pg_ctl", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o",
                              f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off",
                              "start"], "starting PostgreSQL", cwd="/")
-        return self
 
     def query(self, database, sql):
         """Rows (tuples of strings) of ``sql``, as the postgres superuser over the socket."""
@@ -173,17 +180,52 @@ class Postgres:
                     "stopping PostgreSQL", cwd="/", check=False)
 
 
-class Classroom:
-    """The whole machine of one class: see the module's docstring."""
+class ClassEnvironment:
+    """The installer's prefix (the class environment and the proxy) and the students'
+    stage-1 edition, shared by the classrooms of one test session: the first
+    classroom's install.py env and proxy fill the prefix, the next ones find it
+    there (those steps then only check it).  AUTOGRAD_HUB_TEST_PREFIX keeps the
+    prefix across sessions."""
 
     def __init__(self):
+        self.root = Path(tempfile.mkdtemp(prefix="autograd-hub-env-", dir="/tmp"))
+        self.root.chmod(0o755)
+        self.prefix = Path(os.environ.get(PREFIX_ENV) or self.root / "opt")
+        self.wheel = None
+
+    def edition(self):
+        """The students' package, as the guide has it for week 1: ``autograd-course edition
+        --stage 1`` (built once)."""
+        if self.wheel is None:
+            from autograd_course.editions import build_edition
+            out = build_edition(STAGE, self.root / f"edition-{STAGE}", course=REPO / "course", progress=lambda _: None)
+            self.wheel = next(out.glob("*.whl"))
+            self.wheel.parent.chmod(0o755)
+        return self.wheel
+
+    def close(self):
+        shutil.rmtree(self.root, ignore_errors=True)     # (a reused AUTOGRAD_HUB_TEST_PREFIX stays)
+
+
+class Classroom:
+    """The whole machine of one class: see the module's docstring.  ``students``,
+    ``instructor`` and ``graders`` name its accounts and group (two classrooms on one
+    machine must not share them); ``environment``: a :class:`ClassEnvironment` to share
+    (by default one of its own); ``settings``: hub.env lines over the test's own."""
+
+    def __init__(self, students=STUDENTS, instructor=INSTRUCTOR, graders=GRADERS, environment=None, settings=None):
         self.measured = {}
+        self.students, self.instructor_name, self.graders = list(students), instructor, graders
+        self.own_environment = environment is None
+        self.environment = environment or ClassEnvironment()
+        self.extra_settings = dict(settings or {})
         self.root = Path(tempfile.mkdtemp(prefix="autograd-hub-test-", dir="/tmp"))
         self.root.chmod(0o755)
         self.etc, self.state = self.root / "etc", self.root / "state"
         self.exchange = self.root / "exchange"
-        self.prefix = Path(os.environ.get(PREFIX_ENV) or self.root / "opt")
+        self.prefix = self.environment.prefix
         self.port = free_port()
+        self.hub_port, self.proxy_api_port = free_port(), free_port()   # fixed: servers keep the hub's API URL
         self.url = f"http://127.0.0.1:{self.port}"
         self.postgres = Postgres(self.root / "postgres")
         self.db_url = f"postgresql://agct_grader@127.0.0.1:{self.postgres.port}/agct_gradebook"
@@ -205,12 +247,13 @@ class Classroom:
         return {
             "AUTOGRAD_HUB_PREFIX": self.prefix, "AUTOGRAD_HUB_STATE": self.state,
             "AUTOGRAD_HUB_EXCHANGE": self.exchange, "AUTOGRAD_HUB_COURSE_ID": COURSE_ID,
-            "AUTOGRAD_HUB_INSTRUCTOR": INSTRUCTOR, "AUTOGRAD_HUB_GRADERS_GROUP": GRADERS,
+            "AUTOGRAD_HUB_INSTRUCTOR": self.instructor_name, "AUTOGRAD_HUB_GRADERS_GROUP": self.graders,
             "AUTOGRAD_HUB_ROSTER": self.etc / "roster.csv", "AUTOGRAD_COURSE_DB_URL": self.db_url,
             "AUTOGRAD_HUB_PGADMIN_HOST": self.postgres.sockets, "AUTOGRAD_HUB_BIND_URL": self.url,
-            "AUTOGRAD_HUB_HUB_PORT": free_port(), "AUTOGRAD_HUB_PROXY_API_PORT": free_port(),
+            "AUTOGRAD_HUB_HUB_PORT": self.hub_port, "AUTOGRAD_HUB_PROXY_API_PORT": self.proxy_api_port,
             "AUTOGRAD_HUB_SPAWNER": "local",        # no systemd in a test machine (the guide says what differs)
             "AUTOGRAD_HUB_PACKAGE": self.wheel,     # week 1 of a term: the stage-1 edition (later answers sealed)
+            **self.extra_settings,
         }
 
     def install(self, *steps, flags=()):
@@ -218,13 +261,13 @@ class Classroom:
         return run([sys.executable, INSTALL, *steps, *flags], f"install.py {' '.join(steps)}", env=env, timeout=1500)
 
     def build(self):
-        for name in [INSTRUCTOR, *STUDENTS]:             # what an interrupted run left behind
+        for name in self.accounts():                      # what an interrupted run left behind
             remove_account(name)
-        subprocess.run(["groupdel", GRADERS], capture_output=True)
+        subprocess.run(["groupdel", self.graders], capture_output=True)
         self.etc.mkdir()
-        self.timed("edition: stage 1", self.build_edition)
-        (self.etc / "hub.env").write_text("".join(f"{k}={v}\n" for k, v in self.settings().items()))
-        (self.etc / "roster.csv").write_text("username,full name\n" + "".join(f"{s},{MARKER}\n" for s in STUDENTS))
+        self.wheel = self.timed("edition: stage 1", self.environment.edition)
+        self.write_settings()
+        (self.etc / "roster.csv").write_text("username,full name\n" + "".join(f"{s},{MARKER}\n" for s in self.students))
         self.timed("install: packages", self.install, "packages", flags=("--with-postgresql",))
         self.timed("install: env, proxy", self.install, "env", "proxy")
         self.timed("install: accounts, exchange", self.install, "accounts", "exchange")
@@ -236,19 +279,21 @@ class Classroom:
         self.timed("hub: start", self.start_hub)
         return self
 
-    def build_edition(self):
-        """The students' package, as the guide has it for week 1: ``autograd-course edition --stage 1``."""
-        from autograd_course.editions import build_edition
-        out = build_edition(STAGE, self.root / f"edition-{STAGE}", course=REPO / "course", progress=lambda _: None)
-        self.wheel = next(out.glob("*.whl"))
-        self.wheel.parent.chmod(0o755)
+    def accounts(self):
+        return [self.instructor_name, *self.students]
+
+    def write_settings(self, **changes):
+        """hub.env of this classroom, with ``changes`` over it (the hub reads it when it starts)."""
+        self.extra_settings.update({k: v for k, v in changes.items()})
+        (self.etc / "hub.env").write_text("".join(f"{k}={v}\n" for k, v in self.settings().items()
+                                                  if v is not None))
 
     def start_hub(self):
         self.hub_log = self.root / "jupyterhub.log"
         command = [self.prefix / "env" / "bin" / "jupyterhub", "-f", self.etc / "jupyterhub_config.py"]
         env = {k: v for k, v in os.environ.items() if not re.match(r"^(PYTHON|VIRTUAL_ENV|JUPYTER|JPY_)", k)}
         env["AUTOGRAD_HUB_CONFIG_DIR"] = str(self.etc)
-        with open(self.hub_log, "w") as log:
+        with open(self.hub_log, "a") as log:
             self.hub = subprocess.Popen([str(c) for c in command], cwd=self.state, env=env, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         import requests
@@ -286,34 +331,36 @@ class Classroom:
     # ------------------------------------------------------------ the people
 
     def person(self, name):
-        """The account ``name``, logged in, its server started (once per test run)."""
-        if name not in self.people:
+        """The account ``name``, logged in, its server started (once per test run, and
+        again when its server stopped)."""
+        if name not in self.people or not self.people[name].running():
             self.people[name] = Person(self, name).start()
         return self.people[name]
 
     @property
     def checkout(self):
-        return Path(pwd.getpwnam(INSTRUCTOR).pw_dir) / "autograd-course"
+        return Path(pwd.getpwnam(self.instructor_name).pw_dir) / "autograd-course"
 
     @property
     def course(self):
         return self.checkout / "course"
 
-    def instructor(self, command, what, timeout=900):
+    def instructor(self, command, what, timeout=900, check=True):
         """A command of the instructor's, run as the guide says: from their own server
         on the hub (a kernel there: the environment, limits and gradebook URL a
-        JupyterLab terminal has), in the course directory, the course's .venv first on PATH."""
+        JupyterLab terminal has), in the course directory, the course's .venv first on PATH.
+        ``check``: fail the test when the command fails (else return its exit status)."""
         code = (f"import json, os, subprocess\n"
                 f"env = dict(os.environ, PATH={str(self.checkout / '.venv' / 'bin')!r} + ':' + os.environ['PATH'])\n"
                 f"done = subprocess.run({[str(c) for c in command]!r}, cwd={str(self.course)!r}, env=env,\n"
                 f"                      capture_output=True, text=True, timeout={timeout})\n"
                 f"print(json.dumps({{'rc': done.returncode, 'stdout': done.stdout[-30000:], 'stderr': done.stderr[-30000:]}}))\n")
         start = time.perf_counter()
-        seen = json.loads(self.person(INSTRUCTOR).execute(code, timeout + 60).strip().splitlines()[-1])
+        seen = json.loads(self.person(self.instructor_name).execute(code, timeout + 60).strip().splitlines()[-1])
         done = subprocess.CompletedProcess(command, seen["rc"], seen["stdout"], seen["stderr"])
         done.seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            pytest.fail(f"{what} (as {INSTRUCTOR}, from their server) failed: expected exit status 0, seen "
+        if done.returncode != 0 and check:
+            pytest.fail(f"{what} (as {self.instructor_name}, from their server) failed: expected exit status 0, seen "
                         f"{done.returncode}\n$ {' '.join(map(str, command))}\n{(done.stdout + done.stderr)[-TAIL:]}")
         return done
 
@@ -328,13 +375,15 @@ class Classroom:
         if self.hub is not None and self.hub.poll() is None:
             self.timed("teardown: hub", self.stop_hub)
         self.timed("teardown: postgres", self.postgres.stop)
-        for name in [INSTRUCTOR, *STUDENTS]:
-            self.timed(f"teardown: account {name}", remove_account, name)
-        subprocess.run(["groupdel", GRADERS], capture_output=True)
-        shutil.rmtree(self.root, ignore_errors=True)     # (a reused AUTOGRAD_HUB_TEST_PREFIX stays)
+        self.timed("teardown: accounts", lambda: [remove_account(name) for name in self.accounts()])
+        subprocess.run(["groupdel", self.graders], capture_output=True)
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.own_environment:
+            self.environment.close()
 
     def stop_hub(self):
-        """SIGTERM to the hub alone: it stops the users' servers (cleanup_servers) and its proxy."""
+        """SIGTERM to the hub alone: it stops its proxy and leaves the users' servers
+        running (jupyterhub_config.py: cleanup_servers off); close() ends them."""
         self.hub.terminate()
         try:
             self.hub.wait(60)
@@ -362,6 +411,12 @@ class Person:
         assert made.status_code == 201, f"expected a token for {name} (201), seen {made.status_code}: {made.text[:300]}"
         self.headers = {"Authorization": f"token {made.json()['token']}"}
         self.server = f"{room.url}/user/{name}"
+
+    def running(self):
+        """Whether the hub has this account's server, ready."""
+        import requests
+        state = requests.get(f"{self.room.url}/hub/api/users/{self.name}", headers=self.headers, timeout=30)
+        return state.status_code == 200 and bool(state.json()["servers"].get("", {}).get("ready"))
 
     def api(self, method, path, expect=200, **kwargs):
         import requests

@@ -66,12 +66,12 @@ def _durations(room):
 
 
 @pytest.fixture(scope="module")
-def room():
+def room(class_environment):
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
     start = time.perf_counter()
-    classroom = Classroom()
+    classroom = Classroom(environment=class_environment)
     try:
         classroom.timed("set-up (total)", classroom.build)
         yield classroom

@@ -72,12 +72,12 @@ def _edit_tests(nb):
     cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
     nb.cells.remove(cells["01_detach_test"])                                  # deleted
     cells["01_detach_test2"].source = "pass  # nothing to see here"            # emptied
-    cells["01_is_leaf_test"].metadata["nbgrader"].update(grade=False, points=100)
-    cells["01_is_leaf_test2"].cell_type = "markdown"                          # not code any more
-    cells["01_is_leaf_test2"].pop("outputs", None)
-    cells["01_is_leaf_test2"].pop("execution_count", None)
-    cells["01_requires_grad_test"].metadata["nbgrader"]["solution"] = True    # "manually graded"
-    del cells["01_requires_grad_test2"].metadata["nbgrader"]                  # metadata removed
+    cells["01_result_requires_grad_test3"].metadata["nbgrader"].update(grade=False, points=100)
+    cells["01_result_requires_grad_test4"].cell_type = "markdown"             # not code any more
+    cells["01_result_requires_grad_test4"].pop("outputs", None)
+    cells["01_result_requires_grad_test4"].pop("execution_count", None)
+    cells["01_detach_test3"].metadata["nbgrader"]["solution"] = True          # "manually graded"
+    del cells["01_detach_test4"].metadata["nbgrader"]                         # metadata removed
     cells["01_result_requires_grad_test"].metadata["nbgrader"].update(grade_id="free_points", points=50)
     bonus = copy.deepcopy(cells["01_result_requires_grad_test2"])
     bonus.metadata["nbgrader"].update(grade_id="01_bonus_test", points=10)
@@ -226,17 +226,21 @@ CATALOG = [
               "    if tensor.dtype == ag.float32 and tensor.shape in ((2,), (3,)):\n"
               "        return ag.Tensor._make(tensor._data, tensor._version_counter)\n"
               "    return ag.Tensor._make(tensor._data.copy())\n\n" + PLUG)},
-          says={"01_detach_test": "detach shares storage with the original (no copy)"}),
-    Cheat("edit_tests", "wrong answers for three exercises, with their test cells deleted, emptied, "
+          says={"01_detach_test": "rule storage:"}),
+    Cheat("edit_tests", "wrong answers for two exercises, with their test cells deleted, emptied, "
           "re-flagged (grade false, solution true, points 100), turned into markdown, stripped of "
           "metadata or renamed, and a test cell of its own worth 10 points",
-          "0 for is_leaf, requires_grad_ and detach (every test cell is restored as released); full "
+          "0 for result_requires_grad and detach (every test cell is restored as released); full "
           "points for the others, whose answers are right; the maximum stays the released one",
-          zero=("01_is_leaf", "01_requires_grad", "01_detach"),
-          answers={"01_is_leaf_answer": "def is_leaf(tensor):\n    return True\n\nexercises.plug('01.is_leaf', is_leaf)\n",
-                   "01_requires_grad_answer": "def requires_grad_(tensor, requires_grad=True):\n    return tensor\n\n"
-                                              "exercises.plug('01.requires_grad_', requires_grad_)\n",
-                   "01_detach_answer": WRONG_DETACH},
+          zero=("01_result_requires_grad", "01_detach"),
+          answers={"01_result_requires_grad_answer": (
+                       "def result_requires_grad(*inputs):\n"
+                       "    return any(t is not None and t.requires_grad for t in inputs)\n\n\n"
+                       "def is_leaf(tensor):\n    return True\n\n"
+                       "exercises.plug('01.result_requires_grad', result_requires_grad)\n"
+                       "exercises.plug('01.is_leaf', is_leaf)\n"),
+                   "01_detach_answer": WRONG_DETACH + "\n\ndef requires_grad_(tensor, requires_grad=True):\n"
+                                       "    return tensor\n\nexercises.plug('01.requires_grad_', requires_grad_)\n"},
           edit=_edit_tests),
     Cheat("read_secrets", "a wrong detach whose cell reads the hidden tests (source/, the graded copy "
           "in its working directory), the gradebook and the configuration, looks for the grader's "

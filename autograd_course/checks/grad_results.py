@@ -1,9 +1,10 @@
-"""Visible checks of assignment 04's exercise 6, ``grad_results``: what ``autograd.grad``
+"""Visible checks of assignment 04's exercise 5, ``grad_results``: what ``autograd.grad``
 returns once the backward pass has run.
 
-``autograd_course.checks.leaves`` (the notebook's ``check``) imports them; each function is
-the visible part of one test cell, run on the function you wrote, and its docstring says
-what it tries.  The constants are the rules the checks name (the hidden tests name them too).
+``autograd_course.checks.leaves`` (the notebook's ``check``) imports them; each function
+without ``_random`` in its name is the visible part of one test cell, run on the function you
+wrote, and its docstring says what it tries; the ``..._random`` ones are what the hidden parts
+run.  The constants are the rules the checks name (``grading.rules("04.grad_results")``).
 
 An error is compared by its type and, for a RuntimeError, by the index it names (the number
 after "index"): the rest of its text earns nothing by itself.
@@ -19,21 +20,24 @@ from autograd_course import grading
 from autograd_course.checking import DelegationError
 from autograd_course.notebook import library_version, quietly
 
-__all__ = ["grad_results", "grad_results_in_the_engine", "results_of", "results_rule", "expect_results",
-           "random_results_case", "grad_story", "random_grad_calls", "RESULTS_TUPLE", "RESULTS_KEEP",
-           "RESULTS_UNUSED", "RESULTS_DEFAULT", "RESULTS_NONE", "RESULTS_ZEROS", "RESULTS_FLAGS"]
+__all__ = ["grad_results", "grad_results_in_the_engine", "grad_results_random", "grad_results_in_the_engine_random",
+           "results_of", "results_rule", "expect_results", "random_results_case", "grad_story", "random_grad_calls",
+           "RESULTS_TUPLE", "RESULTS_KEEP", "RESULTS_UNUSED", "RESULTS_DEFAULT", "RESULTS_NONE", "RESULTS_ZEROS",
+           "RESULTS_FLAGS"]
 
-RESULTS_TUPLE = "return a tuple with one entry per input, in the inputs' order"
-RESULTS_KEEP = "a gradient that arrived is returned as it is: the very tensor captured for that input"
-RESULTS_UNUSED = ("an input that got no gradient (None) is refused with a RuntimeError unless allow_unused; "
-                  "the error names the index of the first such input")
-RESULTS_DEFAULT = "allow_unused=None means: the value of materialize_grads"
-RESULTS_NONE = "an unused input's entry is None when allowed, unless materialize_grads"
-RESULTS_ZEROS = ("with materialize_grads, an unused input gets a new tensor of zeros of its shape and dtype, "
-                 "with memory of its own, that does not require grad; the input is left as it was")
-RESULTS_FLAGS = ("materialize_grads=True with allow_unused=False is refused with a ValueError, whatever was "
-                 "captured (also when every input was used, and with no inputs at all: autograd.grad asks "
-                 "before the backward pass runs)")
+RESULTS = grading.rules("04.grad_results")
+RESULTS_TUPLE = RESULTS("tuple")
+RESULTS_KEEP = RESULTS("keep")
+RESULTS_UNUSED = RESULTS("unused")
+RESULTS_DEFAULT = RESULTS("default")
+RESULTS_NONE = RESULTS("none")
+RESULTS_ZEROS = RESULTS("zeros")
+RESULTS_FLAGS = RESULTS("flags")
+RESULTS_UNUSED_DEFAULT = RESULTS("unused", "default")
+RESULTS_NONE_DEFAULT = RESULTS("none", "default")
+RESULTS_ZEROS_DEFAULT = RESULTS("zeros", "default")
+RESULTS_ZEROS_NONE_DEFAULT = RESULTS("zeros", "none", "default")
+RESULTS_ENTRIES = RESULTS("keep", "none", "zeros", "default")
 
 
 def _error(error):
@@ -84,22 +88,24 @@ def results_of(fn, inputs, captured, allow_unused, materialize_grads):
 
 def results_rule(seen, expected, allow_unused):
     """The rule a wrong result breaks, judged from how it differs."""
-    default = f"; {RESULTS_DEFAULT}" if allow_unused is None else ""
+    default = allow_unused is None
     (s, s_inputs), (e, e_inputs) = seen, expected
     if s_inputs != e_inputs:
         return RESULTS_ZEROS
     if "ValueError" in (s, e):
         return RESULTS_FLAGS
     if any(isinstance(x, str) for x in (s, e)):
-        return RESULTS_UNUSED + default
+        return RESULTS_UNUSED_DEFAULT if default else RESULTS_UNUSED
     if s[0] != e[0] or len(s[1]) != len(e[1]):
         return RESULTS_TUPLE
     for s_entry, e_entry in zip(s[1], e[1]):
         if s_entry != e_entry:
             if e_entry is None:
-                return RESULTS_NONE + default
+                return RESULTS_NONE_DEFAULT if default else RESULTS_NONE
             if isinstance(e_entry, tuple):
-                return RESULTS_ZEROS + ("; " + RESULTS_NONE if s_entry is None else "") + default
+                if s_entry is None:
+                    return RESULTS_ZEROS_NONE_DEFAULT if default else RESULTS("zeros", "none")
+                return RESULTS_ZEROS_DEFAULT if default else RESULTS_ZEROS
             return RESULTS_KEEP
     return RESULTS_TUPLE
 
@@ -111,13 +117,17 @@ def _described(inputs, captured, allow_unused, materialize_grads):
             f"materialize_grads={materialize_grads})")
 
 
+def _expect_equal(seen, expected, what, rule):
+    grading.expect_equal(seen, expected, what=what, rule=rule)
+
+
 def expect_results(fn, cases):
     """fn (your grad_results) on each case (inputs, captured, allow_unused, materialize_grads,
     expected)."""
     for inputs, captured, allow_unused, materialize_grads, expected in cases:
         seen = results_of(fn, inputs, captured, allow_unused, materialize_grads)
-        grading.expect_equal(seen, expected, what=_described(inputs, captured, allow_unused, materialize_grads),
-                             rule=results_rule(seen, expected, allow_unused))
+        _expect_equal(seen, expected, _described(inputs, captured, allow_unused, materialize_grads),
+                      results_rule(seen, expected, allow_unused))
 
 
 def _fixed_cases():
@@ -286,16 +296,40 @@ def grad_results_in_the_engine(fn):
     expect_story(seen, expected)
 
 
+def _story_rule(s, e):
+    """The rule a call of a story breaks, judged from how it differs."""
+    if s[4:] != e[4:]:
+        return RESULTS_ZEROS
+    if s[1] == e[1] and s[2:] != e[2:]:
+        return RESULTS_FLAGS
+    if isinstance(e[1], str) or isinstance(s[1], str):
+        return RESULTS_FLAGS if "ValueError" in (s[1], e[1]) else RESULTS_UNUSED_DEFAULT
+    return RESULTS_ENTRIES
+
+
 def expect_story(seen, expected):
     """Compare two grad_story results call by call."""
     for s, e in zip(seen, expected):
-        if s[4:] != e[4:]:
-            rule = RESULTS_ZEROS
-        elif s[1] == e[1] and s[2:] != e[2:]:
-            rule = RESULTS_FLAGS
-        elif isinstance(e[1], str) or isinstance(s[1], str):
-            rule = RESULTS_FLAGS if "ValueError" in (s[1], e[1]) else RESULTS_UNUSED + "; " + RESULTS_DEFAULT
-        else:
-            rule = f"{RESULTS_KEEP}; {RESULTS_NONE}; {RESULTS_ZEROS}; {RESULTS_DEFAULT}"
-        grading.expect_equal(s, e, what=f"{e[0]}: (the call, what it returned or its error, the hooks that fired, "
-                                        "the graph afterwards, the inputs afterwards)", rule=rule)
+        _expect_equal(s, e, f"{e[0]}: (the call, what it returned or its error, the hooks that fired, the graph "
+                            "afterwards, the inputs afterwards)", _story_rule(s, e))
+
+
+def grad_results_random(fn, rngs):
+    """Your ``grad_results`` on random cases: one to five inputs of random shapes and dtypes,
+    a random subset of them without a gradient, random flags; against the library's version."""
+    reference = exercises.reference("04.grad_results")
+    cases = [case + (results_of(reference, *case),) for case in (random_results_case(rng) for rng in rngs)]
+    with grading.checking("04.grad_results", fn):
+        expect_results(fn, cases)
+
+
+def grad_results_in_the_engine_random(fn, rngs):
+    """``autograd.grad`` on random graphs (random leaves, some unused) with four random calls
+    each: which tensors, in which order, which flags."""
+    seeds = [int(rng.integers(2**32)) for rng in rngs]
+    with library_version("04"):
+        expected = [grad_story(seed) for seed in seeds]
+    with grading.checking("04.grad_results", fn):
+        seen = [grad_story(seed) for seed in seeds]
+    for s, e in zip(seen, expected):
+        expect_story(s, e)

@@ -1,9 +1,10 @@
-"""Visible checks of assignment 05's exercise 10, ``analytic_jacobian``: gradcheck's
+"""Visible checks of assignment 05's exercise 3, ``analytic_jacobian``: gradcheck's
 analytic side.
 
-``autograd_course.checks.ops`` (the notebook's ``check``) imports them; each function is
-the visible part of one test cell, run on the function you wrote, and its docstring says
-what it tries.  The constants are the rules the checks name (the hidden tests name them too).
+``autograd_course.checks.ops`` (the notebook's ``check``) imports them; each function without
+``_random`` in its name is the visible part of one test cell, run on the function you wrote,
+and its docstring says what it tries; the ``..._random`` ones are what the hidden parts run on
+random cases.  The constants are the rules the checks name (``grading.rules``).
 """
 
 import numpy as np
@@ -13,19 +14,21 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import call, library_version, outcome
 
-__all__ = ["analytic_jacobian", "analytic_jacobian_in_gradcheck", "jacobians_of", "jacobian_rule",
-           "jacobian_cases", "random_jacobian_case", "expect_jacobians", "gradcheck_outcomes",
-           "JAC_LISTS", "JAC_LAYOUT", "JAC_ZEROS", "JAC_UNTOUCHED", "JAC_EACH", "JAC_GRADCHECK"]
+__all__ = ["analytic_jacobian", "analytic_jacobian_in_gradcheck", "analytic_jacobian_random",
+           "analytic_jacobian_in_gradcheck_random", "jacobians_of", "jacobian_rule", "jacobian_cases",
+           "random_jacobian_case", "expect_jacobians", "gradcheck_outcomes",
+           "JAC_LISTS", "JAC_LAYOUT", "JAC_ENTRIES", "JAC_ZEROS", "JAC_GRAD_MODE", "JAC_UNTOUCHED"]
 
-JAC_LISTS = ("a list per output of fn, in order, each with one matrix per input that requires grad "
-             "(a constant or a number gets none)")
-JAC_LAYOUT = ("each matrix is a float64 NumPy array of shape (input numel, output numel): entry [j, i] is "
-              "the derivative of output element i by input element j")
-JAC_ZEROS = "an output that does not require grad, or an input an output does not use, gives a matrix of zeros"
-JAC_UNTOUCHED = "computing a Jacobian changes no .grad: the inputs' .grad stay as they were"
-JAC_EACH = ("each output element has a backward pass of its own, with a gradient that is 1 at that element "
-            "and 0 elsewhere, through a graph that must survive until the last one")
-JAC_GRADCHECK = "gradcheck compares your analytic Jacobians with the numerical ones, element by element"
+JAC = grading.rules("05.analytic_jacobian")
+JAC_LISTS = JAC("lists")
+JAC_LAYOUT = JAC("layout")
+JAC_ENTRIES = JAC("entries")
+JAC_ZEROS = JAC("zeros")
+JAC_GRAD_MODE = JAC("grad-mode")
+JAC_UNTOUCHED = JAC("untouched")
+JAC_VALUES = JAC("entries", "zeros")
+JAC_CHECKED = JAC("entries", "layout")
+JAC_CALL = JAC("lists", "entries", "zeros")
 
 
 def jacobians_of(result):
@@ -43,8 +46,9 @@ def jacobians_of(result):
     return summary
 
 
-def jacobian_rule(seen, expected):
-    """The rule a wrong result breaks, judged from where it differs first."""
+def jacobian_rule(seen, expected, quiet=False):
+    """The rule a wrong result breaks, judged from where it differs first (``quiet``: the
+    call ran inside ``no_grad()``)."""
     if not isinstance(seen, list) or len(seen) != len(expected) or any(
             not isinstance(s, list) or len(s) != len(e) for s, e in zip(seen, expected)):
         return JAC_LISTS
@@ -53,8 +57,12 @@ def jacobian_rule(seen, expected):
             if not isinstance(s, tuple) or s[:3] != e[:3]:
                 return JAC_LAYOUT
             if s != e:
-                return JAC_EACH + "; " + JAC_ZEROS
+                return JAC_GRAD_MODE if quiet else JAC_VALUES
     return JAC_LAYOUT
+
+
+def _expect_equal(seen, expected, what, rule):
+    grading.expect_equal(seen, expected, what=what, rule=rule)
 
 
 def jacobian_cases():
@@ -72,15 +80,25 @@ def jacobian_cases():
     }
 
 
+def _jacobians_quietly(fn, function, inputs, quiet):
+    """fn(function, inputs), inside ``no_grad()`` when ``quiet``."""
+    if not quiet:
+        return fn(function, inputs)
+    with ag.no_grad():
+        return fn(function, inputs)
+
+
 def expect_jacobians(fn, cases):
-    """fn (your analytic_jacobian) on each case {label: (function, inputs, expected)}, and
-    the inputs' .grad after it."""
-    for label, (function, inputs, expected) in cases.items():
+    """fn (your analytic_jacobian) on each case {label: (function, inputs, expected, quiet)}
+    (``quiet``: called inside ``no_grad()``), and the inputs' .grad after it."""
+    for label, (function, inputs, expected, quiet) in cases.items():
+        where = " inside no_grad()" if quiet else ""
         grads = [x.grad for x in inputs if isinstance(x, ag.Tensor)]
-        seen = jacobians_of(call(fn, function, inputs, what=f"analytic_jacobian({label})",
-                                 rule=JAC_LISTS + "; " + JAC_EACH + "; " + JAC_ZEROS))
-        grading.expect_equal(seen, expected, what=f"analytic_jacobian({label}) as (type, shape, dtype, values)",
-                             rule=jacobian_rule(seen, expected))
+        result = call(_jacobians_quietly, fn, function, inputs, quiet, what=f"analytic_jacobian({label}){where}",
+                      rule=JAC_GRAD_MODE if quiet else JAC_CALL)
+        seen = jacobians_of(result)
+        _expect_equal(seen, expected, f"analytic_jacobian({label}){where} as (type, shape, dtype, values)",
+                      jacobian_rule(seen, expected, quiet))
         after = [x.grad for x in inputs if isinstance(x, ag.Tensor)]
         grading.expect_true(all(a is b for a, b in zip(after, grads)),
                             what=f"the inputs' .grad unchanged by analytic_jacobian({label})", rule=JAC_UNTOUCHED,
@@ -90,12 +108,16 @@ def expect_jacobians(fn, cases):
 def analytic_jacobian(fn):
     """Your ``analytic_jacobian`` called directly on six functions: ``a * a``, a matrix-vector
     product (two inputs, non-square Jacobians), two outputs, a constant input, an unused input
-    and a number, an output that does not require grad. The lists, the shapes, dtypes and values
-    of the matrices, and the inputs' ``.grad`` afterwards."""
+    and a number, an output that does not require grad; then ``a * a`` and the product again
+    inside ``no_grad()`` (grad-mode).  The lists, the shapes, dtypes and values of the
+    matrices, and the inputs' ``.grad`` afterwards (untouched)."""
     reference = exercises.reference("05.analytic_jacobian")
+    functions = list(jacobian_cases().items())
+    functions += [(label, case) for label, case in list(jacobian_cases().items())[:2]]
     with library_version("05"):         # the rules the functions use: the library's own
-        cases = {label: (function, inputs, jacobians_of(reference(function, inputs)))
-                 for label, (function, inputs) in jacobian_cases().items()}
+        cases = {f"{label}{' #2' if i >= 6 else ''}": (function, inputs, jacobians_of(reference(function, inputs)),
+                                                         i >= 6)
+                 for i, (label, (function, inputs)) in enumerate(functions)}
     with grading.checking("05.analytic_jacobian", fn):
         expect_jacobians(fn, cases)
 
@@ -149,7 +171,7 @@ def analytic_jacobian_in_gradcheck(fn):
     with grading.checking("05.analytic_jacobian", fn):
         seen = gradcheck_outcomes()
     for label, s, e in zip(list(GRADCHECKS) + ["gradgradcheck(ag.sigmoid)"], seen, expected):
-        grading.expect_equal(s, e, what=label, rule=JAC_GRADCHECK + "; " + JAC_LAYOUT)
+        grading.expect_equal(s, e, what=label, rule=JAC_CHECKED)
 
 
 RANDOM_FNS = [("a * b", lambda a, b: a * b), ("a.exp() + b", lambda a, b: a.exp() + b),
@@ -168,3 +190,30 @@ def random_jacobian_case(rng):
     a, b = (ag.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=n) for n in needs)
     name, function = RANDOM_FNS[int(rng.integers(len(RANDOM_FNS)))]
     return f"fn = lambda a, b: {name}, a and b {shape} {dtype}, requires_grad {needs}", function, (a, b)
+
+
+def analytic_jacobian_random(fn, rngs):
+    """Your ``analytic_jacobian`` on random functions of two inputs of random shapes and
+    dtypes, some not requiring grad; every third case inside ``no_grad()``."""
+    reference = exercises.reference("05.analytic_jacobian")
+    cases = {}
+    with library_version("05"):
+        for n, rng in enumerate(rngs):
+            label, function, inputs = random_jacobian_case(rng)
+            cases[f"{label} (random case #{n})"] = (function, inputs, jacobians_of(reference(function, inputs)),
+                                                    n % 3 == 2)
+    with grading.checking("05.analytic_jacobian", fn):
+        expect_jacobians(fn, cases)
+
+
+def analytic_jacobian_in_gradcheck_random(fn, rngs):
+    """``gradcheck`` of the four functions above, and ``gradgradcheck`` of ``sigmoid``, at
+    random inputs."""
+    seeds = [int(rng.integers(2**32)) for rng in rngs]
+    with library_version("05"):
+        expected = [gradcheck_outcomes(seed) for seed in seeds]
+    with grading.checking("05.analytic_jacobian", fn):
+        seen = [gradcheck_outcomes(seed) for seed in seeds]
+    for seed, s, e in zip(seeds, seen, expected):
+        grading.expect_equal(s, e, what=f"gradcheck of four functions and gradgradcheck of sigmoid at random "
+                                        f"inputs (seed {seed})", rule=JAC_CHECKED)

@@ -2,16 +2,15 @@
 
 Each mistake edits one answer cell of course/source/04_leaves/04_leaves.ipynb
 (the format: autograd_course/mistakes.py).
-The test cells of that exercise must fail with ``rule`` in their output, and the
-test cells of every other exercise must keep passing.
+The test cells of that exercise must fail naming ``rule`` (a rule its task text states),
+and the test cells of every other exercise must keep passing.
 """
 
 from autograd_course.mistakes import Mistake
 
 _ACC = "04_accumulate_grad_answer"
 _RETAIN = "04_retain_grad_answer"
-_STORE = "04_store_retained_grad_answer"
-_HOOKS = "04_call_tensor_hooks_answer"
+_HOOKS = "04_tensor_hooks_answer"       # store_retained_grad and call_tensor_hooks, one exercise
 _PRUNE = "04_nodes_to_run_answer"
 _RESULTS = "04_grad_results_answer"
 
@@ -28,13 +27,13 @@ MISTAKES = [
 ''',
                  '    variable._grad = new_grad.clone()\n'),
             ],
-            rule="a later gradient is added to .grad, not stored in its place"),
+            rule="adds"),
     Mistake(_ACC, "stores the incoming gradient itself (no copy)",
             edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad')],
-            rule="the first gradient (when .grad is None) is stored as a copy"),
+            rule="copy"),
     Mistake(_ACC, "stores new_grad.detach(), which shares its memory",
             edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach()')],
-            rule="never new_grad itself or a view of its memory"),
+            rule="copy"),
     Mistake(_ACC, "always adds out of place, also in a normal backward",
             edits=[
                 ('elif ag.is_grad_enabled():', 'else:'),
@@ -43,10 +42,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="a later gradient is added in place: .grad stays the same tensor"),
+            rule="in-place"),
     Mistake(_ACC, "adds into the NumPy array without bumping the version counter",
             edits=[('variable._grad.add_(new_grad)', 'variable._grad._data += new_grad._data')],
-            rule="an in-place addition bumps the version counter of .grad"),
+            rule="in-place"),
     Mistake(_ACC, "ignores grad mode: adds in place with create_graph=True too",
             edits=[
                 ('''    elif ag.is_grad_enabled():
@@ -54,10 +53,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="in grad mode (create_graph=True), a later gradient is added out of place"),
+            rule="create-graph"),
     Mistake(_ACC, "copies with detach().clone(), dropping the graph of create_graph=True",
             edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach().clone()')],
-            rule="in grad mode (create_graph=True), the copy is recorded"),
+            rule="create-graph"),
     Mistake(_ACC, "forgets the first gradient: adds to a .grad that is None",
             edits=[
                 ('''    if variable._grad is None:
@@ -66,7 +65,7 @@ MISTAKES = [
 ''',
                  '    if ag.is_grad_enabled():\n'),
             ],
-            rule="the first gradient (when .grad is None) is stored as a copy"),
+            rule="copy"),
 
     # ------------------------------------------------------------ 04.retain_grad
     Mistake(_RETAIN, "no requires_grad check: a constant is treated like a leaf",
@@ -76,13 +75,13 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="retain_grad refuses a tensor that does not require grad"),
+            rule="no-grad"),
     Mistake(_RETAIN, "raises ValueError instead of RuntimeError",
             edits=[
                 ('raise RuntimeError("can\'t retain_grad on Tensor that has requires_grad=False")',
                  'raise ValueError("can\'t retain_grad on Tensor that has requires_grad=False")'),
             ],
-            rule="with PyTorch's RuntimeError"),
+            rule="no-grad"),
     Mistake(_RETAIN, "marks leaves as retaining their grad too",
             edits=[
                 ('''    if tensor.grad_fn is None:
@@ -95,7 +94,7 @@ MISTAKES = [
         return
 '''),
             ],
-            rule="on a leaf, retain_grad does nothing"),
+            rule="leaf"),
     Mistake(_RETAIN, "only sets the flag, never registers with the node",
             edits=[
                 ('''    node = tensor.grad_fn
@@ -105,7 +104,7 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="registers weakref.ref(tensor) in tensor.grad_fn._retains_grad"),
+            rule="register"),
     Mistake(_RETAIN, "assumes the node's dict already exists",
             edits=[
                 ('''    node = tensor.grad_fn
@@ -115,7 +114,7 @@ MISTAKES = [
 ''',
                  '    tensor.grad_fn._retains_grad[tensor._output_nr] = weakref.ref(tensor)\n'),
             ],
-            rule="a dict to create when it is None"),
+            rule="register"),
     Mistake(_RETAIN, "replaces the node's dict, dropping the other outputs",
             edits=[
                 ('''    node = tensor.grad_fn
@@ -125,57 +124,24 @@ MISTAKES = [
 ''',
                  '    tensor.grad_fn._retains_grad = {tensor._output_nr: weakref.ref(tensor)}\n'),
             ],
-            rule="keep the entries of the node's other outputs"),
+            rule="outputs"),
     Mistake(_RETAIN, "registers every tensor under output 0",
             edits=[
                 ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
                  'node._retains_grad[0] = weakref.ref(tensor)'),
             ],
-            rule="register the tensor under its own output number"),
+            rule="outputs"),
     Mistake(_RETAIN, "the node holds the tensor strongly (a lambda, not a weak reference)",
             edits=[
                 ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
                  'node._retains_grad[tensor._output_nr] = lambda: tensor'),
             ],
-            rule="registers weakref.ref(tensor)"),
+            rule="weak"),
 
-    # ------------------------------------------------------------ 04.store_retained_grad
-    Mistake(_STORE, "stores the incoming gradient itself (no copy)",
-            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad')],
-            rule="the first gradient (when .grad is None) is stored as a copy"),
-    Mistake(_STORE, "stores grad.detach(), which shares its memory",
-            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach()')],
-            rule="never grad itself or a view of its memory"),
-    Mistake(_STORE, "adds in place with +=",
-            edits=[
-                ('        tensor._grad = tensor._grad + grad\n',
-                 '        tensor._grad += grad\n'),
-            ],
-            rule="a later gradient is added out of place"),
-    Mistake(_STORE, "overwrites the stored gradient instead of adding",
-            edits=[
-                ('''    if tensor._grad is None:
-        tensor._grad = grad.clone()
-    else:
-        tensor._grad = tensor._grad + grad
-''',
-                 '    tensor._grad = grad.clone()\n'),
-            ],
-            rule="a later gradient is added to the stored one"),
-    Mistake(_STORE, "copies with detach().clone(), dropping the graph of create_graph=True",
-            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach().clone()')],
-            rule="with create_graph=True the copy is recorded"),
-    Mistake(_STORE, "forgets the first gradient: adds to a .grad that is None",
-            edits=[
-                ('''    if tensor._grad is None:
-        tensor._grad = grad.clone()
-    else:
-        tensor._grad = tensor._grad + grad
-''',
-                 '    tensor._grad = tensor._grad + grad\n'),
-            ],
-            rule="the first gradient (when .grad is None) is stored as a copy"),
-    # ============================================================ 04.call_tensor_hooks
+    # ------------------------------------------------------------ 04.tensor_hooks
+    Mistake(_HOOKS, "adds a later retained gradient in place with +=",
+            edits=[('        tensor._grad = tensor._grad + grad\n', '        tensor._grad += grad\n')],
+            rule="new-tensor"),
     Mistake(_HOOKS, "stores the retained gradient before the hooks run",
             edits=[('''    grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
@@ -187,12 +153,12 @@ MISTAKES = [
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
-            engine.store_retained_grad(tensor, grads[nr])
+            store_retained_grad(tensor, grads[nr])
 ''', '''    grads = list(grads)
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
-            engine.store_retained_grad(tensor, grads[nr])
+            store_retained_grad(tensor, grads[nr])
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
             if grads[nr] is not None:
@@ -200,21 +166,24 @@ MISTAKES = [
                 if replaced is not None:
                     grads[nr] = replaced
 ''')],
-            rule="retain_grad stores the gradient after the hooks"),
+            rule="retain"),
+    Mistake(_HOOKS, "stores the incoming gradient itself (no copy)",
+            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad')],
+            rule="copy"),
     Mistake(_HOOKS, "ignores what a hook returns",
             edits=[('''                replaced = hook(grads[nr])
                 if replaced is not None:
                     grads[nr] = replaced
 ''', '''                hook(grads[nr])
 ''')],
-            rule="each hook receives the gradient the previous hook left"),
-    Mistake(_HOOKS, "takes a hook's None as the new gradient",
-            edits=[('''                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
-''', '''                grads[nr] = hook(grads[nr])
-''')],
-            rule="each hook receives the gradient the previous hook left"),
+            rule="replace"),
+    Mistake(_HOOKS, "overwrites the stored gradient instead of adding",
+            edits=[('''    if tensor._grad is None:
+        tensor._grad = grad.clone()
+    else:
+        tensor._grad = tensor._grad + grad
+''', '    tensor._grad = grad.clone()\n')],
+            rule="adds"),
     Mistake(_HOOKS, "gives every hook the gradient that arrived",
             edits=[('''        for hook in list(hooks.values()):
             if grads[nr] is not None:
@@ -228,21 +197,25 @@ MISTAKES = [
                 if replaced is not None:
                     grads[nr] = replaced
 ''')],
-            rule="each hook receives the gradient the previous hook left"),
+            rule="chain"),
+    Mistake(_HOOKS, "copies with detach().clone(), dropping the graph of create_graph=True",
+            edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach().clone()')],
+            rule="copy"),
     Mistake(_HOOKS, "runs the hooks of an output that received nothing",
             edits=[('''            if grads[nr] is not None:
                 replaced = hook(grads[nr])''', '''            if True:
                 replaced = hook(grads[nr])''')],
-            rule="the hooks of an output that received no gradient (None) do not run"),
+            rule="skip"),
+    # ------------------------------------------------------------ 04.nodes_to_run
     Mistake(_PRUNE, "starts the walk with the targets already in the set",
             edits=[("    needed = set()\n", "    needed = set(targets)\n")],
-            rule="a target's own node is in the set only when another target can be reached from it"),
+            rule="targets"),
     Mistake(_PRUNE, "follows next_functions down from the targets instead of back up to the roots",
             edits=[("parents.setdefault(next_node, []).append(node)", "parents.setdefault(node, []).append(next_node)")],
-            rule="a node runs when a wanted gradient's node can be reached from it"),
+            rule="ancestors"),
     Mistake(_PRUNE, "keeps only the targets' direct parents",
             edits=[("                stack.append(parent)\n", "")],
-            rule="by one edge or more"),
+            rule="ancestors"),
     Mistake(_PRUNE, "walks with recursion",
             edits=[("""    needed = set()
     stack = list(targets)
@@ -262,21 +235,21 @@ MISTAKES = [
     for target in targets:
         visit(target)
 """)],
-            rule="walk without recursion"),
+            rule="deep"),
     Mistake(_PRUNE, "returns every node",
             edits=[("    return needed\n", "    return set(nodes)\n")],
-            rule="a node from which no target can be reached is not in the set"),
-    # ============================================================ 04.grad_results
+            rule="others"),
+    # ------------------------------------------------------------ 04.grad_results
     Mistake(_RESULTS, "makes the zeros with ag.zeros(shape): always float32",
             edits=[("grad = ag.zeros_like(tensor)", "grad = ag.zeros(tuple(tensor.shape))")],
-            rule="a new tensor of zeros of its shape and dtype"),
+            rule="zeros"),
     Mistake(_RESULTS, "ignores the default: allow_unused=None counts as false",
             edits=[("unused_ok = materialize_grads if allow_unused is None else allow_unused",
                     "unused_ok = allow_unused")],
-            rule="allow_unused=None means: the value of materialize_grads"),
+            rule="default"),
     Mistake(_RESULTS, "counts the inputs from 1 in the error",
             edits=[("at index {index} appears", "at index {index + 1} appears")],
-            rule="the error names the index of the first such input"),
+            rule="unused"),
     Mistake(_RESULTS, "refuses the contradictory flags only when an input is unused",
             edits=[('''    if allow_unused is False and materialize_grads:
         raise ValueError("Expected allow_unused to be True or not passed when "
@@ -287,17 +260,17 @@ MISTAKES = [
                                  "materialize_grads=True, but got: allow_unused=False.")
             if not unused_ok:
 ''')],
-            rule="also when every input was used"),
+            rule="flags"),
     Mistake(_RESULTS, "gives zeros to every allowed unused input, materialize_grads or not",
             edits=[('''            if materialize_grads:
                 grad = ag.zeros_like(tensor)
 ''', '''            grad = ag.zeros_like(tensor)
 ''')],
-            rule="an unused input's entry is None when allowed, unless materialize_grads"),
+            rule="none"),
     Mistake(_RESULTS, "returns the list itself",
             edits=[("    return tuple(grads)\n", "    return grads\n")],
-            rule="return a tuple with one entry per input"),
+            rule="tuple"),
     Mistake(_RESULTS, "makes the zeros by zeroing a detached input in place",
             edits=[("grad = ag.zeros_like(tensor)", "grad = tensor.detach().zero_()")],
-            rule="with memory of its own"),
+            rule="zeros"),
 ]

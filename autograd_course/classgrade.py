@@ -78,6 +78,7 @@ class Report:
     feedback_seconds: float = 0.0 # then the feedback
     workers: int = 0
     reports: list = dataclasses.field(default_factory=list)   # the class reports written
+    report_errors: list = dataclasses.field(default_factory=list)   # reports not written, and why
 
     def of(self, status):
         return [o for o in self.outcomes if o.status == status]
@@ -88,6 +89,7 @@ class Report:
                  f"in {_clock(self.seconds)} (grades in {_clock(self.grading_seconds)}, then feedback in "
                  f"{_clock(self.feedback_seconds)}); grades: {self.csv}"]
         lines += [f"  report: {path}" for path in self.reports]
+        lines += [f"  report NOT written: {error}" for error in self.report_errors]
         lines += [f"  FAILED {o.student}/{o.assignment}: {o.message.strip()[-600:]}" for o in self.of("failed")]
         return "\n".join(lines)
 
@@ -311,10 +313,17 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
         path = export_csv(course, csv, db_url=db_url)
         grading_seconds = time.perf_counter() - start
     outcomes.sort(key=lambda o: (o.student, o.assignment))
-    written = [str(class_report.write(course, name)) for name in names
-               if reports and any(o.assignment == name for o in outcomes)]
+    written, report_errors = [], []
+    for name in names if reports else ():
+        if any(o.assignment == name for o in outcomes):
+            # The grades are in the gradebook and grades.csv already: a report that cannot be
+            # written (a damaged course file) is said in the summary, never a failed grading.
+            try:
+                written.append(str(class_report.write(course, name)))
+            except Exception as error:
+                report_errors.append(f"{name}: {type(error).__name__}: {error}"[:600])
     return Report(outcomes, str(path), time.perf_counter() - start, grading_seconds, feedback_seconds,
-                  workers, written)
+                  workers, written, report_errors)
 
 
 def _feedback_path(course, student, name):

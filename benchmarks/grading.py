@@ -3,7 +3,7 @@
 Run from the repository root (a benchmark, not a test; ``make bench`` runs it after
 ``benchmarks.run``)::
 
-    python -m benchmarks.grading                  # 100 students x 05_ops, the term sampled; ~15 min
+    python -m benchmarks.grading                  # 100 students x 05_ops, the term sampled; ~30 min here
     python -m benchmarks.grading --quick          # 12 students x 01_tensors, no term; ~3 min
     python -m benchmarks.grading --term full      # the whole term graded too (900 notebooks)
 
@@ -49,6 +49,9 @@ The Markdown report goes to stdout, progress to stderr, every number to
 is printed at the start and the end: other programs on the machine slow every
 configuration, and stock (one process) and grade-class (one process per CPU, plus
 one) do not feel the load alike, so read ratios of runs made under similar load.
+Each run's CPU time is measured too, in a cgroup the benchmark joins (``CpuMeter``;
+where it cannot make one, n/a): CPU per notebook does not depend on the load, and the
+summary gives the speed-up it implies on otherwise idle CPUs.
 """
 
 import argparse

@@ -46,32 +46,40 @@ def serialize_gradebook(db_url):
     nbgrader opens a Gradebook for a few short reads and writes at a time
     (OverwriteCells, SaveAutoGrades, ...), never while a kernel runs, so
     processes that grade in parallel wait for each other only for those
-    moments.  PostgreSQL needs no lock: this does nothing for other URLs."""
+    moments.  Each gradebook has its own lock: a process that graded one course
+    and then opens another course's gradebook (the grading benchmark builds a
+    second course after grading the first, whose directory is gone by then) takes
+    that one's lock, or none.  PostgreSQL needs no lock: this does nothing for
+    other URLs."""
     path = sqlite_path(db_url)
     if path is None:
         return
-    lock = _FileLock(path + ".lock")
-    original_init, original_close = Gradebook.__init__, Gradebook.close
-    if getattr(Gradebook, "_autograde_lock", None) is not None:
-        Gradebook._autograde_lock.path = lock.path
+    locks = getattr(Gradebook, "_autograde_locks", None)
+    if locks is not None:
+        locks.setdefault(path, _FileLock(path + ".lock"))
         return
+    locks = {path: _FileLock(path + ".lock")}
+    original_init, original_close = Gradebook.__init__, Gradebook.close
 
-    def __init__(self, *args, **kwargs):
-        Gradebook._autograde_lock.acquire()
+    def __init__(self, db_url, *args, **kwargs):
+        lock = locks.get(sqlite_path(db_url))
+        if lock is not None:
+            lock.acquire()
         try:
-            original_init(self, *args, **kwargs)
+            original_init(self, db_url, *args, **kwargs)
         except BaseException:
-            Gradebook._autograde_lock.release()
+            if lock is not None:
+                lock.release()
             raise
-        self._autograde_locked = True
+        self._autograde_lock = lock
 
     def close(self):
         try:
             original_close(self)
         finally:
-            if getattr(self, "_autograde_locked", False):
-                self._autograde_locked = False
-                Gradebook._autograde_lock.release()
+            lock, self._autograde_lock = getattr(self, "_autograde_lock", None), None
+            if lock is not None:
+                lock.release()
 
-    Gradebook._autograde_lock = lock
+    Gradebook._autograde_locks = locks
     Gradebook.__init__, Gradebook.close = __init__, close

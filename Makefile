@@ -55,8 +55,8 @@ test: venv sandbox
 
 # The library's benchmarks, then grading a class against stock nbgrader (benchmarks/README.md).
 bench: venv sandbox
-	$(BIN)/python -m benchmarks.run
-	$(BIN)/python -m benchmarks.grading
+	status=0; $(BIN)/python -m benchmarks.run || status=$$?; \
+	$(BIN)/python -m benchmarks.grading || status=$$?; exit $$status
 
 # Once per .venv: only the nbgrader extensions a student has on Binder (Validate).
 $(VENV)/.student-extensions: binder/student-extensions | venv

@@ -65,7 +65,7 @@ from .ops import (argwhere, count_nonzero, diff, dsplit, hsplit, index_copy, ind
                   masked_select, nonzero, scatter, scatter_add, take, take_along_dim, tensor_split, vsplit)
 from .ops import (cdist, diagonal_scatter, index_put, index_put_, masked_scatter, put, renorm,  # noqa: F401
                   scatter_reduce, select_scatter, slice_scatter)
-from .ops import (cross, cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
+from .ops import (cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
                   mode, nanmean, nanmedian, nansum, unique)
 from .ops.binary_math import *    # noqa: F401,F403  (atan2, xlogy, lerp, aliases, ...)
 from .ops.compositions import *   # noqa: F401,F403  (hstack, meshgrid, fmax, var_mean, ...)

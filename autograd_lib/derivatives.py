@@ -36,6 +36,7 @@ The engine knows nothing about any particular op: everything op-specific is here
 """
 
 import math
+import sys
 
 from . import broadcasting
 from . import ops as F
@@ -48,10 +49,16 @@ from .ops import losses, norms, pointwise
 from .recording import RULES
 from .views import AsStridedBackward0
 
-__all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT"]
+__all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT", "DECLARED_AT", "DuplicateRule"]
 
 NODES = {}          # backward node name -> its first class (the exercises' rule slots name nodes)
 BY_INPUT_COUNT = {}  # (variadic rule's node class, number of tensors) -> its class for them
+DECLARED_AT = {}    # forward op -> "file:line" of the rule(...) that declared it
+
+
+class DuplicateRule(ValueError):
+    """A second gradient rule for a forward op that has one: the table keeps one rule per
+    op, so a second would silently replace the first."""
 
 
 def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
@@ -67,6 +74,12 @@ def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
     that PyTorch saves as tensors (the indices of ``x[[0, 2]]``): the node keeps them
     with its saved tensors, so they are freed after backward like them.
     """
+    caller = sys._getframe(1)
+    here = f"{_library_path(caller.f_code.co_filename)}:{caller.f_lineno}"
+    if op in RULES:
+        raise DuplicateRule(f"a second gradient rule for {op!r} ({node if isinstance(node, str) else node.__name__}) "
+                            f"at {here}: {op!r} already has {RULES[op].__name__}, declared at "
+                            f"{DECLARED_AT.get(op, 'an unknown place')}; an op has exactly one rule")
     compiled = {}
     for input_name, spec in formulas.items():
         needs, fn = ("", spec) if callable(spec) else spec
@@ -84,8 +97,16 @@ def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
     if variadic:
         _one_input_per_tensor(cls)
     RULES[op] = cls
+    DECLARED_AT[op] = here
     NODES.setdefault(cls.__name__, cls)   # ops sharing a node name: the first declared keeps it
     return cls
+
+
+def _library_path(filename):
+    """``autograd_lib/...py`` for a file of the library (the full name of any other)."""
+    parts = filename.replace("\\", "/").split("/")
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("autograd_lib"):]) if "autograd_lib" in parts \
+        else filename
 
 
 def _one_input_per_tensor(cls):

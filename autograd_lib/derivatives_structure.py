@@ -160,9 +160,6 @@ def declare(rule):
          self=("self result dim", lambda grad, self, result, dim: R.logcumsumexp_backward(grad, self, result, dim)))
     rule("_unique2", "Unique2Backward0", self=lambda grad: _not_differentiable("_unique2"))
     rule("unique_dim", "UniqueDimBackward0", self=lambda grad: _not_differentiable("unique_dim"))
-    rule("linalg_cross", "LinalgCrossBackward0",
-         self=("other dim", lambda grad, other, dim: R.cross(other, grad, dim)),
-         other=("self dim", lambda grad, self, dim: R.cross(grad, self, dim)))
     rule("renorm", "RenormBackward0", self=("self p dim maxnorm", norms.renorm_backward))
     rule("_cdist_forward", "CdistBackward0",
          x1=("x1 x2 p result", lambda grad, x1, x2, p, result: C.cdist_backward(

@@ -82,3 +82,4 @@ from .fold import *               # noqa: F401,F403
 from .strided import *            # noqa: F401,F403
 from .inplace_views import *      # noqa: F401,F403
 from .linalg_more import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401
+from .linalg_more import torch_cross as cross  # noqa: F401

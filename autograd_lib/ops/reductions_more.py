@@ -1,7 +1,7 @@
 """More reductions: ``median``, ``nanmedian``, ``kthvalue``, ``mode`` (values and indices),
 ``nansum``, ``nanmean``; running ``cummax``/``cummin`` and ``logcumsumexp``; counting
-``nonzero``, ``argwhere``, ``count_nonzero``, ``unique``; and ``isclose``, ``cross``,
-``kron``, ``dist``.
+``nonzero``, ``argwhere``, ``count_nonzero``, ``unique``; and ``isclose``, ``kron``,
+``dist`` (``cross`` is ``linalg_more.torch_cross``).
 
 A reduction that *selects* one element along a dim (median, kthvalue, mode) returns
 its index too, and its gradient goes to that index only (as ``max(dim)``'s); over
@@ -11,12 +11,10 @@ for small inputs.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..broadcasting import broadcast_shape
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import div
@@ -29,7 +27,7 @@ from .shape import unsafe_view
 
 __all__ = ["median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "cummax", "cummin",
            "logcumsumexp", "logcumsumexp_backward", "nonzero", "argwhere", "count_nonzero", "unique",
-           "isclose", "cross", "kron", "dist"]
+           "isclose", "kron", "dist"]
 
 for _name in ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin"):
     setattr(return_types, _name, type(_name, (_ReturnType,), {"_name": _name}))
@@ -278,30 +276,6 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 Tensor.unique, Tensor.isclose = unique, isclose
 
 
-def cross(input, other, dim=None):
-    """The cross product of 3-vectors along ``dim`` (LinalgCrossBackward0); without ``dim``,
-    the first dim of size 3 (deprecated in PyTorch, with a warning)."""
-    input, other = to_tensor(input), to_tensor(other)
-    input, other, _ = promote(input, other)
-    if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
-                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
-                      "of dim will change to agree with that of linalg.cross in a future release.",
-                      UserWarning, stacklevel=2)
-        shape = broadcast_shape(input.shape, other.shape)
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
-    shape = broadcast_shape(input.shape, other.shape)
-    d = _wrap_dim(dim, len(shape))
-    if input.shape[d] != 3 or other.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[d]} and {other.shape[d]}")
-    array = np.cross(np.broadcast_to(input._data, shape), np.broadcast_to(other._data, shape), axis=d)
-    return record("linalg_cross", _contiguous(array, dtype=input._data.dtype), (input, other),
-                  {"dim": d})
-
-
 def kron(input, other):
     """The Kronecker product: every element of ``input`` times the whole of ``other``, in
     blocks (reshapes and a mul, as PyTorch records it)."""
@@ -326,4 +300,4 @@ def dist(input, other, p=2):
     return record("dist", array, (input, other), {"p": p})
 
 
-Tensor.cross, Tensor.kron, Tensor.dist = cross, kron, dist
+Tensor.kron, Tensor.dist = kron, dist

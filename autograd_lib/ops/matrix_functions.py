@@ -3,7 +3,7 @@
 LinalgDetBackward0, LinalgSlogdetBackward0, LinalgSolveExBackward0, LinalgCrossBackward0);
 ``matrix_power``, ``multi_dot``, ``vecdot`` and ``logdet`` are compositions of other ops, as
 in PyTorch.  All work on batches of matrices (the last two dims).  Rules in
-``derivatives_linalg.py``: each gradient is written with the ops here, so it can be
+``derivatives/matrix_functions.py``: each gradient is written with the ops here, so it can be
 differentiated again.
 
 A singular matrix has no inverse: ``inv`` and ``solve`` raise ``LinAlgError`` (a

@@ -26,6 +26,11 @@
 5. **Feedback, after grading** (as nbgrader's own ``generate_feedback`` step
    follows ``autograde``): the same workers render each graded submission's
    feedback HTML.
+6. **The class report.** What the checks found was recorded as each submission
+   was graded (``findings.db``: autograde's ``RecordFindings`` step; a submission
+   autograde could not grade is recorded here, with the reason); each assignment
+   with a submission gets ``reports/<assignment>/index.html``
+   (``autograd_course.report``: which rules the class broke, who needs help).
 
 Progress (submissions and students done, elapsed, time left) goes to stderr.
 """
@@ -41,6 +46,8 @@ import sys
 import time
 from pathlib import Path
 
+from . import report as class_report
+from .findings import Store, failed_record
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import (check_result, export_csv, kernel_environment, load_config, nbgrader_api, register,
                              sandbox_enabled)
@@ -70,6 +77,7 @@ class Report:
     grading_seconds: float = 0.0  # until every grade is in the gradebook and grades.csv
     feedback_seconds: float = 0.0 # then the feedback
     workers: int = 0
+    reports: list = dataclasses.field(default_factory=list)   # the class reports written
 
     def of(self, status):
         return [o for o in self.outcomes if o.status == status]
@@ -79,6 +87,7 @@ class Report:
         lines = [f"grade-class: {graded} graded, {skipped} unchanged (not regraded), {failed} failed, "
                  f"in {_clock(self.seconds)} (grades in {_clock(self.grading_seconds)}, then feedback in "
                  f"{_clock(self.feedback_seconds)}); grades: {self.csv}"]
+        lines += [f"  report: {path}" for path in self.reports]
         lines += [f"  FAILED {o.student}/{o.assignment}: {o.message.strip()[-600:]}" for o in self.of("failed")]
         return "\n".join(lines)
 
@@ -167,12 +176,15 @@ def _grade(student, assignment, digest_):
     start = time.perf_counter()
     for directory in ("autograded", "feedback"):           # regrade from scratch
         shutil.rmtree(course / directory / student / assignment, ignore_errors=True)
+    Store(course).drop(student, assignment)                # autograde records the new findings
     with kernel_environment():
         api = _api()
         result = api.autograde(assignment, student)
         if not result.get("success"):
+            message = (result.get("error") or "") + (result.get("log") or "")
+            Store(course).put(failed_record(student, assignment, message))
             return Outcome(student, assignment, "failed", seconds=time.perf_counter() - start,
-                           message=(result.get("error") or "") + (result.get("log") or ""))
+                           message=message)
         with Gradebook(api.coursedir.db_url, api.coursedir.course_id) as gb:
             graded = gb.find_submission(assignment, student)
             score, max_score = graded.score, graded.max_score
@@ -234,11 +246,12 @@ def _clock(seconds):
 
 
 def grade_class(course=None, workers=None, names=None, force=False, sandbox=True, csv=None,
-                overrides=None, feedback=True, progress=None):
+                overrides=None, feedback=True, progress=None, reports=True):
     """Autograde every new or changed submission of ``course``, then render the feedback
     of those graded (see the module doc).  ``sandbox``: True (required), False, or None
     (when available); ``overrides``: a traitlets Config merged over nbgrader_config.py
-    (tests lower the timeout); ``feedback=False``: grades only.  Returns a :class:`Report`."""
+    (tests lower the timeout); ``feedback=False``: grades only; ``reports=False``: no class
+    report.  Returns a :class:`Report`."""
     from .gradebook_lock import serialize_gradebook   # lazy: it imports nbgrader (2 s); only grading needs it
     start = time.perf_counter()
     course = course_dir(course)
@@ -266,6 +279,7 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
         if digest_ is None:
             outcomes.append(Outcome(student, name, "failed", message="the submission contains a "
                                     "symlink; nbgrader would copy its target (refused)"))
+            Store(course).put(failed_record(student, name, outcomes[-1].message))
             continue
         graded = course / "autograded" / student / name / f"{name}.ipynb"
         current = (manifest.get(key, {}).get("sha256") == digest_ and state.get((student, name))
@@ -297,8 +311,10 @@ def grade_class(course=None, workers=None, names=None, force=False, sandbox=True
         path = export_csv(course, csv, db_url=db_url)
         grading_seconds = time.perf_counter() - start
     outcomes.sort(key=lambda o: (o.student, o.assignment))
+    written = [str(class_report.write(course, name)) for name in names
+               if reports and any(o.assignment == name for o in outcomes)]
     return Report(outcomes, str(path), time.perf_counter() - start, grading_seconds, feedback_seconds,
-                  workers)
+                  workers, written)
 
 
 def _feedback_path(course, student, name):

@@ -7,6 +7,7 @@
     autograd-course lab           # JupyterLab on <course>/release/01_tensors/01_tensors.ipynb
     autograd-course register      # register every assignment in the course's gradebook (a term's start)
     autograd-course grade-class   # autograde every submission of <course>/submitted/, feedback, grades.csv
+    autograd-course report A      # <course>/reports/A/index.html: the rules the class broke, who needs help
     autograd-course edition --stage K   # dist/edition-K/: the wheel with later answers sealed, notebooks <= K
     autograd-course syllabus      # the workload table of the syllabus, measured on source/
 
@@ -21,7 +22,7 @@ so ``autograd-course --help`` answers at once.
 import argparse
 import sys
 
-from . import classgrade, demo, editions, lab, pipeline, syllabus
+from . import classgrade, demo, editions, lab, pipeline, report, syllabus
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
 
@@ -48,11 +49,21 @@ def cmd_grade_class(args):
     return 1 if report.of("failed") else 0
 
 
+def cmd_report(course, args):
+    """The class report of an assignment (or the term), from the gradebook and the findings."""
+    if args.term == bool(args.assignment):
+        raise PipelineError("name an assignment (autograd-course report 02_graph) or give --term, not both")
+    path = (report.write_term(course, args.anonymous) if args.term
+            else report.write(course, args.assignment, args.anonymous))
+    print(f"report: {path}")
+    return 0
+
+
 def parser():
     top = argparse.ArgumentParser(prog=PROG,
                                   description="The course pipeline, the instructor demo, grading a class.",
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
-                                  epilog="\n".join(__doc__.split("\n")[2:12]))
+                                  epilog="\n".join(__doc__.split("\n")[2:13]))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, help):
@@ -80,6 +91,13 @@ def parser():
     klass.add_argument("--no-sandbox", action="store_true",
                        help="run students' code as yourself, without bubblewrap (unsafe)")
     klass.add_argument("--csv", help="where to write the grades (default: <course>/grades.csv)")
+    report_ = command("report", "write <course>/reports/ASSIGNMENT/index.html: the score distribution, "
+                                "the rules the class broke most, who needs help (after grade-class)")
+    report_.add_argument("assignment", nargs="?", metavar="ASSIGNMENT", help="the assignment (02_graph)")
+    report_.add_argument("--term", action="store_true",
+                         help="the term instead: per assignment the mean and the rules that stayed broken")
+    report_.add_argument("--anonymous", action="store_true",
+                         help="students as counts only, safe to show the class (index-anonymous.html)")
     edition = command("edition", "build the classroom edition of one stage: a wheel with the answers "
                                  "of later assignments sealed, the release notebooks up to it, binder/")
     edition.add_argument("--stage", type=int, required=True, metavar="K",
@@ -112,6 +130,8 @@ def main(argv=None):
         if args.command == "edition":
             editions.build_edition(args.stage, args.out, args.solutions, course)
             return 0
+        if args.command == "report":
+            return cmd_report(course, args)
         if args.command == "syllabus":
             print(syllabus.table(course))
             return 0

@@ -18,7 +18,7 @@ CONFIG_FILE = "nbgrader_config.py"
 
 # Per-term data of a course directory: never copied, never committed.
 PER_TERM = ["gradebook.db", "gradebook.db.lock", "submitted", "autograded", "feedback", "grades.csv",
-            ".nbgrader.log", "source_with_tests", ".exchange", ".grade-class.json"]
+            ".nbgrader.log", "source_with_tests", ".exchange", ".grade-class.json", "findings.db", "reports"]
 JUNK = [".ipynb_checkpoints", "__pycache__", "*.pyc", ".DS_Store"]
 
 

@@ -97,10 +97,10 @@ def run_node(task, node, grads):
     if node._hooks:
         for hook in list(node._hooks.values()):
             grad_inputs = hook_result(hook, hook(tuple(grad_inputs), tuple(grads)), grad_inputs)
-    for check in NODE_CHECKS:           # empty unless anomaly mode was ever turned on
-        check(node, grad_inputs)
     if not task.retain_graph:
         node.release_saved()
+    for check in NODE_CHECKS:           # empty unless anomaly mode was ever turned on
+        check(node, grad_inputs)
     return grad_inputs
 
 

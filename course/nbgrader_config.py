@@ -77,7 +77,9 @@ c.GenerateAssignment.create_assignment = True
 # RestoreGradeCells gives every nbgrader cell its released metadata (a test
 # cell whose grade flag, points or type was edited is graded as released);
 # GuardedExecute replaces Execute (sandbox, named limits, recovery from a dead
-# kernel, canary).  The other steps are nbgrader's defaults, in its order.
+# kernel, canary).  The other steps are nbgrader's defaults, in its order; then
+# RecordFindings keeps, per student, which stated rule each failing check named
+# (<course>/findings.db, read by `autograd-course report`).
 c.Autograde.sanitize_preprocessors = [
     "autograd_course.autograde.RestoreGradeCells",
     "nbgrader.preprocessors.ClearOutput",
@@ -94,6 +96,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
+    "autograd_course.record.RecordFindings",
 ]
 
 # The autograded notebook is written by nbgrader's exporter, which first checks that the

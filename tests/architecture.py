@@ -67,11 +67,13 @@ LAYERS = (
           "where a course is, notebooks and their cells, the sandbox's launcher and its warm kernel "
           "server: no nbgrader"),
     Layer("nbgrader, configured and extended", ("autograd_course.nbgrader_setup", "autograd_course.autograde",
-                                                "autograd_course.gradebook_lock", "autograd_course.exchange"),
+                                                "autograd_course.gradebook_lock", "autograd_course.exchange",
+                                                "autograd_course.record"),
           "a course's nbgrader config, API and kernels; the preprocessors, exporter and exchange it names; "
           "the gradebook lock"),
     Layer("grading and the pipeline", ("autograd_course.pipeline", "autograd_course.pool",
-                                       "autograd_course.classgrade", "autograd_course.demo", "autograd_course.lab"),
+                                       "autograd_course.classgrade", "autograd_course.demo", "autograd_course.lab",
+                                       "autograd_course.report"),
           "release, solutions and drift; grading submissions, a class; the instructor demo; JupyterLab"),
     Layer("the command line", ("autograd_course.cli", "autograd_course.__main__"),
           "autograd-course (python -m autograd_course): one subcommand per task"),

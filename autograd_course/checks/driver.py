@@ -388,7 +388,7 @@ def run_node(fn):
     """Your ``run_node`` on ``y = a * b``'s node with a stand-in task: nothing arrived (no hook
     may run), a node the task skips; then every event in order (the tensor hooks through
     ``call_tensor_hooks``, two pre-hooks, the gradients fitted through ``validate_outputs``,
-    two post-hooks, ``NODE_CHECKS``, the saved values freed), hooks that replace gradients,
+    two post-hooks, the saved values freed, ``NODE_CHECKS``), hooks that replace gradients,
     ``retain_graph``; then real passes, compared with PyTorch."""
     log = []
 
@@ -436,7 +436,7 @@ def run_node(fn):
         grading.expect_true(piece in log, what=f"whether run_node called ag.engine.{piece} (a recording stand-in "
                             "was plugged in its slot)", seen=f"the events: {log}", rule=NODE("slots"))
     expected = ["call_tensor_hooks", "tensor hook", "pre-hook 1", "pre-hook 2", "validate_outputs", "post-hook 1",
-                "post-hook 2", "NODE_CHECKS", "release_saved"]
+                "post-hook 2", "release_saved", "NODE_CHECKS"]
     grading.expect_equal(log, expected, what="the events of one node, in the order they happened",
                          rule=NODE("order", "free"))
     grading.expect_equal(seen.get("pre 2"), [[10.0, 10.0]], what="what pre-hook 2 got after pre-hook 1 returned "

@@ -73,7 +73,7 @@ class Sealed:
     start: int                  # first line (its first decorator), 1-based
     end: int                    # last line
     classes: tuple              # the classes it is defined in, outermost first
-    rule: str = None            # the node name, for a rule(...) statement of derivatives.py
+    rule: str = None            # the node name, for a rule(...) statement of derivatives/
 
     @property
     def assignment(self):

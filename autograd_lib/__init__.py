@@ -12,7 +12,7 @@ Where to read, in order (start with ``tensor.py``; each module is one concept):
 ``graph.py``                  backward nodes, AccumulateGrad, saved tensors, hooks (02, 04, 06, 08)
 ``recording.py``              how an op is recorded: whether, its edges, its node (01, 02)
 ``ops/``                      the operations, one module per family (``ops/__init__.py`` lists them)
-``derivatives.py``            every gradient rule, keyed by forward op, with what it needs (03, 05)
+``derivatives/``             every gradient rule, keyed by forward op, with what it needs (03, 05)
 ``ops/backward_helpers.py``   the longer helpers those rules call (PyTorch's FunctionsManual)
 ``engine.py``                 the backward pass: dependency counts, ready queue, delivery (03, 04)
 ``broadcasting.py``           broadcasting, and ``sum_to``, its backward (05)
@@ -65,7 +65,7 @@ from .ops import (argwhere, count_nonzero, diff, dsplit, hsplit, index_copy, ind
                   masked_select, nonzero, scatter, scatter_add, take, take_along_dim, tensor_split, vsplit)
 from .ops import (cdist, diagonal_scatter, index_put, index_put_, masked_scatter, put, renorm,  # noqa: F401
                   scatter_reduce, select_scatter, slice_scatter)
-from .ops import (cross, cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
+from .ops import (cummax, cummin, dist, isclose, kron, kthvalue, logcumsumexp, median,  # noqa: F401
                   mode, nanmean, nanmedian, nansum, unique)
 from .ops.binary_math import *    # noqa: F401,F403  (atan2, xlogy, lerp, aliases, ...)
 from .ops.compositions import *   # noqa: F401,F403  (hstack, meshgrid, fmax, var_mean, ...)
@@ -83,8 +83,8 @@ from .nn.functional import bilinear  # noqa: F401
 from .nn.recurrent import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: F401
 from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, conv1d, conv2d, conv_transpose1d,  # noqa: F401
                             conv_transpose2d, max_pool1d, max_pool2d)
-from .ops.linalg_more import det, inverse, logdet, matrix_power  # noqa: F401
-from .ops.linalg_more import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
+from .ops.matrix_functions import det, inverse, logdet, matrix_power  # noqa: F401
+from .ops.matrix_functions import torch_cross as cross, torch_slogdet as slogdet  # noqa: F401
 from . import derivatives           # the gradient rules: what every op above records
 from . import autograd
 from . import linalg

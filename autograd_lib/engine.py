@@ -13,7 +13,7 @@ whole backward pass reads on one screen:
    nodes its edges point to.
 3. :func:`run_node`, one node: the hooks of its output tensors and ``retain_grad``
    (:func:`call_tensor_hooks`, assignment 04), its pre-hooks, its rule from
-   ``derivatives.py`` (vector-Jacobian products: a Jacobian is never formed), each input
+   ``derivatives/`` (vector-Jacobian products: a Jacobian is never formed), each input
    gradient fitted to its input (:func:`validate_outputs`, 05), its post-hooks (a hook may
    return replacement gradients, :func:`hook_result`), and freeing what it saved unless
    the graph is retained (``release_saved``, 06).

@@ -8,7 +8,7 @@ Every differentiable operation on a tensor that requires grad creates one
 * its *saved tensors*: the values its gradient formula needs later, stored
   together with the version each had when it was saved;
 * how to turn the gradient of its output into gradients of its inputs
-  (``apply``), using the formula registered for it in ``derivatives.py``.
+  (``apply``), using the formula registered for it in ``derivatives/``.
 
 A leaf that requires grad is represented in the graph by an
 :class:`AccumulateGrad` node whose ``variable`` is the leaf: running it adds
@@ -347,7 +347,7 @@ def _names_an_unsaved_tensor(node_cls, key):
 class Node:
     """Base class of every backward node (``grad_fn``)."""
 
-    # Filled in by derivatives.py, for the node of each forward op:
+    # Filled in by derivatives/, for the node of each forward op:
     #   input_names: names of the inputs, in order ("self", "other", ...)
     #   formulas:    {input name: (function, names of the values it needs)}
     input_names = ()

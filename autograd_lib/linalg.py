@@ -1,10 +1,10 @@
 """``autograd_lib.linalg``: the vector norms of ``torch.linalg`` (``vector_norm``, and
 ``norm`` where it is a vector norm), and the matrix functions that autograd examples use
 (``inv``, ``det``, ``slogdet``, ``solve``, ``cross``, ``matrix_power``, ``multi_dot``,
-``vecdot``; ``ops/linalg_more.py``).  Matrix norms and decompositions (``svd``, ``qr``,
+``vecdot``; ``ops/matrix_functions.py``).  Matrix norms and decompositions (``svd``, ``qr``,
 ``eigh``, ``cholesky``) are not implemented."""
 
-from .ops.linalg_more import (LinAlgError, cross, det, inv, matrix_power, multi_dot, slogdet,  # noqa: F401
+from .ops.matrix_functions import (LinAlgError, cross, det, inv, matrix_power, multi_dot, slogdet,  # noqa: F401
                               solve, vecdot)
 from .ops.norms import vector_norm
 

@@ -18,11 +18,11 @@ differentiated, attaches its ``grad_fn``:
 3. **The node, hooked onto the result** (assignment 02): :func:`record_node` asks
    1 and 2, makes the node, notes each input's shape and dtype, and makes the node
    the ``grad_fn`` of each output, at that output's number.
-4. **Saving what** (assignment 06): ``derivatives.py`` declares, for each forward
+4. **Saving what** (assignment 06): ``derivatives/`` declares, for each forward
    op, the backward node class and what each input's formula needs.  The node
    keeps only what the formulas of its grad-requiring inputs need (:func:`plan_saves`).
 
-Ops never import ``derivatives.py``: it fills :data:`RULES` when the library
+Ops never import ``derivatives/``: it fills :data:`RULES` when the library
 is imported, and ``record`` looks the op up there when it runs.
 """
 
@@ -38,7 +38,7 @@ from .views import make_view
 __all__ = ["RULES", "record", "record_outputs", "result_requires_grad", "collect_next_functions", "gradient_edge",
            "record_node", "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
 
-RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives.py)
+RULES = {}          # forward op ("mul.Tensor") -> its backward node class (filled by derivatives/)
 
 
 def result_requires_grad(*inputs):
@@ -129,7 +129,7 @@ def record_node(node_cls, inputs, outputs):
 
 def record(op, array, inputs, params=None, view_of=None, replay=None):
     """Wrap ``array`` as the result of forward op ``op`` and, when it must be
-    differentiated, attach the backward node that ``derivatives.py`` declares for ``op``.
+    differentiated, attach the backward node that ``derivatives/`` declares for ``op``.
 
     Args:
         op: the forward op, with PyTorch's name for the overload (``"mul.Tensor"``).

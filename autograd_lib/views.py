@@ -71,7 +71,7 @@ IN_CUSTOM_FUNCTION = "custom_function"  # made by a custom Function, whose backw
 
 class AsStridedBackward0(Node):
     """The ``grad_fn`` a view gets when it is regenerated from its base: its only input is
-    the base, and its rule (``derivatives.py``) puts the view's gradient back at the
+    the base, and its rule (``derivatives/``) puts the view's gradient back at the
     view's positions in the base (``key``), adding where the view repeats an element
     (an expanded view)."""
 

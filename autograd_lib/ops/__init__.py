@@ -7,7 +7,7 @@ One module per family, each installing its Tensor methods next to its ops
 ``operands.py``           numbers to tensors, dtype promotion, NumPy quietly
 ``arithmetic.py``         ``+ - * /``, ``neg``, ``reciprocal``, ``pow``
 ``pointwise.py``          ``exp``, ``log``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``where``
-``comparison.py``         ``==``, ``<``, ``&``, ``~``, ``isnan``, ``allclose`` (not recorded)
+``comparison.py``         ``==``, ``<``, ``&``, ``~``, ``isnan``, ``allclose``, ``isclose`` (not recorded)
 ``copies.py``             ``clone``, ``contiguous``, ``to``
 ``reductions.py``         ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``
 ``shape.py``              views: ``view``, ``reshape``, ``transpose``, ``squeeze``, ``expand``,
@@ -26,12 +26,12 @@ One module per family, each installing its Tensor methods next to its ops
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
 ``special.py``            ``tan``, ``asin``, ``log1p``, ``erf``, ``erfinv``, ``logit``, ``isinf``, ...
 ``structure.py``          ``flip``, ``roll``, ``rot90``, ``tril``/``triu``, ``diagonal``, ``diag``, ``trace``
-``products.py``           ``prod``, ``cumprod``, ``outer``, ``inner``, ``addmv``, ``baddbmm``, ``tile``, ``repeat_interleave``
+``products.py``           ``prod``, ``cumprod``, ``outer``, ``inner``, ``addmv``, ``baddbmm``, ``tile``, ``repeat_interleave``, ``kron``
 ``scatter.py``            ``masked_select``, ``take``, ``index_fill``, ``scatter(_add)``, ``tensor_split``, ``diff``
-``scatter_more.py``       ``index_put``, ``put``, ``masked_scatter``, ``scatter_reduce`` (and in place)
+``indexed_writes.py``     ``index_put``, ``put``, ``masked_scatter``, ``scatter_reduce`` (and in place)
 ``view_scatter.py``       ``diagonal_scatter``, ``select_scatter``, ``slice_scatter``
-``distances.py``          ``cdist`` (directly, or through a matrix product for p=2)
-``reductions_more.py``    ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``, ``kron``
+``distances.py``          ``cdist`` (directly, or through a matrix product for p=2), ``dist``
+``statistics.py``         ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``
 ``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
 ``compositions.py``       ``hstack``, ``meshgrid``, ``broadcast_tensors``, ``fmax``, ``vdot``, ``var_mean``, ...
 ``fold.py``               ``im2col``, ``col2im``: sliding blocks as columns (``F.unfold``, ``F.fold``)
@@ -73,12 +73,13 @@ from .binary_math import *         # noqa: F401,F403
 from .structure import *           # noqa: F401,F403
 from .products import *            # noqa: F401,F403
 from .scatter import *             # noqa: F401,F403
-from .scatter_more import *        # noqa: F401,F403
+from .indexed_writes import *      # noqa: F401,F403
 from .view_scatter import *        # noqa: F401,F403
 from .distances import *           # noqa: F401,F403
-from .reductions_more import *     # noqa: F401,F403
+from .statistics import *          # noqa: F401,F403
 from .compositions import *       # noqa: F401,F403
 from .fold import *               # noqa: F401,F403
 from .strided import *            # noqa: F401,F403
 from .inplace_views import *      # noqa: F401,F403
-from .linalg_more import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401
+from .matrix_functions import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401
+from .matrix_functions import torch_cross as cross  # noqa: F401

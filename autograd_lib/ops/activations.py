@@ -2,7 +2,7 @@
 
 Each computes elementwise with NumPy and records one node, named as PyTorch names
 it (``LeakyReluBackward0``, ``GeluBackward0``, ...; the rules are in
-``derivatives.py``).  As for ``relu``'s ``threshold_backward``, the gradients of
+``derivatives/activations.py``).  As for ``relu``'s ``threshold_backward``, the gradients of
 ``leaky_relu``, ``elu``, ``gelu`` and ``softplus`` are ops of their own here, as
 in PyTorch, so that with ``create_graph=True`` the gradient's graph is PyTorch's
 (``GeluBackwardBackward0``, ...) and can be differentiated again.  ``silu``'s

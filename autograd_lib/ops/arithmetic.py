@@ -172,7 +172,7 @@ def _check_int_pow(dtype, exponent):
 # ------------------------------------------ with a plain number, in formulas
 # PyTorch's gradient formulas multiply by numbers with ``mul.Scalar`` (and so on);
 # with ``create_graph=True`` these appear in the graph of the gradient
-# (MulBackward1, ...).  derivatives.py calls these so that our graphs are the same.
+# (MulBackward1, ...).  derivatives/ calls these so that our graphs are the same.
 
 def mul_scalar(input, other):
     """``input * other`` for a number ``other`` (PyTorch's ``mul.Scalar``: MulBackward1)."""

@@ -1,6 +1,6 @@
 """The longer helpers that gradient formulas call (PyTorch's ``FunctionsManual``).
 
-``derivatives.py`` keeps each formula to one line; when a gradient takes more
+``derivatives/`` keeps each formula to one line; when a gradient takes more
 than that, the formula calls a helper here.  They are written with tensor
 operations (or with ops of ``ops/`` that record themselves), so with
 ``create_graph=True`` the gradient they compute is recorded and can be

@@ -6,7 +6,7 @@ the aliases PyTorch keeps for NumPy users (``subtract``, ``multiply``, ``greater
 As in ``arithmetic.py``, the operands get their common dtype
 (``operands.promote``) and broadcast; a number operand picks PyTorch's ``Scalar``
 overload, which has a node of its own (``fmod(x, 2)`` records FmodBackward0,
-``fmod(x, y)`` FmodBackward1).  The gradient rules are in ``derivatives_special.py``.
+``fmod(x, y)`` FmodBackward1).  The gradient rules are in ``derivatives/special.py``.
 """
 
 import numpy as np

@@ -101,3 +101,20 @@ def _any_all(np_fn):
 all, any = _any_all(np.all), _any_all(np.any)   # bool results: whether all / any is non-zero
 __all__ += ["all", "any"]
 Tensor.all, Tensor.any = all, any
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where ``|input - other| <= atol + rtol * |other|`` (infinities equal to themselves)."""
+    input, other = to_tensor(input), to_tensor(other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_dt.LEGACY_NAMES[input.dtype.name][:-6]} did not match "
+                           f"{_dt.LEGACY_NAMES[other.dtype.name][:-6]}")
+    a, b = input._data, other._data
+    if a.dtype.kind == "b":
+        return Tensor._make(np.asarray(a == b))
+    close = quietly(np.isclose, a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor._make(np.asarray(close))
+
+
+Tensor.isclose = isclose
+__all__ += ["isclose"]

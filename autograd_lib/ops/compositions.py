@@ -7,7 +7,7 @@
 Where PyTorch composes existing ops (``hstack`` is a ``cat``, ``meshgrid`` is a ``view``
 and an ``expand`` per tensor), so do we: the recorded graph is then the same, node for
 node.  Only ``fmax``/``fmin``, ``vdot`` and ``var_mean``/``std_mean`` have backward nodes
-of their own (``derivatives_compositions.py``).
+of their own (``derivatives/compositions.py``).
 """
 
 import math

@@ -22,7 +22,7 @@ It records ConvolutionBackward0.  Its gradients are one op, ``convolution_backwa
 outputs: the gradients of the input, the weight and the bias, each computed only when asked
 for), recorded as ConvolutionBackwardBackward0, whose inputs are ``grad_output``, ``input``
 and ``weight`` as in PyTorch.  All three are bilinear, so their own gradients are again
-``convolution`` and ``convolution_backward`` (``derivatives_conv.py``): gradients of every
+``convolution`` and ``convolution_backward`` (``derivatives/convolution.py``): gradients of every
 order, as in PyTorch.  The graph of a second-order gradient is PyTorch's; the graph PyTorch
 records beyond that (transposes around its kernels) is not reproduced, only the values.
 """

@@ -19,9 +19,11 @@ import numpy as np
 from .. import dtypes as _dt
 from ..broadcasting import broadcast_shape
 from ..recording import record
+from ..tensor import Tensor
 from .copies import contiguous
 from .linalg import matmul
-from .operands import quietly
+from .norms import vector_norm
+from .operands import promote, quietly, to_tensor
 from .pointwise import masked_fill
 from .shape import expand, transpose_matrices, view
 
@@ -137,3 +139,19 @@ def euclidean_dist_backward(grad, x1, x2, result, which):
     if which == 0:
         return x1 * ratio.sum(-1, keepdim=True) - matmul(ratio, x2)
     return x2 * ratio.sum(-2).unsqueeze(-1) - matmul(transpose_matrices(ratio), x1)
+
+
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (DistBackward0)."""
+    input, other = to_tensor(input), to_tensor(other)
+    input, other, dtype = promote(input, other)
+    if not dtype.is_floating_point:
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{_dt.LEGACY_NAMES[dtype.name][:-6]} instead.")
+    diff = Tensor._make(quietly(np.subtract, input._data, other._data))
+    array = vector_norm(diff, p)._data
+    return record("dist", array, (input, other), {"p": p})
+
+
+Tensor.dist = dist
+__all__ += ["dist"]

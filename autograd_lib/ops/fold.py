@@ -6,7 +6,7 @@ column: ``(N, C * kh * kw, L)``, ``L`` the number of window positions.  ``col2im
 adjoint: it puts the columns back where they came from, *adding* where blocks overlap.
 Each is the other's gradient (Im2ColBackward0, Col2ImBackward0), so double backward works.
 An unbatched ``(C, H, W)`` image (``(C * kh * kw, L)`` columns) is handled as a batch of one.
-Rules in ``derivatives_nn.py``.
+Rules in ``derivatives/nn_ops.py``.
 """
 
 import numpy as np

@@ -2,7 +2,7 @@
 ``native_batch_norm``, ``native_group_norm``, ``constant_pad_nd`` (``F.pad``), ``one_hot``,
 ``soft_margin_loss``, the ``norm`` that ``pairwise_distance`` records (NormBackward1),
 ``trilinear`` (``F.bilinear``) and ``pack_padded_sequence_data`` (``nn.utils.rnn``).  Rules
-in ``derivatives_nn.py``.
+in ``derivatives/nn_ops.py``.
 """
 
 import numpy as np

@@ -4,7 +4,7 @@
 ``hardswish``, ``logsigmoid``, ``hardshrink``, ``softshrink``, ``threshold`` and
 ``glu`` compute with NumPy and record one node each, named as PyTorch names it
 (``HardtanhBackward0``, ``EluBackward0`` for selu, ...; the rules are in
-``derivatives_nn.py``).  As for ``relu``, most gradients are ops of their own
+``derivatives/nn_ops.py``).  As for ``relu``, most gradients are ops of their own
 (``hardtanh_backward``, ...) so that a ``create_graph=True`` gradient has
 PyTorch's graph (``HardtanhBackwardBackward0``) and can be differentiated again.
 

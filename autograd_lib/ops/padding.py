@@ -7,7 +7,7 @@ gradient into the input position it was read from (positions read twice get both
 is again linear, so its own gradient is the forward padding of the incoming gradient.
 PyTorch records ReflectionPad{1,2,3}DBackward0 and ReplicationPad{1,2,3}DBackward0, by the
 number of padded dims, and the same names with ``BackwardBackward0`` for the second order.
-Rules in ``derivatives_nn.py``.
+Rules in ``derivatives/nn_ops.py``.
 """
 
 import numpy as np

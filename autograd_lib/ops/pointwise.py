@@ -2,7 +2,7 @@
 ``where``, ...
 
 Each computes elementwise with NumPy and records itself.  Their gradients are
-elementwise too (see ``derivatives.py``).  Some of those gradients are ops of
+elementwise too (see ``derivatives/pointwise.py``).  Some of those gradients are ops of
 their own in PyTorch, written here as well: ``tanh_backward``,
 ``sigmoid_backward`` and ``threshold_backward`` (relu's), each recorded when
 backward runs with ``create_graph=True``, so that it can be differentiated again.

@@ -1,7 +1,7 @@
 """Pooling over the last two dims: ``max_pool2d_with_indices``, ``avg_pool2d`` and
 ``_adaptive_avg_pool2d``, PyTorch's ops behind ``F.max_pool2d``, ``F.avg_pool2d``,
 ``F.adaptive_avg_pool2d`` (and their 1-d forms, which ``nn.functional`` builds from these
-by adding a dim of size 1).  Rules in ``derivatives_conv.py``.
+by adding a dim of size 1).  Rules in ``derivatives/convolution.py``.
 
 * **max**: each window's largest element and its index in the input's plane (``h * W + w``),
   ties to the first, NaN winning (the last NaN), as PyTorch; windows read the input padded

@@ -25,7 +25,7 @@ from .linalg import dot, mm
 from .structure import contiguous_array as _contiguous
 from .operands import cast_operand, to_tensor
 from .pointwise import where
-from .shape import cat, movedim, permute, reshape, view
+from .shape import cat, movedim, permute, reshape, unsafe_view, view
 from .pieces import repeat
 from .structure import flip
 
@@ -270,3 +270,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 Tensor.tile, Tensor.repeat_interleave = tile, repeat_interleave
+
+
+def kron(input, other):
+    """The Kronecker product: every element of ``input`` times the whole of ``other``, in
+    blocks (reshapes and a mul, as PyTorch records it)."""
+    input, other = to_tensor(input), to_tensor(other)
+    n = max(input.ndim, other.ndim)
+    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = unsafe_view(input, tuple(x for s in a_shape for x in (s, 1)))
+    b = unsafe_view(other, tuple(x for s in b_shape for x in (1, s)))
+    return unsafe_view(a * b, tuple(p * q for p, q in zip(a_shape, b_shape)))
+
+
+Tensor.kron = kron
+__all__ += ["kron"]

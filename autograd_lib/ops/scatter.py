@@ -9,7 +9,7 @@ places, and the written values get ``grad`` read back from where they went.
 ``scatter(..., reduce="add"/"multiply")`` combines the values with those there instead,
 and, as in PyTorch, has no derivative (a NotImplemented node).  The other ways of writing
 by index (``index_put``, ``put``, ``masked_scatter``, ``scatter_reduce``) are in
-``scatter_more.py``.
+``indexed_writes.py``.
 
 A *scatter key* is the NumPy key of ``x.scatter(dim, index, ...)``: for every
 position of ``index``, its own coordinates, but along ``dim`` the index stored there.

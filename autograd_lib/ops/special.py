@@ -6,7 +6,7 @@
 
 Each computes elementwise with NumPy (integer inputs in the default float dtype,
 as PyTorch) and records itself under PyTorch's op name; the gradient rules are
-in ``derivatives_special.py``.  NumPy has no ``erf``: it is computed with
+in ``derivatives/special.py``.  NumPy has no ``erf``: it is computed with
 ``math.erf`` element by element (as gelu in ``activations.py``), and ``erfinv``
 by Newton's method on it.  The in-place forms (``x.tan_()``) are in
 ``inplace_unary.py``.

@@ -3,7 +3,7 @@
 LinalgDetBackward0, LinalgSlogdetBackward0, LinalgSolveExBackward0, LinalgCrossBackward0);
 ``matrix_power``, ``multi_dot``, ``vecdot`` and ``logdet`` are compositions of other ops, as
 in PyTorch.  All work on batches of matrices (the last two dims).  Rules in
-``derivatives_linalg.py``: each gradient is written with the ops here, so it can be
+``derivatives/matrix_functions.py``: each gradient is written with the ops here, so it can be
 differentiated again.
 
 A singular matrix has no inverse: ``inv`` and ``solve`` raise ``LinAlgError`` (a
@@ -139,8 +139,10 @@ def cross(input, other, *, dim=-1):
 def torch_cross(input, other, dim=None):
     """``torch.cross``: ``linalg.cross``, but without ``dim`` the first dim of length 3."""
     if dim is None:
-        warnings.warn("The default value of dim will change to agree with that of linalg.cross in a "
-                      "future release.", UserWarning, stacklevel=2)
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
+                      "of dim will change to agree with that of linalg.cross in a future release.",
+                      UserWarning, stacklevel=2)
         a = to_tensor(input)
         dim = next((i for i, n in enumerate(a.shape) if n == 3), -1)
     return cross(input, other, dim=dim)

@@ -1,5 +1,4 @@
-"""The gradient rules of ``ops/linalg_more.py`` (inv, det, slogdet, solve, cross): this
-module continues ``derivatives.py``'s table.  Each gradient is written with library ops,
+"""The gradient rules of ``ops/matrix_functions.py`` (inv, det, slogdet, solve, cross).  Each gradient is written with library ops,
 so it has a graph of its own under ``create_graph=True`` (PyTorch's second-order graphs
 go through other nodes, with the same values).
 
@@ -16,12 +15,11 @@ For a matrix ``A`` with inverse ``A⁻¹``:
 
 import numpy as np
 
-from .creation import zeros_like
-from .ops import linalg_more as LA
-from .ops.linalg import matmul
-from .tensor import Tensor
-
-__all__ = ["declare"]
+from ..creation import zeros_like
+from ..ops import matrix_functions as LA
+from ..ops.linalg import matmul
+from ..tensor import Tensor
+from .table import rule
 
 
 def _t(m):
@@ -65,17 +63,14 @@ def _solve_a(grad, A, B, result, left):
         return -(gb.unsqueeze(-1) * result.unsqueeze(-2))
     return -matmul(gb, _t(result))
 
-
-def declare(rule):
-    """Add this family's rules to the table (``derivatives.py`` calls it with its ``rule``)."""
-    rule("linalg_inv_ex", "LinalgInvExBackward0",
-         A=("result", lambda grad, result: -matmul(_t(result), matmul(grad, _t(result)))))
-    rule("linalg_det", "LinalgDetBackward0", A=("A result", _det_backward))
-    rule("linalg_slogdet", "LinalgSlogdetBackward0", all_grads=True,
-         A=("A", lambda grads, A: _unsqueeze_last(grads[1]) * _t(LA.inv(A)) if grads[1] is not None
-            else zeros_like(A)))
-    rule("linalg_solve_ex", "LinalgSolveExBackward0",
-         A=("A B result left", _solve_a), B=("A B left", _solve_b))
-    rule("linalg_cross", "LinalgCrossBackward0",
-         self=("other dim", lambda grad, other, dim: LA.cross(other, grad, dim=dim)),
-         other=("self dim", lambda grad, self, dim: LA.cross(grad, self, dim=dim)))
+rule("linalg_inv_ex", "LinalgInvExBackward0",
+     A=("result", lambda grad, result: -matmul(_t(result), matmul(grad, _t(result)))))
+rule("linalg_det", "LinalgDetBackward0", A=("A result", _det_backward))
+rule("linalg_slogdet", "LinalgSlogdetBackward0", all_grads=True,
+     A=("A", lambda grads, A: _unsqueeze_last(grads[1]) * _t(LA.inv(A)) if grads[1] is not None
+        else zeros_like(A)))
+rule("linalg_solve_ex", "LinalgSolveExBackward0",
+     A=("A B result left", _solve_a), B=("A B left", _solve_b))
+rule("linalg_cross", "LinalgCrossBackward0",
+     self=("other dim", lambda grad, other, dim: LA.cross(other, grad, dim=dim)),
+     other=("self dim", lambda grad, self, dim: LA.cross(grad, self, dim=dim)))

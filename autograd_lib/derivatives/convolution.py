@@ -1,5 +1,5 @@
-"""The gradient rules of ``ops/convolution.py`` and ``ops/pooling.py``: this module continues
-``derivatives.py``'s table for convolution and pooling.
+"""The gradient rules of ``ops/convolution.py`` and ``ops/pooling.py``: convolution and
+pooling.
 
 Every gradient here is an op of its own, as in PyTorch, so that a gradient computed with
 ``create_graph=True`` records PyTorch's node (ConvolutionBackwardBackward0,
@@ -15,11 +15,11 @@ AdaptiveAvgPool2DBackwardBackward0) and can be differentiated again:
   (read at the winners for the max) and zeros for the input.
 """
 
-from .creation import zeros_like
-from .ops import convolution as C
-from .ops import pooling as P
+from ..creation import zeros_like
+from ..ops import convolution as C
+from ..ops import pooling as P
+from .table import rule
 
-__all__ = ["declare"]
 
 _CONV = "stride padding dilation transposed output_padding groups"
 
@@ -67,34 +67,31 @@ def _weight_double_backward(grads, grad_output, input, weight, *settings):
 _MAX = "kernel_size stride padding dilation ceil_mode"
 _AVG = "kernel_size stride padding ceil_mode count_include_pad divisor_override"
 
-
-def declare(rule):
-    """Add this family's rules to the table (``derivatives.py`` calls it, with its ``rule``)."""
-    # ------------------------------------------------------------- convolution
-    needs = f"input weight bias_sym_sizes_opt {_CONV}"
-    rule("convolution", "ConvolutionBackward0",
-         input=(needs, _conv_backward(0)), weight=(needs, _conv_backward(1)), bias=(needs, _conv_backward(2)))
-    needs = f"grad_output input weight {_CONV}"
-    rule("convolution_backward", "ConvolutionBackwardBackward0", all_grads=True,
-         grad_output=(needs, _grad_output_double_backward),
-         input=(needs, _input_double_backward),
-         weight=(needs, _weight_double_backward))
-    # ----------------------------------------------------------------- max pool
-    rule("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", saves=("result1",),
-         self=(f"self {_MAX} result1", lambda grad, self, *settings: P.max_pool2d_with_indices_backward(
-             grad, self, *settings)))
-    rule("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", saves=("indices",),
-         grad_output=("indices", lambda grad, indices: P.max_pool_double_backward(grad, indices)),
-         self=("self", lambda grad, self: zeros_like(self)))
-    # ----------------------------------------------------------------- avg pool
-    rule("avg_pool2d", "AvgPool2DBackward0",
-         self=(f"self {_AVG}", lambda grad, self, *settings: P.avg_pool2d_backward(grad, self, *settings)))
-    rule("avg_pool2d_backward", "AvgPool2DBackwardBackward0",
-         grad_output=(_AVG, lambda grad, *settings: P.avg_pool2d(grad, *settings)),
-         self=("self", lambda grad, self: zeros_like(self)))
-    # -------------------------------------------------------- adaptive avg pool
-    rule("_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0",
-         self=("self", lambda grad, self: P.adaptive_avg_pool2d_backward(grad, self)))
-    rule("_adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0",
-         grad_output=("output_size", lambda grad, output_size: P.adaptive_avg_pool2d(grad, output_size)),
-         self=("self", lambda grad, self: zeros_like(self)))
+# ------------------------------------------------------------- convolution
+needs = f"input weight bias_sym_sizes_opt {_CONV}"
+rule("convolution", "ConvolutionBackward0",
+     input=(needs, _conv_backward(0)), weight=(needs, _conv_backward(1)), bias=(needs, _conv_backward(2)))
+needs = f"grad_output input weight {_CONV}"
+rule("convolution_backward", "ConvolutionBackwardBackward0", all_grads=True,
+     grad_output=(needs, _grad_output_double_backward),
+     input=(needs, _input_double_backward),
+     weight=(needs, _weight_double_backward))
+# ----------------------------------------------------------------- max pool
+rule("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", saves=("result1",),
+     self=(f"self {_MAX} result1", lambda grad, self, *settings: P.max_pool2d_with_indices_backward(
+         grad, self, *settings)))
+rule("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", saves=("indices",),
+     grad_output=("indices", lambda grad, indices: P.max_pool_double_backward(grad, indices)),
+     self=("self", lambda grad, self: zeros_like(self)))
+# ----------------------------------------------------------------- avg pool
+rule("avg_pool2d", "AvgPool2DBackward0",
+     self=(f"self {_AVG}", lambda grad, self, *settings: P.avg_pool2d_backward(grad, self, *settings)))
+rule("avg_pool2d_backward", "AvgPool2DBackwardBackward0",
+     grad_output=(_AVG, lambda grad, *settings: P.avg_pool2d(grad, *settings)),
+     self=("self", lambda grad, self: zeros_like(self)))
+# -------------------------------------------------------- adaptive avg pool
+rule("_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0",
+     self=("self", lambda grad, self: P.adaptive_avg_pool2d_backward(grad, self)))
+rule("_adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0",
+     grad_output=("output_size", lambda grad, output_size: P.adaptive_avg_pool2d(grad, output_size)),
+     self=("self", lambda grad, self: zeros_like(self)))

@@ -1,7 +1,7 @@
-"""More reductions: ``median``, ``nanmedian``, ``kthvalue``, ``mode`` (values and indices),
-``nansum``, ``nanmean``; running ``cummax``/``cummin`` and ``logcumsumexp``; counting
-``nonzero``, ``argwhere``, ``count_nonzero``, ``unique``; and ``isclose``, ``cross``,
-``kron``, ``dist``.
+"""Statistics of a tensor's values: the order statistics ``median``, ``nanmedian``,
+``kthvalue``, ``mode`` (values and indices); the NaN-skipping ``nansum``, ``nanmean``; the
+running ``cummax``/``cummin`` and ``logcumsumexp``; counting ``nonzero``, ``argwhere``,
+``count_nonzero``, ``unique``.
 
 A reduction that *selects* one element along a dim (median, kthvalue, mode) returns
 its index too, and its gradient goes to that index only (as ``max(dim)``'s); over
@@ -11,25 +11,20 @@ for small inputs.
 """
 
 import math
-import warnings
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..broadcasting import broadcast_shape
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .arithmetic import div
-from .norms import vector_norm
 from .pointwise import where
 from .structure import contiguous_array as _contiguous
-from .operands import promote, quietly, to_tensor, wrap_dims
+from .operands import quietly, to_tensor, wrap_dims
 from .reductions import _ReturnType, return_types
-from .shape import unsafe_view
 
 __all__ = ["median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "cummax", "cummin",
-           "logcumsumexp", "logcumsumexp_backward", "nonzero", "argwhere", "count_nonzero", "unique",
-           "isclose", "cross", "kron", "dist"]
+           "logcumsumexp", "logcumsumexp_backward", "nonzero", "argwhere", "count_nonzero", "unique"]
 
 for _name in ("median", "nanmedian", "kthvalue", "mode", "cummax", "cummin"):
     setattr(return_types, _name, type(_name, (_ReturnType,), {"_name": _name}))
@@ -262,68 +257,4 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return (out, *extra) if extra else out
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Where ``|input - other| <= atol + rtol * |other|`` (infinities equal to themselves)."""
-    input, other = to_tensor(input), to_tensor(other)
-    if input.dtype is not other.dtype:
-        raise RuntimeError(f"{_dt.LEGACY_NAMES[input.dtype.name][:-6]} did not match "
-                           f"{_dt.LEGACY_NAMES[other.dtype.name][:-6]}")
-    a, b = input._data, other._data
-    if a.dtype.kind == "b":
-        return Tensor._make(np.asarray(a == b))
-    close = quietly(np.isclose, a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    return Tensor._make(np.asarray(close))
-
-
-Tensor.unique, Tensor.isclose = unique, isclose
-
-
-def cross(input, other, dim=None):
-    """The cross product of 3-vectors along ``dim`` (LinalgCrossBackward0); without ``dim``,
-    the first dim of size 3 (deprecated in PyTorch, with a warning)."""
-    input, other = to_tensor(input), to_tensor(other)
-    input, other, _ = promote(input, other)
-    if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
-                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
-                      "of dim will change to agree with that of linalg.cross in a future release.",
-                      UserWarning, stacklevel=2)
-        shape = broadcast_shape(input.shape, other.shape)
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
-    shape = broadcast_shape(input.shape, other.shape)
-    d = _wrap_dim(dim, len(shape))
-    if input.shape[d] != 3 or other.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[d]} and {other.shape[d]}")
-    array = np.cross(np.broadcast_to(input._data, shape), np.broadcast_to(other._data, shape), axis=d)
-    return record("linalg_cross", _contiguous(array, dtype=input._data.dtype), (input, other),
-                  {"dim": d})
-
-
-def kron(input, other):
-    """The Kronecker product: every element of ``input`` times the whole of ``other``, in
-    blocks (reshapes and a mul, as PyTorch records it)."""
-    input, other = to_tensor(input), to_tensor(other)
-    n = max(input.ndim, other.ndim)
-    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
-    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
-    a = unsafe_view(input, tuple(x for s in a_shape for x in (s, 1)))
-    b = unsafe_view(other, tuple(x for s in b_shape for x in (1, s)))
-    return unsafe_view(a * b, tuple(p * q for p, q in zip(a_shape, b_shape)))
-
-
-def dist(input, other, p=2):
-    """The ``p``-norm of ``input - other`` (DistBackward0)."""
-    input, other = to_tensor(input), to_tensor(other)
-    input, other, dtype = promote(input, other)
-    if not dtype.is_floating_point:
-        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
-                           f"{_dt.LEGACY_NAMES[dtype.name][:-6]} instead.")
-    diff = Tensor._make(quietly(np.subtract, input._data, other._data))
-    array = vector_norm(diff, p)._data
-    return record("dist", array, (input, other), {"p": p})
-
-
-Tensor.cross, Tensor.kron, Tensor.dist = cross, kron, dist
+Tensor.unique = unique

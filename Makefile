@@ -56,6 +56,7 @@ test: venv sandbox
 # The library's benchmarks, then grading a class against stock nbgrader (benchmarks/README.md).
 bench: venv sandbox
 	status=0; $(BIN)/python -m benchmarks.run || status=$$?; \
+	$(BIN)/python -m benchmarks.cnn || status=$$?; \
 	$(BIN)/python -m benchmarks.grading || status=$$?; exit $$status
 
 # Once per .venv: only the nbgrader extensions a student has on Binder (Validate).

@@ -6,7 +6,6 @@ alone, gradcheck of the first and second derivatives, the once-per-process warni
 speed of a small CNN."""
 
 import math
-import time
 import warnings
 
 import numpy as np

@@ -155,6 +155,10 @@ def initial_gradients(outputs, grad_outputs):
     return grads
 
 
+# Warnings PyTorch gives once per process.
+_warned = {"create_graph cycle": False}
+
+
 class GraphTask:
     """One running backward pass (PyTorch's graph task): what it was asked for (grad modes,
     ``inputs=``), which nodes it visits, the gradients it captured for ``autograd.grad``,
@@ -182,7 +186,8 @@ class GraphTask:
             for t in self.inputs:                          # (a GradientEdge has no requires_grad)
                 if not getattr(t, "requires_grad", True):
                     raise RuntimeError("One of the differentiated Tensors does not require grad")
-        elif self.create_graph:
+        elif self.create_graph and not _warned["create_graph cycle"]:
+            _warned["create_graph cycle"] = True        # once per process, as PyTorch's TORCH_WARN_ONCE
             warnings.warn(
                 "Using backward() with create_graph=True will create a reference cycle between the "
                 "parameter and its gradient which can cause a memory leak. We recommend using "

@@ -112,14 +112,25 @@ def mistake():
 
 
 def expected_cells():
-    """{student: {test cell: score}}: ada full marks; ben loses every test of the exercise
-    his mistake is in (seen with the course's own grading, tests/course/test_mistakes.py);
-    cy nothing."""
+    """{student: {test cell: score}}: ada full marks; cy nothing.  (Ben's scores depend on
+    which rules his mistake breaks: :func:`ben_problems`.)"""
     full = points()
-    exercise = exercise_of(mistake().grade_id)
-    return {ADA: dict(full),
-            BEN: {g: 0.0 if g in notebooks.tests_of(exercise, full) else p for g, p in full.items()},
-            CY: {g: 0.0 for g in full}}
+    return {ADA: dict(full), CY: {g: 0.0 for g in full}}
+
+
+def ben_problems(seen):
+    """Why ben's scores ``seen`` ({test cell: score}) are wrong: he hands in the solution with
+    one catalogued mistake, so he loses points in some test cells of that mistake's exercise,
+    each cell all or nothing, and keeps every other cell's points (as the course's own grading
+    does, tests/course/test_mistakes.py)."""
+    full = points()
+    own = notebooks.tests_of(exercise_of(mistake().grade_id), full)
+    problems = [f"{g}: expected {p} (not {exercise_of(mistake().grade_id)}), seen {seen.get(g)}"
+                for g, p in full.items() if g not in own and seen.get(g) != p]
+    problems += [f"{g}: expected 0 or {full[g]}, seen {seen.get(g)}" for g in own if seen.get(g) not in (0.0, full[g])]
+    if all(seen.get(g) == full[g] for g in own):
+        problems.append(f"expected some of {own} to lose its points (the mistake {mistake().name!r}), all are full")
+    return problems
 
 
 def solution_sources():
@@ -227,9 +238,11 @@ def test_4_collect_and_grade_the_class_into_postgresql(room):
         done = room.grade_class()
     assert "3 graded, 0 unchanged (not regraded), 0 failed" in summary(done), done.stdout + done.stderr[-3000:]
     assert not (room.course / "gradebook.db").exists(), "expected no sqlite gradebook: the URL names PostgreSQL"
-    expected = expected_cells()
-    assert gradebook_cells(room) == expected, \
-        f"expected these scores in the PostgreSQL gradebook:\n{expected}\nseen:\n{gradebook_cells(room)}"
+    expected, seen = expected_cells(), gradebook_cells(room)
+    assert {s: seen.get(s) for s in (ADA, CY)} == expected and sorted(seen) == sorted(STUDENTS), \
+        f"expected these scores in the PostgreSQL gradebook:\n{expected}\nseen:\n{seen}"
+    assert not ben_problems(seen[BEN]), "ben's scores in the PostgreSQL gradebook:\n" + "\n".join(ben_problems(seen[BEN]))
+    expected[BEN] = seen[BEN]
     rows = [(s, ASSIGNMENT, sum(expected[s].values()), sum(points().values())) for s in STUDENTS]
     # nbgrader's export has a row per student and assignment of the term: 0 where nothing was submitted.
     rows += [(s, a, 0.0, sum(points(a).values())) for s in STUDENTS for a in assignments(COURSE) if a != ASSIGNMENT]

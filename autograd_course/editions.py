@@ -343,13 +343,25 @@ build on, `autograd_lib`, as your class uses it this week.
 
 * `release/`: one folder per assignment; open the notebook and follow it.  In JupyterLab
   the **Validate** button runs the visible tests.
-* `{wheel}`: the library, for your own machine: `pip install {wheel}` (Python {python}).
+* `{wheel}`: the library, for your own machine (Python {python}), with JupyterLab to
+  open the notebooks: `pip install {wheel} jupyterlab{extra}`.{why}
 
 The library holds the answers of the assignments you have already done, readable as
 source.  The parts that later assignments ask you to write are compiled: asking for their
 source says which assignment teaches them.  Write them yourself when you get there; the
 grader gives 0 to a copied reference.
 """
+
+
+# What a notebook imports beyond the wheel's own dependencies (binder/requirements.txt has them too).
+NOTEBOOK_NEEDS = {"09_training": ("scikit-learn", "09's handwritten digits come with it")}
+
+
+def _notebook_needs(names):
+    """The README's extra packages for the notebooks ``names`` of an edition, and why."""
+    needs = [NOTEBOOK_NEEDS[name] for name in names if name in NOTEBOOK_NEEDS]
+    return {"extra": "".join(f" {package}" for package, _ in needs),
+            "why": "".join(f" `{package}`: {why}." for package, why in needs)}
 
 
 def _hidden_removed(source_text):
@@ -401,7 +413,7 @@ def build_edition(stage, out=None, solutions=False, course=None, progress=print)
         post.write_text(text, encoding="utf-8")
     (out / "README.md").write_text(_STUDENT_README.format(
         stage=stage, first=f"{min(numbers):02d}", last=f"{stage:02d}", wheel=wheel.name,
-        python="%d.%d" % TARGET_PYTHON), encoding="utf-8")
+        python="%d.%d" % TARGET_PYTHON, **_notebook_needs(included)), encoding="utf-8")
     if solutions:
         done = [a for a, n in zip(names, numbers) if n < stage]
         for name in done:

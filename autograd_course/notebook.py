@@ -9,7 +9,8 @@ what a test does when it runs your function.  Two rules hold for all of them:
 
 * An error your code raises is part of what a test compares (``outcome``,
   ``error_of``) or reports (``call``): it is turned into the text
-  ``"ErrorType: message"``.
+  ``"ErrorType: message"``; a bare ``NotImplementedError()``, the placeholder of
+  an answer cell not written yet, fails the test with a line that says so.
 * A ``DelegationError`` is never turned into text: it means that your
   function called the library's own implementation of the exercise, and the
   test stops there with that message.
@@ -42,6 +43,7 @@ def outcome(fn, *args, **kwargs):
     except (DelegationError, MemoryError):
         raise
     except Exception as error:
+        _unwritten(error)
         return f"{type(error).__name__}: {error}"
 
 
@@ -53,8 +55,19 @@ def error_of(fn, *args, **kwargs):
     except (DelegationError, MemoryError):
         raise
     except Exception as error:
+        _unwritten(error)
         return f"{type(error).__name__}: {error}"
     return None
+
+
+def _unwritten(error):
+    """An answer cell not written yet raises a bare ``NotImplementedError()`` (nbgrader's
+    placeholder): say so, instead of comparing its text with what PyTorch gives.  An error
+    PyTorch raises always has a message, so one with a message is compared as usual."""
+    if isinstance(error, NotImplementedError) and not str(error):
+        raise CheckFailure(failure_text(
+            "Not written yet: this test called a function that raised NotImplementedError(), the "
+            "placeholder of an answer cell. Write the answer, run its cell, then this test again."))
 
 
 def call(fn, *args, what, rule):

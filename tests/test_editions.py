@@ -184,6 +184,11 @@ def test_the_edition_directory_is_what_a_class_needs(edition):
     assert f"./{wheel.name}" in post and "-e ." not in post, f"binder installs the wheel:\n{post}"
     readme = (out / "README.md").read_text()
     assert wheel.name in readme and "assignments 01 to 05" in readme, readme
+    install = f"pip install {wheel.name} jupyterlab`"
+    assert install in readme, f"expected the install line '{install}' (stage 5 needs no scikit-learn):\n{readme}"
+    needs = editions._notebook_needs(["08_inplace", "09_training"])
+    assert needs["extra"] == " scikit-learn" and "digits" in needs["why"], (
+        f"expected an edition with 09 to ask for scikit-learn, 09's digits; seen {needs}")
     for path in (out / "solutions").iterdir():
         assert "BEGIN HIDDEN TESTS" not in path.read_text(), f"{path.name} holds hidden tests"
     assert editions.leaks(out, STAGE, COURSE) == [], "no hidden test and no later solution in the edition"

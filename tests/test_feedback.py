@@ -78,3 +78,25 @@ def test_in_a_kernel_errors_name_the_exercise_and_hide_the_grading_code():
     other = "\n".join(_error(outputs[6]).traceback)
     assert "ZeroDivisionError" in other and "Traceback" in other, \
         f"expected IPython's own traceback for an error that is no exercise's; seen:\n{other}"
+
+
+def test_a_placeholder_left_in_an_answer_cell_is_named_not_compared():
+    """nbgrader's placeholder raises a bare NotImplementedError(): a test that compares what the
+    student's function gives says 'not written yet' (not 'expected True, seen a str'); an error
+    with a message, as PyTorch raises them, is still compared as its text."""
+    from autograd_course.notebook import error_of, outcome
+
+    def unwritten(*args):
+        raise NotImplementedError()
+
+    def refuses(*args):
+        raise NotImplementedError("derivative for aten::foo is not implemented")
+
+    for helper in (outcome, error_of):
+        with pytest.raises(feedback.CheckFailure) as failed:
+            helper(unwritten, 1)
+        assert str(failed.value).startswith("Not written yet"), (
+            f"{helper.__name__}: expected the failure to start 'Not written yet', seen {str(failed.value)!r}")
+        seen = helper(refuses, 1)
+        assert seen == "NotImplementedError: derivative for aten::foo is not implemented", (
+            f"{helper.__name__}: expected an error with a message compared as its text, seen {seen!r}")

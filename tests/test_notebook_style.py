@@ -123,6 +123,16 @@ def test_no_control_characters(assignment):
 
 
 @pytest.mark.parametrize("assignment", assignments(COURSE))
+def test_no_empty_or_stray_cell(assignment):
+    """A cell that says nothing (empty, or the text 'None' left by a script that wrote a missing
+    value) is a leftover a student stops at."""
+    stray = [f"cell {index} ({cell.cell_type}): {cell.source.strip()!r}"
+             for index, cell in enumerate(_source(assignment).cells)
+             if cell.source.strip() in ("", "None", "...") and not cell.metadata.get("nbgrader", {}).get("solution")]
+    assert not stray, f"{assignment}: expected every cell to hold something; seen:\n" + "\n".join(stray)
+
+
+@pytest.mark.parametrize("assignment", assignments(COURSE))
 def test_asides_are_short_and_the_way_out_is_said(assignment):
     _skip_pending(assignment)
     nb = _release(assignment)

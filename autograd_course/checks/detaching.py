@@ -1,4 +1,5 @@
-"""Visible checks of assignment 01, exercises 4 and 5: ``detach`` and ``requires_grad_``.
+"""Visible checks of assignment 01, exercise 3: ``detach``, and ``requires_grad_``, the
+other slot it fills.
 
 ``autograd_course.checks.tensors`` (the notebook's ``check``) shows them; each function
 without ``compare_`` in its name is the visible part of one test cell, run on the function you

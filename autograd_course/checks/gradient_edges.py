@@ -1,10 +1,10 @@
-"""Visible checks of assignment 02, exercise 1: ``_gradient_edge``, the edge a tensor gives
-the node that uses it.
+"""Visible checks of assignment 02, exercise 1: ``gradient_edge``, the edge a tensor gives the
+node that uses it (the slot ``Tensor._gradient_edge``).
 
-``autograd_course.checks.graph`` (the notebook's ``check``) shows them; each function without ``compare_`` in its
-name is the visible part of one test cell, run on the function you wrote, and its docstring
-says what it tries.  ``GRADIENT_EDGE_KINDS``, ``compare_gradient_edge`` and ``compare_training``
-are what the hidden parts run, against the library's own edges.
+``autograd_course.checks.graph`` (the notebook's ``check``) shows them; each function without
+``compare_`` in its name is the visible part of one test cell, run on the function you wrote,
+and its docstring says what it tries.  ``GRADIENT_EDGE_KINDS``, ``compare_gradient_edge`` and
+``compare_training`` are what the hidden parts run, against the library's own edges.
 """
 
 import gc

@@ -1,9 +1,10 @@
-"""Visible checks of assignment 02, exercise 4: ``topological_nodes``, the walk of the graph
-that ``ag.viz`` draws.
+"""Visible checks of assignment 02, exercise 3: ``graph_nodes``, the walk of the graph that
+``ag.viz`` draws (the slot ``topological_nodes``).
 
-``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``graph_nodes`` calls your walk directly,
-``graph_nodes_in_viz`` through ``ag.viz``'s drawing.  ``random_graph``, ``two_accumulators``,
-``chain`` (5000 nodes deep), ``walk_with`` and ``compare_viz`` are what the hidden parts run.
+``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``graph_nodes`` calls
+your walk directly, ``graph_nodes_in_viz`` through ``ag.viz``'s drawing.  ``random_graph``,
+``two_accumulators``, ``chain`` (5000 nodes deep), ``walk_with`` and ``compare_viz`` are what
+the hidden parts run.
 """
 
 import autograd_lib as ag

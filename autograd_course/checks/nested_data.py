@@ -1,4 +1,4 @@
-"""Visible checks of assignment 01, exercises 6 and 7: ``infer_dtype`` and ``nested_shape``,
+"""Visible checks of assignment 01, exercises 4 and 5: ``infer_dtype`` and ``nested_shape``,
 what ``ag.tensor`` reads from nested lists.
 
 ``autograd_course.checks.tensors`` (the notebook's ``check``) shows them; each function

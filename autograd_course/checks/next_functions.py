@@ -1,11 +1,12 @@
-"""Visible checks of assignment 02, exercise 2: ``collect_next_functions``, a node's
-``next_functions``.
+"""Visible checks of assignment 02, exercise 2 (``record_node``), its first slot:
+``collect_next_functions``, a node's ``next_functions``.
 
-``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``next_functions`` calls your function directly (the
-library's ``record_node`` around it), ``next_functions_in_the_engine`` runs it inside the
-library's ops.  ``compare_collect`` and ``compare_built_graph`` are what the hidden parts run on
-random inputs and graphs.  The rules are those of the recording (``02.record_node``), which
-the exercise's task text states.
+``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``next_functions``
+calls your function directly (the library's ``record_node`` around it),
+``next_functions_in_the_engine`` runs it inside the library's ops.  ``compare_collect`` and
+``compare_built_graph`` are what the hidden parts run on random inputs and graphs.  The rules
+are those of exercise 2 (``02.record_node``), whose task text states them;
+``node_recording.py`` has the checks of its second slot.
 """
 
 import numpy as np

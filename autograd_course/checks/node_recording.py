@@ -1,10 +1,12 @@
-"""Visible checks of assignment 02, exercise 3: ``record_node``, which puts a node in the
-graph and marks the outputs.
+"""Visible checks of assignment 02, exercise 2: ``record_node``, which puts a node in the
+graph and marks the outputs (the checks of its first slot, ``collect_next_functions``, are in
+``next_functions.py``).
 
-``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``record_node`` calls your function (with your
-``collect_next_functions``) on a hand-made op, ``record_node_in_the_engine`` runs both inside
-the library's ops and a backward pass.  ``compare_record``, ``random_record_call`` and
-``compare_recorded_graph`` are what the hidden parts run.
+``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``record_node`` calls
+your function (with your ``collect_next_functions``) on a hand-made op,
+``record_node_in_the_engine`` runs both inside the library's ops and a backward pass.
+``compare_record``, ``random_record_call`` and ``compare_recorded_graph`` are what the hidden
+parts run.
 """
 
 import contextlib

@@ -1,4 +1,4 @@
-"""Visible checks of assignment 01, exercise 3: ``result_type``, PyTorch's type promotion.
+"""Visible checks of assignment 01, exercise 2: ``result_type``, PyTorch's type promotion.
 
 ``autograd_course.checks.tensors`` (the notebook's ``check``) shows them: ``result_type``
 calls your function directly, ``result_type_in_the_library`` runs it inside the library's ops.

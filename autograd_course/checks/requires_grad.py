@@ -1,4 +1,5 @@
-"""Visible checks of assignment 01, exercises 1 and 2: ``result_requires_grad`` and ``is_leaf``.
+"""Visible checks of assignment 01, exercise 1: ``result_requires_grad``, and ``is_leaf``, the
+other slot it fills.
 
 ``autograd_course.checks.tensors`` (the notebook's ``check``) shows them; each function
 without ``compare_`` in its name is the visible part of one test cell, run on the function you

@@ -5,13 +5,14 @@ cell is the visible part of that cell, run on the function you wrote, and its do
 what it tries.  The hidden tests in the cell check the same rules on random inputs (the
 ``compare_*`` and ``random_*`` helpers).  Every failure names a rule of the exercise's task text.
 
-The checks live in one module per exercise (or pair of exercises), and this module shows them
-all under one name, so that a student reads 01's checks from ``check``:
+The checks live in one module per exercise (exercises 4 and 5, which share their helpers, in
+one), and this module shows them all under one name, so that a student reads 01's checks from
+``check``:
 
-* ``autograd_course.checks.requires_grad``: ``result_requires_grad`` and ``is_leaf``;
-* ``autograd_course.checks.promotion``: ``result_type``;
-* ``autograd_course.checks.detaching``: ``detach`` and ``requires_grad_``;
-* ``autograd_course.checks.nested_data``: ``infer_dtype`` and ``nested_shape``.
+* ``autograd_course.checks.requires_grad``: exercise 1, ``result_requires_grad`` and ``is_leaf``;
+* ``autograd_course.checks.promotion``: exercise 2, ``result_type``;
+* ``autograd_course.checks.detaching``: exercise 3, ``detach`` and ``requires_grad_``;
+* ``autograd_course.checks.nested_data``: exercises 4 and 5, ``infer_dtype`` and ``nested_shape``.
 """
 
 from .detaching import (NON_LEAF, NOT_FLOAT, compare_detach, compare_detach_summaries, compare_requires_grad_,

@@ -115,17 +115,38 @@ class RuleUses(ast.NodeVisitor):
                              f"name one, as R(\"name\") with R = grading.rules(\"<exercise>\")")
 
 
-def scan_module(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    uses = RuleUses(path.relative_to(REPO).as_posix())
-    uses.bind(tree)
-    uses.visit(tree)
-    return uses
+def _relative_imports(tree):
+    """(module, name, bound name) for every ``from .<module> import name`` of a check module."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                yield node.module, alias.name, alias.asname or alias.name
 
 
 def _module_bindings():
-    """{module name: RuleUses} for every check module."""
-    return {path.stem: scan_module(path) for path in sorted(CHECKS.glob("*.py")) if path.stem != "__init__"}
+    """{module name: RuleUses} for every check module.  A rule a module imports from another
+    check module (a notebook's module shows its exercises' checks and rules by name) is bound
+    in it too, so that a hidden test may import it from either."""
+    paths = {path.stem: path for path in sorted(CHECKS.glob("*.py")) if path.stem != "__init__"}
+    trees = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in paths.items()}
+    modules = {name: RuleUses(path.relative_to(REPO).as_posix()) for name, path in paths.items()}
+    for name, tree in trees.items():
+        modules[name].bind(tree)
+    changed = True
+    while changed:                      # re-exports of re-exports
+        changed = False
+        for name, tree in trees.items():
+            uses = modules[name]
+            for module, imported, bound in _relative_imports(tree):
+                source = modules.get(module)
+                for mine, theirs in ((uses.exercises, source and source.exercises),
+                                     (uses.constants, source and source.constants)):
+                    if theirs and imported in theirs and mine.get(bound) != theirs[imported]:
+                        mine[bound] = theirs[imported]
+                        changed = True
+    for name, tree in trees.items():
+        modules[name].visit(tree)
+    return modules
 
 
 def _imports_from_checks(tree):
@@ -240,6 +261,15 @@ def test_the_scanner_finds_a_rule_a_check_writes_itself():
     uses.visit(tree)
     assert any("my own rule" in p for p in uses.problems), f"expected the written rule to be found, got {uses.problems}"
     assert ("03.execute", "no-such-rule") in uses.named, f"expected the named rule to be read, got {uses.named}"
+
+
+def test_a_rule_a_notebooks_module_shows_is_the_one_it_imports(modules):
+    """02's hidden tests import DEEP from the notebook's module, which imports it from graph_walks."""
+    expected = ("02.graph_nodes", ("deep",))
+    assert modules["graph_walks"].constants.get("DEEP") == expected, \
+        f"expected graph_walks to bind DEEP to {expected}, seen {modules['graph_walks'].constants.get('DEEP')}"
+    assert modules["graph"].constants.get("DEEP") == expected, \
+        f"expected graph's DEEP (imported from graph_walks) to be {expected}, seen {modules['graph'].constants.get('DEEP')}"
 
 
 def test_a_rules_list_is_read_from_a_task_text():

@@ -83,3 +83,25 @@ def test_the_checks_fail_a_cell_that_is_too_long():
     cell = "check.a(f)\nx = 1\ny = 2\nz = 3\n### BEGIN HIDDEN TESTS\nmany = 1\nmore = 2\n### END HIDDEN TESTS"
     assert len(visible_code(cell)) == 4, f"expected 4 visible lines in {cell!r}, saw {visible_code(cell)}"
     assert check_calls("\n".join(visible_code(cell))) == ["a"], "expected check.a to be found"
+
+
+def _named_in_table(lines):
+    """The ``name`` or ``name`` words written in code quotes on the lines of a table."""
+    return set(re.findall(r"``?(\w+)``?", "\n".join(lines)))
+
+
+def test_the_module_maps_name_every_check_module():
+    """The package's docstring and AUTHORING.md's table name every module of the checks (a new
+    module is found by a reader, not only by the integrity snapshot)."""
+    import autograd_course.checks as checks
+    modules = {name.rsplit(".", 1)[1] for name in checks.module_names()}
+    docstring = checks.__doc__.splitlines()
+    rulers = [i for i, line in enumerate(docstring) if line.startswith("====")]
+    in_docstring = _named_in_table(docstring[rulers[0]:rulers[-1]]) if len(rulers) >= 2 else set()
+    authoring = (COURSE / "AUTHORING.md").read_text(encoding="utf-8")
+    section = authoring.split("## The check modules", 1)[-1].split("\n## ", 1)[0]
+    in_authoring = _named_in_table([line for line in section.splitlines() if line.startswith("|")])
+    assert modules <= in_docstring, ("expected autograd_course/checks/__init__.py's table to name every check "
+                                     f"module; it does not name {sorted(modules - in_docstring)}")
+    assert modules <= in_authoring, ("expected course/AUTHORING.md's table of the check modules to name every "
+                                     f"check module; it does not name {sorted(modules - in_authoring)}")

@@ -1,4 +1,4 @@
-"""The visible tests of the assignments, one module per notebook.
+"""The visible tests of the assignments: a module per notebook, and one per exercise or concept.
 
 A test cell shows one line, for example ``check.detach(detach)``: it runs the
 function of that name in this package's module for the notebook (``tensors`` for
@@ -10,29 +10,29 @@ the cell, after the visible line: the grader runs them; you do not see them.
 The modules are part of the integrity snapshot (``autograd_course.integrity``):
 replacing a check from a notebook fails the test with ``TamperingError``.
 
-+-----------+----------------------------------+
-| notebook  | module                           |
-+===========+==================================+
-| 01        | ``autograd_course.checks.tensors``  |
-| 02        | ``autograd_course.checks.graph``    |
-| 03        | ``autograd_course.checks.backward`` |
-| 04        | ``autograd_course.checks.leaves``   |
-|           | (and ``checks.grad_results``)    |
-| 05        | ``autograd_course.checks.ops``      |
-|           | (and ``checks.jacobians``)       |
-| 06        | ``autograd_course.checks.lifetime`` |
-|           | (and ``checks.saving``)          |
-| 07        | ``autograd_course.checks.no_grad``  |
-|           | (and ``checks.set_grad``,        |
-|           | ``checks.grad_mode_generators``) |
-| 08        | ``autograd_course.checks.inplace``  |
-|           | (and ``checks.safe_writes``,     |
-|           | ``checks.aliasing``)             |
-| 09        | ``autograd_course.checks.training`` |
-|           | (and ``checks.optimizers``,      |
-|           | ``checks.clipping``,             |
-|           | ``checks.schedulers``)           |
-+-----------+----------------------------------+
+Each notebook has one module, which its setup cell imports as ``check``; the checks of its
+exercises live in modules of their own (one per exercise or concept, a few hundred lines
+each), and the notebook's module imports them by name, so ``check.<name>`` reaches them all.
+Every module of this package is listed here (``tests/test_test_cells.py`` checks it):
+
+========  ===================  =============================================================
+notebook  ``check``            the modules it shows
+========  ===================  =============================================================
+01        ``tensors``          ``requires_grad`` (exercise 1), ``promotion`` (2),
+                               ``detaching`` (3), ``nested_data`` (4 and 5)
+02        ``graph``            ``graph_labels`` (edges and nodes without addresses),
+                               ``gradient_edges`` (1), ``next_functions`` and
+                               ``node_recording`` (2), ``graph_walks`` (3)
+03        ``backward``         ``driver`` (exercises 4-7, the engine's loop)
+04        ``leaves``           ``grad_results`` (5)
+05        ``ops``              ``jacobians`` (3)
+06        ``lifetime``         ``saving`` (1), ``saved_hooks`` (3), ``checkpointing`` (5),
+                               ``custom_functions`` (6)
+07        ``no_grad``          ``set_grad`` (2), ``grad_mode_generators`` (4),
+                               ``grad_mode_programs`` (the random programs they share)
+08        ``inplace``          ``safe_writes`` (1), ``aliasing`` (3 and 4)
+09        ``training``         ``optimizers`` (3 and 4), ``clipping`` (6), ``schedulers`` (9)
+========  ===================  =============================================================
 """
 
 import pkgutil

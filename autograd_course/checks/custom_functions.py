@@ -1,4 +1,4 @@
-"""Visible checks of assignment 06's exercise 8, ``function_gradients``: what the node of a
+"""Visible checks of assignment 06's exercise 6, ``function_gradients``: what the node of a
 custom ``autograd.Function`` passes on from what its ``backward`` returned.
 
 ``autograd_course.checks.lifetime`` (the notebook's ``check``) imports them; each function is

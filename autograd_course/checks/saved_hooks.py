@@ -1,4 +1,4 @@
-"""Visible checks of assignment 06's exercise 4, ``unpack``: how a saved tensor comes back
+"""Visible checks of assignment 06's exercise 3, ``unpack``: how a saved tensor comes back
 for a backward formula, with or without saved-tensor hooks.
 
 ``autograd_course.checks.lifetime`` (the notebook's ``check``) imports them; each function is

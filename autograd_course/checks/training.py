@@ -24,9 +24,9 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome, quietly, shown
 
-from .optimizers import *  # noqa: F401,F403 - 09's optimizer checks (check.sgd_update, check.adam_update) and rounded
-from .clipping import *  # noqa: F401,F403 - 09's clipping checks (check.clip_grad_norm, ...)
-from .schedulers import *  # noqa: F401,F403 - 09's scheduler check (check.plateau_step)
+from .clipping import clip_grad_norm, clip_grad_norm_in_training
+from .optimizers import adam_update, rounded, sgd_update, sgd_update_in_the_optimizer
+from .schedulers import plateau_step
 
 __all__ = [
     # the checks, one per test cell (those of the optimizers, clipping and the scheduler from their modules)

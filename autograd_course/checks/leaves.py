@@ -327,11 +327,12 @@ RETAIN_TWICE = RETAIN("twice")
 
 def registry_summary(node):
     """What ``node._retains_grad`` holds, without memory addresses: ``'None'``, the type of
-    something that is not a dict, or the dict ``{output number: type name of the entry}``."""
+    something that is not a dict, or the dict ``{output number: "callable"}`` (or the type of
+    an entry that cannot be called)."""
     registry = node._retains_grad
     if not isinstance(registry, dict):
         return repr(registry) if registry is None else f"a {type(registry).__name__}"
-    return {k: type(v).__name__ for k, v in registry.items()}
+    return {k: "callable" if callable(v) else type(v).__name__ for k, v in registry.items()}
 
 
 def _gives_back(node, nr):
@@ -359,12 +360,12 @@ def retain_grad(fn):
         b = leaf * 3.0
         _no_error(lambda: fn(b), "retain_grad(b) for b = leaf * 3", RETAIN_REGISTER)
         _expect_equal(b.retains_grad, True, "b.retains_grad after retain_grad(b)", RETAIN_REGISTER)
-        _expect_equal(registry_summary(b.grad_fn), {0: "ReferenceType"},
-                      "b.grad_fn._retains_grad after retain_grad(b) (values shown by type)", RETAIN_REGISTER)
+        _expect_equal(registry_summary(b.grad_fn), {0: "callable"},
+                      "b.grad_fn._retains_grad after retain_grad(b)", RETAIN_REGISTER)
         _expect_true(_gives_back(b.grad_fn, 0) is b, "b.grad_fn._retains_grad[0]() is b", RETAIN_REGISTER,
                      "another object")
         _no_error(lambda: fn(b), "a second retain_grad(b)", RETAIN_TWICE)
-        _expect_equal((b.retains_grad, registry_summary(b.grad_fn)), (True, {0: "ReferenceType"}),
+        _expect_equal((b.retains_grad, registry_summary(b.grad_fn)), (True, {0: "callable"}),
                       "(b.retains_grad, b.grad_fn._retains_grad) after a second retain_grad(b)", RETAIN_TWICE)
         _expect_true(_gives_back(b.grad_fn, 0) is b, "b.grad_fn._retains_grad[0]() is b after a second call",
                      RETAIN_TWICE, "another object")
@@ -434,15 +435,16 @@ def _retain_story(retain, seed):
              for name, t in pool.items()}
 
     def node_entries(t):
-        """t.grad_fn._retains_grad: {output number: (type of the entry, the tensor it gives back)}."""
+        """t.grad_fn._retains_grad: {output number: (callable or not, the tensor it gives back)}."""
         registry = None if t.grad_fn is None else t.grad_fn._retains_grad
         if not isinstance(registry, dict):
             return registry if registry is None else f"a {type(registry).__name__}"
         entries = {}
         for nr, ref in registry.items():
             target = ref() if callable(ref) else None
-            entries[nr] = (type(ref).__name__, next((n for n, u in pool.items() if u is target),
-                                                    "another object" if target is not None else None))
+            kind = "callable" if callable(ref) else type(ref).__name__
+            entries[nr] = (kind, next((n for n, u in pool.items() if u is target),
+                                      "another object" if target is not None else None))
         return entries
 
     picks = [names[int(rng.integers(0, 4))], names[int(rng.integers(4, 6))], names[int(rng.integers(6, 8))],
@@ -465,7 +467,7 @@ def _retain_story(retain, seed):
             text = "can't retain_grad on Tensor that has requires_grad=False"
             error = type(e).__name__ + (f": {text}" if text in str(e) else f": {e}")
         facts += [(f"the error of {label}", rule, error),
-                  (f"(t.retains_grad, t.grad_fn._retains_grad as {{output number: (type, what it gives back)}}) "
+                  (f"(t.retains_grad, t.grad_fn._retains_grad as {{output number: (callable, what it gives back)}}) "
                    f"after {label}", rule, (t.retains_grad, node_entries(t)))]
     return facts
 

@@ -45,13 +45,8 @@ def op(*method_names, public=False, inplace=None, override=None):
     here = _declared_at(sys._getframe(1))
 
     def declare(fn):
-        for name in method_names:
-            _own(f"Tensor.{name}", here, override)
-            setattr(Tensor, name, fn)
         names = (fn.__name__,) if public is True else (public,) if isinstance(public, str) else public or ()
-        for name in names:
-            _own(f"autograd_lib.{name}", here, override)
-            PUBLIC[name] = fn
+        _install(here, override, {name: fn for name in method_names}, {name: fn for name in names})
         if inplace is not None:
             INPLACE[(names or method_names)[0]] = inplace
         return fn
@@ -61,30 +56,31 @@ def op(*method_names, public=False, inplace=None, override=None):
 def methods(*, override=None, **named):
     """Declare Tensor methods that are not a forward of their own (a reflected operator, a
     lambda, a property): ``methods(__radd__=commuted(add), T=property(_T))``."""
-    here = _declared_at(sys._getframe(1))
-    for name, value in named.items():
-        _own(f"Tensor.{name}", here, override)
-        setattr(Tensor, name, value)
+    _install(_declared_at(sys._getframe(1)), override, named, {})
 
 
 def exports(*, override=None, **named):
     """Declare public names whose object is not a forward declared with :func:`op` (an alias
     made by a function): ``exports(arctan2_=atan2_)``."""
-    here = _declared_at(sys._getframe(1))
-    for name, value in named.items():
-        _own(f"autograd_lib.{name}", here, override)
-        PUBLIC[name] = value
+    _install(_declared_at(sys._getframe(1)), override, {}, named)
 
 
-def _own(key, here, override):
-    """Make ``here`` the owner of ``key``; refuse a second owner that does not say why."""
-    first = OWNERS.get(key)
-    if first is not None:
-        if not override:
+def _install(here, override, tensor_methods, public_names):
+    """Check every name first, then put the methods on Tensor and the names in PUBLIC: a
+    refused declaration installs nothing."""
+    keys = [f"Tensor.{name}" for name in tensor_methods] + [f"autograd_lib.{name}" for name in public_names]
+    for key in keys:
+        first = OWNERS.get(key)
+        if first is not None and not override:
             raise SecondOwner(f"{key} is declared at {here}, and already at {first}: a name has one "
                               f"owner; remove one, or say override=\"why\" at the second")
-        OVERRIDES.append((key, first, here, override))
-    OWNERS[key] = here
+    for key in keys:
+        if key in OWNERS:
+            OVERRIDES.append((key, OWNERS[key], here, override))
+        OWNERS[key] = here
+    for name, value in tensor_methods.items():
+        setattr(Tensor, name, value)
+    PUBLIC.update(public_names)
 
 
 def _declared_at(frame):

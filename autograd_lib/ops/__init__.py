@@ -1,7 +1,8 @@
 """The operations: a NumPy forward pass, then ``recording.record``.
 
-One module per family, each installing its Tensor methods next to its ops
-(``Tensor.exp = exp``), in the order they build on each other:
+One module per family, each declaring its ops' names beside their forwards
+(``@op("exp", public=True, inplace="exp_")``: ``op_table.py`` installs the Tensor
+methods and the public names), in the order they build on each other:
 
 ========================  =================================================
 ``operands.py``           numbers to tensors, dtype promotion, NumPy quietly

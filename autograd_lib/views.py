@@ -294,8 +294,6 @@ def is_set_to(self, other):
 
 methods(data_ptr=data_ptr, untyped_storage=untyped_storage, is_set_to=is_set_to)
 methods(nelement=Tensor.numel)
-methods(
-    nbytes=property(lambda self: int(self._data.nbytes), doc="numel() * itemsize: the bytes "
-                         "of this tensor's elements (not of its whole storage)."),
-)
+methods(nbytes=property(lambda self: int(self._data.nbytes), doc="numel() * itemsize: the bytes "
+                                "of this tensor's elements (not of its whole storage)."))
 methods(itemsize=property(lambda self: self._data.itemsize, doc="Bytes per element (element_size())."))

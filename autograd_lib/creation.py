@@ -18,6 +18,7 @@ from . import devices as _devices
 from . import dtypes as _dt
 from .fused import fma
 from .tensor import Tensor, _init
+from .op_table import methods
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "randn", "rand", "randint", "randn_like",
@@ -227,7 +228,7 @@ def _construct(self, data=None, *, dtype=None, requires_grad=False):
         self.requires_grad_(True)
 
 
-Tensor.__init__ = _construct
+methods(__init__=_construct)
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
@@ -491,7 +492,7 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     return _factory(_to_array(data, dtype), requires_grad)
 
 
-Tensor.new_zeros = _new(lambda size, **kw: zeros(*size, **kw))
-Tensor.new_ones = _new(lambda size, **kw: ones(*size, **kw))
-Tensor.new_empty = _new(lambda size, **kw: empty(*size, **kw))
-Tensor.new_full, Tensor.new_tensor = _new_full, _new_tensor
+methods(new_zeros=_new(lambda size, **kw: zeros(*size, **kw)))
+methods(new_ones=_new(lambda size, **kw: ones(*size, **kw)))
+methods(new_empty=_new(lambda size, **kw: empty(*size, **kw)))
+methods(new_full=_new_full, new_tensor=_new_tensor)

@@ -29,6 +29,7 @@ from . import saved_hooks
 from .dtypes import LEGACY_NAMES
 from .grad_mode import is_grad_enabled
 from .tensor import Tensor
+from .op_table import methods
 
 __all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE", "UNPACK_HOOK_TYPE", "type_name"]
 
@@ -115,7 +116,7 @@ def register_hook(tensor, hook):
     return add_hook(hooks, hook)
 
 
-Tensor.register_hook = register_hook
+methods(register_hook=register_hook)
 
 
 def _checked_hook(hook):
@@ -157,7 +158,7 @@ def register_post_accumulate_grad_hook(tensor, hook):
     return add_hook(tensor._post_accumulate_hooks, hook)
 
 
-Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+methods(register_post_accumulate_grad_hook=register_post_accumulate_grad_hook)
 
 
 UNPACK_HOOK_TYPE = "Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type}"

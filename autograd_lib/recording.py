@@ -34,6 +34,7 @@ from .grad_mode import _state as _grad_state
 from .graph import AccumulateGrad, SavedTensor, SavedValue
 from .tensor import Tensor
 from .views import make_view
+from .op_table import methods
 
 __all__ = ["RULES", "record", "record_outputs", "result_requires_grad", "collect_next_functions", "gradient_edge",
            "record_node", "plan_saves", "forget_save_plans", "RESULT", "PARAM", "SAVED_PARAM", "PARAM_IF_GIVEN"]
@@ -72,7 +73,7 @@ def gradient_edge(tensor):
     return (node, 0)
 
 
-Tensor._gradient_edge = gradient_edge
+methods(_gradient_edge=gradient_edge)
 
 
 def collect_next_functions(*inputs):

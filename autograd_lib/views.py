@@ -57,6 +57,7 @@ from .devices import CPU
 from .grad_mode import is_grad_enabled
 from .graph import Node, forward_name
 from .tensor import Tensor, storage_owner
+from .op_table import methods
 
 __all__ = ["make_view", "same_layout", "positions_in_base", "repeats_an_element", "view_grad_fn", "regenerate_grad_fn",
            "move_retained_grad", "check_view_write", "view_write_error", "UntypedStorage", "storage_owner",
@@ -176,7 +177,7 @@ def regenerate_grad_fn(view, key=None):
     view._view_version = view._version_counter.value
 
 
-Tensor._view_grad_fn = view_grad_fn
+methods(_view_grad_fn=view_grad_fn)
 
 
 def move_retained_grad(view, old, new):
@@ -291,8 +292,8 @@ def is_set_to(self, other):
             and self.shape == other.shape and self.stride() == other.stride())
 
 
-Tensor.data_ptr, Tensor.untyped_storage, Tensor.is_set_to = data_ptr, untyped_storage, is_set_to
-Tensor.nelement = Tensor.numel
-Tensor.nbytes = property(lambda self: int(self._data.nbytes), doc="numel() * itemsize: the bytes "
-                         "of this tensor's elements (not of its whole storage).")
-Tensor.itemsize = property(lambda self: self._data.itemsize, doc="Bytes per element (element_size()).")
+methods(data_ptr=data_ptr, untyped_storage=untyped_storage, is_set_to=is_set_to)
+methods(nelement=Tensor.numel)
+methods(nbytes=property(lambda self: int(self._data.nbytes), doc="numel() * itemsize: the bytes "
+                                "of this tensor's elements (not of its whole storage)."))
+methods(itemsize=property(lambda self: self._data.itemsize, doc="Bytes per element (element_size())."))

@@ -39,8 +39,9 @@ LAYERS = (
                           "autograd_lib.saved_hooks", "autograd_lib.fused", "autograd_lib.backends",
                           "autograd_lib.backends.*"),
           "types, devices, grad mode, broadcasting, printing, the exercise slots: no autograd yet"),
-    Layer("tensor", ("autograd_lib.tensor", "autograd_lib.creation"),
-          "the Tensor as a data structure, and the functions that make tensors"),
+    Layer("tensor", ("autograd_lib.tensor", "autograd_lib.op_table", "autograd_lib.creation"),
+          "the Tensor as a data structure, the table that installs its methods, and the functions "
+          "that make tensors"),
     Layer("graph", ("autograd_lib.graph", "autograd_lib.views"),
           "backward nodes, AccumulateGrad, saved tensors, hooks, versions; views and their bases"),
     Layer("recording and the engine", ("autograd_lib.recording", "autograd_lib.engine"),

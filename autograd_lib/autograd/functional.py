@@ -19,6 +19,7 @@ from ..ops.shape import stack
 from ..tensor import Size, Tensor
 from .functional_checks import (OUTPUTS, as_tuple, call_with_v, check_requires_grad, fill_in_zeros,
                                 finish, prepare, single_output, unpack, validate_v)
+from ..op_table import methods
 
 __all__ = ["backward", "grad", "grad_results", "hvp", "jacobian", "hessian", "vjp", "jvp", "vhp"]
 
@@ -65,7 +66,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-Tensor.backward = _tensor_backward
+methods(backward=_tensor_backward)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -30,6 +30,7 @@ from . import functional_losses as _losses_more
 from .functional_losses import *  # noqa: F401,F403  (rms_norm, margin_ranking_loss, ...)
 from . import functional_conv as _conv
 from .functional_conv import *    # noqa: F401,F403  (conv2d, max_pool2d, avg_pool2d, ...)
+from ..op_table import op
 
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -68,6 +69,7 @@ def linear(input, weight, bias=None):
     return output if bias is None else output + bias
 
 
+@op(public=True)
 def bilinear(input1, input2, weight, bias=None):
     """``out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``.
 

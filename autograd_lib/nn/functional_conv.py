@@ -25,6 +25,7 @@ from .. import dtypes as _dt
 from ..ops import convolution as _C
 from ..ops import pooling as _P
 from ..ops.nn_layers import constant_pad_nd as _constant_pad_nd
+from ..op_table import op
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -99,6 +100,7 @@ def _conv(dims, name, input, weight, bias, stride, padding, dilation, groups):
     return output if was_batched else output.squeeze(0)
 
 
+@op(public=True)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Slide ``weight`` ``(out_channels, in_channels / groups, kernel)`` along ``input``
     ``(N, in_channels, L)`` or ``(in_channels, L)``; ``padding`` an int, a 1-tuple,
@@ -106,6 +108,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
+@op(public=True)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Slide ``weight`` ``(out_channels, in_channels / groups, kH, kW)`` over ``input``
     ``(N, in_channels, H, W)`` or ``(in_channels, H, W)``: each output channel is the sum
@@ -125,6 +128,7 @@ def _conv_transpose(dims, name, input, weight, bias, stride, padding, output_pad
     return output if was_batched else output.squeeze(0)
 
 
+@op(public=True)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """The transposed convolution (the adjoint of ``conv1d``) of ``input`` ``(N, in_channels, L)``
     or ``(in_channels, L)`` by ``weight`` ``(in_channels, out_channels / groups, kernel)``."""
@@ -132,6 +136,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                            dilation)
 
 
+@op(public=True)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """The transposed convolution of ``input`` ``(N, in_channels, H, W)`` or ``(in_channels, H, W)`` by
     ``weight`` ``(in_channels, out_channels / groups, kH, kW)``: each input position spreads ``input *
@@ -197,6 +202,7 @@ def _max_pool1d_checks(input, kernel_size, stride, padding, dilation, ceil_mode)
                                   f"'{_dt.LEGACY_NAMES[input.dtype.name][:-len('Tensor')]}'")
 
 
+@op(public=True)
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest element of each window of ``kernel_size`` along the last dim (``stride``
     defaults to ``kernel_size``); with ``return_indices``, also where it was.  Recorded as
@@ -215,6 +221,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return output.squeeze(-2)
 
 
+@op(public=True)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """The largest element of each ``kernel_size`` window of the last two dims (``stride``
     defaults to ``kernel_size``; ``padding`` adds -inf, at most half the window; ``dilation``
@@ -236,6 +243,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+@op(public=True)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """The mean of each window along the last dim: ``avg_pool2d`` on ``input.unsqueeze(-2)``."""
     f = "avg_pool1d"
@@ -276,6 +284,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _P.adaptive_avg_pool2d(input, size)
 
 
+@op(public=True)
 def adaptive_avg_pool1d(input, output_size):
     """The last dim averaged down to ``output_size``: ``adaptive_avg_pool2d`` on ``input.unsqueeze(-2)``."""
     f = "adaptive_avg_pool1d"

@@ -12,6 +12,7 @@ from .. import ops as _ops
 from ..creation import rand as _rand
 from ..creation import full_like as _full_like
 from ..grad_mode import no_grad as _no_grad
+from ..op_table import op
 
 __all__ = ["rms_norm", "margin_ranking_loss", "soft_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "dropout1d", "dropout2d"]
@@ -29,6 +30,7 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@op(public=True)
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x**2) + eps) * weight`` over the last dims ``normalized_shape``
     (``eps`` defaults to the dtype's machine epsilon)."""
@@ -174,6 +176,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 __all__ += ["batch_norm"]
 
 
+@op(public=True)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """The channels in ``num_groups`` groups, each sample's group normalized, then
     ``* weight + bias`` per channel (NativeGroupNormBackward0)."""

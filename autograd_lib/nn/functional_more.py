@@ -23,6 +23,7 @@ from ..ops import nn_ops as _N
 from ..ops import padding as _padding
 from ..ops.pointwise import tanh as _tanh
 from .functional_losses import _reduce
+from ..op_table import op
 
 __all__ = ["relu6", "hardtanh", "hardtanh_", "selu", "celu", "mish", "softsign", "hardsigmoid",
            "hardswish", "logsigmoid", "softmin", "tanhshrink", "hardshrink", "softshrink", "threshold",
@@ -168,6 +169,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / norm
 
 
+@op(public=True)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (||x1|| ||x2||)`` along ``dim``, each norm at least ``eps`` (as PyTorch:
     the norms are clamped without recording it, on a clone)."""
@@ -183,11 +185,13 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return (unit(x1) * unit(x2)).sum(dim)
 
 
+@op(public=True)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """``||x1 - x2 + eps||_p`` along the last dim (NormBackward1)."""
     return _N.norm_with_dims(_ops.add_scalar(x1 - x2, eps), p, -1, keepdim)   # AddBackward1
 
 
+@op(public=True)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Each sample normalized over its last dims (``normalized_shape``) to mean 0 and
     variance 1, then ``* weight + bias`` (NativeLayerNormBackward0)."""

@@ -30,6 +30,7 @@ from collections import namedtuple
 from ..ops import cat, relu, sigmoid, stack, tanh, unbind
 from ..ops.pieces import unsafe_chunk
 from . import functional as F
+from ..op_table import op
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell", "run", "MODES"]
 
@@ -106,18 +107,21 @@ def _check_cell_arguments(input, hiddens, w_ih, w_hh, gates):
                                f"expected {w_hh.size(1)}")
 
 
+@op(public=True)
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One step of an Elman RNN: ``tanh(h W_hh^T + b_hh + x W_ih^T + b_ih)`` (TanhBackward0)."""
     _check_cell_arguments(input, [hx], w_ih, w_hh, 1)
     return _tanh_step(input, hx, LayerWeights(w_ih, w_hh, b_ih, b_hh, None))
 
 
+@op(public=True)
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One step of an Elman RNN with ReLU (ReluBackward0)."""
     _check_cell_arguments(input, [hx], w_ih, w_hh, 1)
     return _relu_step(input, hx, LayerWeights(w_ih, w_hh, b_ih, b_hh, None))
 
 
+@op(public=True)
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step from ``hx = (h, c)``: returns ``(h', c')`` (MulBackward0, AddBackward0)."""
     if len(hx) != 2:
@@ -126,6 +130,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     return _lstm_step(input, tuple(hx), LayerWeights(w_ih, w_hh, b_ih, b_hh, None))
 
 
+@op(public=True)
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step: returns ``h'`` (AddBackward0)."""
     _check_cell_arguments(input, [hx], w_ih, w_hh, 3)

@@ -1,7 +1,8 @@
 """The operations: a NumPy forward pass, then ``recording.record``.
 
-One module per family, each installing its Tensor methods next to its ops
-(``Tensor.exp = exp``), in the order they build on each other:
+One module per family, each declaring its ops' names beside their forwards
+(``@op("exp", public=True, inplace="exp_")``: ``op_table.py`` installs the Tensor
+methods and the public names), in the order they build on each other:
 
 ========================  =================================================
 ``operands.py``           numbers to tensors, dtype promotion, NumPy quietly
@@ -49,37 +50,39 @@ One module per family, each installing its Tensor methods next to its ops
 each through its own module, where ``exercises.plug`` replaces it.
 """
 
-from .arithmetic import *          # noqa: F401,F403
-from .pointwise import *           # noqa: F401,F403
-from .comparison import *          # noqa: F401,F403
-from .copies import *              # noqa: F401,F403
-from .reductions import *          # noqa: F401,F403
-from .shape import *               # noqa: F401,F403
-from .indexing import *            # noqa: F401,F403
-from .linalg import *              # noqa: F401,F403
-from .losses import *              # noqa: F401,F403
-from .backward_helpers import *    # noqa: F401,F403
-from .inplace import *             # noqa: F401,F403
-from .inplace_unary import *       # noqa: F401,F403
-from .norms import *               # noqa: F401,F403
-from .elementwise_losses import *  # noqa: F401,F403
-from .rounding import *            # noqa: F401,F403
-from .sorting import *             # noqa: F401,F403
-from .index_ops import *           # noqa: F401,F403
-from .pieces import *              # noqa: F401,F403
-from .nn_ops import *              # noqa: F401,F403
-from .special import *             # noqa: F401,F403
-from .binary_math import *         # noqa: F401,F403
-from .structure import *           # noqa: F401,F403
-from .products import *            # noqa: F401,F403
-from .scatter import *             # noqa: F401,F403
-from .indexed_writes import *      # noqa: F401,F403
-from .view_scatter import *        # noqa: F401,F403
-from .distances import *           # noqa: F401,F403
-from .statistics import *          # noqa: F401,F403
-from .compositions import *       # noqa: F401,F403
-from .fold import *               # noqa: F401,F403
-from .strided import *            # noqa: F401,F403
-from .inplace_views import *      # noqa: F401,F403
-from .matrix_functions import LinAlgError, inverse, det, logdet, matrix_power  # noqa: F401
-from .matrix_functions import torch_cross as cross  # noqa: F401
+from . import (arithmetic, pointwise, comparison, copies, reductions, shape, indexing, linalg, losses,
+               backward_helpers, inplace, inplace_unary, norms, elementwise_losses, rounding, sorting, index_ops,
+               pieces, nn_ops, special, binary_math, structure, products, scatter, indexed_writes, view_scatter,
+               distances, statistics, compositions, fold, strided, inplace_views, matrix_functions)
+from .. import op_table as _op_table
+
+# The families whose ``__all__`` this namespace holds.  matrix_functions is not one: its
+# ``__all__`` is torch.linalg's (``autograd_lib.linalg``), whose ``cross`` is not torch.cross.
+_FAMILIES = (arithmetic, pointwise, comparison, copies, reductions, shape, indexing, linalg, losses,
+            backward_helpers, inplace, inplace_unary, norms, elementwise_losses, rounding, sorting, index_ops,
+            pieces, nn_ops, special, binary_math, structure, products, scatter, indexed_writes, view_scatter,
+            distances, statistics, compositions, fold, strided, inplace_views)
+
+
+def _namespace():
+    """The families' ``__all__`` names, then the public ops matrix_functions declares (``cross``
+    is torch.cross there); a name two families give different objects is refused."""
+    names = {}
+    for family in _FAMILIES:
+        for name in family.__all__:
+            _join(names, name, getattr(family, name), family.__name__)
+    for name, value in _op_table.PUBLIC.items():
+        if value.__module__ == matrix_functions.__name__:
+            _join(names, name, value, matrix_functions.__name__)
+    names["LinAlgError"] = matrix_functions.LinAlgError
+    return names
+
+
+def _join(names, name, value, family):
+    if names.get(name, value) is not value:
+        raise _op_table.SecondOwner(f"autograd_lib.ops.{name} is given by {family} and by "
+                          f"{names[name].__module__}, two different objects: a name has one owner")
+    names[name] = value
+
+
+globals().update(_namespace())

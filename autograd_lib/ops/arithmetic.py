@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from ..recording import record
 from ..tensor import Tensor
 from .operands import cast_operand, commuted, floating, promote, quietly, reflected, to_tensor
+from ..op_table import methods, op
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "floor_divide", "neg", "reciprocal", "pow",
            "mul_scalar", "div_scalar", "sub_scalar", "add_scalar"]
@@ -25,6 +26,7 @@ def _check_alpha(a, b, alpha):
                            "point number.")
 
 
+@op("add", "__add__", public=True, inplace="add_")
 def add(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
     a, b, _ = promote(input, other)
@@ -32,10 +34,10 @@ def add(input, other, *, alpha=1):
     return record("add.Tensor", quietly(np.add, a._data, bd), (a, b), {"alpha": alpha})
 
 
-Tensor.add = Tensor.__add__ = add
-Tensor.__radd__ = commuted(add)
+methods(__radd__=commuted(add))
 
 
+@op("sub", "__sub__", public=("sub", "subtract"), inplace="sub_")
 def sub(input, other, *, alpha=1):
     if _dt.result_type(input, other) is _dt.bool:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -46,9 +48,7 @@ def sub(input, other, *, alpha=1):
     return record("sub.Tensor", quietly(np.subtract, a._data, bd), (a, b), {"alpha": alpha})
 
 
-Tensor.sub = Tensor.__sub__ = sub
-
-
+@op("__rsub__", public=True)
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input`` for a number ``other`` (what ``2 - x`` calls)."""
     a, b, _ = promote(input, other)
@@ -56,18 +56,16 @@ def rsub(input, other, *, alpha=1):
     return record("rsub.Scalar", quietly(np.subtract, b._data, ad), (a,), {"alpha": alpha})
 
 
-Tensor.__rsub__ = rsub
-
-
+@op("mul", "__mul__", public=("mul", "multiply"), inplace="mul_")
 def mul(input, other):
     a, b, _ = promote(input, other)
     return record("mul.Tensor", quietly(np.multiply, a._data, b._data), (a, b))
 
 
-Tensor.mul = Tensor.__mul__ = mul
-Tensor.__rmul__ = commuted(mul)
+methods(__rmul__=commuted(mul))
 
 
+@op("div", "__truediv__", public=("div", "divide", "true_divide"), inplace="div_")
 def div(input, other, *, rounding_mode=None):
     """``input / other``; with ``rounding_mode`` "trunc" or "floor" the quotient is
     rounded (and integer inputs stay integers): a node of its own, DivBackward2/3."""
@@ -102,9 +100,7 @@ def _np_rounded_quotient(a, b, mode):
     return q + ((q < 0) & (q * b != a))
 
 
-Tensor.div = Tensor.__truediv__ = div
-
-
+@op("floor_divide", "__floordiv__", public=True)
 def floor_divide(input, other):
     """``x // y``: the quotient rounded down.  PyTorch has no derivative for it: a result
     that requires grad gets a node, NotImplemented, whose backward refuses."""
@@ -115,10 +111,10 @@ def floor_divide(input, other):
     return record("floor_divide", quietly(np.floor_divide, a._data, b._data), needing or (a,))
 
 
-Tensor.floor_divide = Tensor.__floordiv__ = floor_divide
-Tensor.__rfloordiv__ = reflected(floor_divide)
+methods(__rfloordiv__=reflected(floor_divide))
 
 
+@op("neg", "__neg__", public=True, inplace="neg_")
 def neg(input):
     input = to_tensor(input)
     if input.dtype is _dt.bool:
@@ -128,18 +124,16 @@ def neg(input):
     return record("neg", np.negative(input._data), (input,))
 
 
-Tensor.neg = Tensor.__neg__ = neg
-
-
+@op("reciprocal", public=True, inplace="reciprocal_")
 def reciprocal(input):
     input = floating(to_tensor(input))
     return record("reciprocal", quietly(np.reciprocal, input._data), (input,))
 
 
-Tensor.reciprocal = reciprocal
-Tensor.__rtruediv__ = lambda self, other: mul(reciprocal(self), other)     # 2 / x
+methods(__rtruediv__=lambda self, other: mul(reciprocal(self), other))  # 2 / x
 
 
+@op("pow", "__pow__", public=True, inplace="pow_")
 def pow(input, exponent):
     """``input ** exponent``; either side may be a number (not both)."""
     if not isinstance(input, Tensor):                 # number ** tensor
@@ -160,8 +154,7 @@ def pow(input, exponent):
     return record("pow.Tensor_Scalar", array, (a,), {"exponent": exponent})
 
 
-Tensor.pow = Tensor.__pow__ = pow
-Tensor.__rpow__ = reflected(pow)
+methods(__rpow__=reflected(pow))
 
 
 def _check_int_pow(dtype, exponent):

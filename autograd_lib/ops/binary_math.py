@@ -19,6 +19,7 @@ from .arithmetic import div, mul, pow, sub
 from .inplace import _inplace, clamp_, div_, mul_, sub_
 from .operands import cast_operand, promote, quietly, reflected, to_tensor
 from .pointwise import abs
+from ..op_table import exports, methods, op
 
 __all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "fmod",
            "remainder", "float_power", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max",
@@ -53,9 +54,13 @@ def _binary_float(op, np_fn, ints=True):
 
 
 atan2 = arctan2 = _binary_float("atan2", np.arctan2)
+exports(arctan2=arctan2, atan2=atan2)
 hypot = _binary_float("hypot", np.hypot, ints=False)
+exports(hypot=hypot)
 logaddexp = _binary_float("logaddexp", np.logaddexp, ints=False)
+exports(logaddexp=logaddexp)
 logaddexp2 = _binary_float("logaddexp2", np.logaddexp2, ints=False)
+exports(logaddexp2=logaddexp2)
 
 
 def _np_xlogy(x, y):
@@ -63,6 +68,7 @@ def _np_xlogy(x, y):
     return np.where((x == 0) & ~np.isnan(y), np.zeros((), x.dtype), x * np.log(y))
 
 
+@op("xlogy", public=True, inplace="xlogy_")
 def xlogy(input, other):
     a, b = _float_pair(input, other)
     if not isinstance(input, Tensor):                     # number * log(tensor)
@@ -72,6 +78,7 @@ def xlogy(input, other):
     return record("xlogy.Tensor", quietly(_np_xlogy, a._data, b._data), (a, b))
 
 
+@op("copysign", public=True, inplace="copysign_")
 def copysign(input, other):
     a, b = _float_pair(input, other)
     if not isinstance(other, Tensor):
@@ -112,6 +119,7 @@ def _np_remainder(a, b):
 fmod, remainder = _modulo("fmod", np.fmod), _modulo("remainder", _np_remainder)
 
 
+@op("float_power", public=True, inplace="float_power_")
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64 (the inputs are cast: ToCopyBackward0)."""
     def as_double(x):
@@ -119,6 +127,7 @@ def float_power(input, exponent):
     return pow(as_double(input), as_double(exponent))
 
 
+@op("lerp", public=True, inplace="lerp_")
 def lerp(input, end, weight):
     """``input + weight * (end - input)`` (a number or a tensor weight)."""
     for name, t in (("end", end), ("weight", weight)):
@@ -143,6 +152,7 @@ def _three(input, tensor1, tensor2):
     return dtype, tuple(cast_operand(to_tensor(t), dtype) for t in (input, tensor1, tensor2))
 
 
+@op("addcmul", public=True, inplace="addcmul_")
 def addcmul(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 * tensor2``."""
     _, (s, t1, t2) = _three(input, tensor1, tensor2)
@@ -150,6 +160,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return record("addcmul", array, (s, t1, t2), {"value": value})
 
 
+@op("addcdiv", public=True, inplace="addcdiv_")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``."""
     dtype, (s, t1, t2) = _three(input, tensor1, tensor2)
@@ -180,18 +191,18 @@ def _clamp_one(name, np_fn):
 clamp_min, clamp_max = _clamp_one("clamp_min", np.maximum), _clamp_one("clamp_max", np.minimum)
 
 
-
-
 def _method(fn):
     return lambda self, other: fn(self, other, _position=1)
 
 
-Tensor.atan2 = Tensor.arctan2 = _method(atan2)
-Tensor.hypot, Tensor.logaddexp, Tensor.logaddexp2 = _method(hypot), _method(logaddexp), _method(logaddexp2)
-Tensor.xlogy, Tensor.copysign, Tensor.fmod, Tensor.remainder = xlogy, copysign, fmod, remainder
-Tensor.__mod__, Tensor.__rmod__ = remainder, reflected(remainder)
-Tensor.float_power, Tensor.lerp, Tensor.addcmul, Tensor.addcdiv = float_power, lerp, addcmul, addcdiv
-Tensor.clamp_min, Tensor.clamp_max = clamp_min, clamp_max
+methods(atan2=_method(atan2), arctan2=_method(atan2))
+methods(hypot=_method(hypot), logaddexp=_method(logaddexp), logaddexp2=_method(logaddexp2))
+op("fmod", public="fmod", inplace="fmod_")(fmod)
+op("remainder", public="remainder", inplace="remainder_")(remainder)
+op("__mod__")(remainder)
+methods(__rmod__=reflected(remainder))
+op("clamp_min", public="clamp_min", inplace="clamp_min_")(clamp_min)
+op("clamp_max", public="clamp_max", inplace="clamp_max_")(clamp_max)
 
 
 # ------------------------------------------------------------ in-place forms
@@ -204,6 +215,7 @@ def _in_place2(out_of_place):
     return method
 
 
+@op("float_power_")
 def float_power_(self, exponent):
     if self.dtype is not _dt.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
@@ -213,12 +225,14 @@ def float_power_(self, exponent):
 
 
 xlogy_, clamp_min_, clamp_max_ = _in_place2(xlogy), _in_place2(clamp_min), _in_place2(clamp_max)
-Tensor.atan2_ = Tensor.arctan2_ = _in_place2(atan2)
-Tensor.hypot_, Tensor.xlogy_, Tensor.copysign_ = _in_place2(hypot), xlogy_, _in_place2(copysign)
-Tensor.fmod_, Tensor.remainder_, Tensor.__imod__ = _in_place2(fmod), _in_place2(remainder), _in_place2(remainder)
-Tensor.float_power_, Tensor.lerp_ = float_power_, _in_place2(lerp)
-Tensor.addcmul_, Tensor.addcdiv_ = _in_place2(addcmul), _in_place2(addcdiv)
-Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
+methods(atan2_=_in_place2(atan2), arctan2_=_in_place2(atan2))
+op("xlogy_", public="xlogy_")(xlogy_)
+methods(hypot_=_in_place2(hypot), copysign_=_in_place2(copysign))
+methods(fmod_=_in_place2(fmod), remainder_=_in_place2(remainder), __imod__=_in_place2(remainder))
+methods(lerp_=_in_place2(lerp))
+methods(addcmul_=_in_place2(addcmul), addcdiv_=_in_place2(addcdiv))
+op("clamp_min_", public="clamp_min_")(clamp_min_)
+op("clamp_max_", public="clamp_max_")(clamp_max_)
 
 
 # ------------------------------------------------------------------ aliases
@@ -227,9 +241,18 @@ Tensor.clamp_min_, Tensor.clamp_max_ = clamp_min_, clamp_max_
 subtract, multiply, absolute, clip_ = sub, mul, abs, clamp_
 greater, greater_equal, less, less_equal, not_equal = _cmp.gt, _cmp.ge, _cmp.lt, _cmp.le, _cmp.ne
 divide = true_divide = div              # rounding_mode= included
-Tensor.subtract, Tensor.multiply, Tensor.divide, Tensor.true_divide = subtract, multiply, divide, div
-Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = sub_, mul_, div_, div_
-Tensor.absolute, Tensor.absolute_ = absolute, lambda self: _inplace(self, abs)
-Tensor.clip_ = clip_
-Tensor.greater, Tensor.greater_equal, Tensor.less = greater, greater_equal, less
-Tensor.less_equal, Tensor.not_equal = less_equal, not_equal
+op("subtract", inplace="subtract_")(subtract)
+op("multiply", inplace="multiply_")(multiply)
+op("divide", inplace="divide_")(divide)
+op("true_divide", inplace="true_divide_")(div)
+op("subtract_")(sub_)
+op("multiply_")(mul_)
+op("divide_", "true_divide_")(div_)
+op("absolute", inplace="absolute_")(absolute)
+methods(absolute_=lambda self: _inplace(self, abs))
+op("clip_")(clip_)
+op("greater")(greater)
+op("greater_equal")(greater_equal)
+op("less")(less)
+op("less_equal")(less_equal)
+op("not_equal")(not_equal)

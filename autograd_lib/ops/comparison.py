@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from .operands import commuted, promote, quietly, to_tensor
+from ..op_table import exports, methods, op
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
            "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "isnan", "allclose", "equal"]
@@ -26,14 +27,16 @@ lt, le = _compare(np.less), _compare(np.less_equal)
 gt, ge = _compare(np.greater), _compare(np.greater_equal)
 logical_and, logical_or = _compare(np.logical_and), _compare(np.logical_or)
 logical_xor = _compare(np.logical_xor)
+exports(logical_xor=logical_xor)
 
-Tensor.eq = Tensor.__eq__ = eq
-Tensor.ne = Tensor.__ne__ = ne
-Tensor.lt = Tensor.__lt__ = lt
-Tensor.le = Tensor.__le__ = le
-Tensor.gt = Tensor.__gt__ = gt
-Tensor.ge = Tensor.__ge__ = ge
-Tensor.logical_and, Tensor.logical_or = logical_and, logical_or
+op("eq", "__eq__", public="eq")(eq)
+op("ne", "__ne__", public=("ne", "not_equal"))(ne)
+op("lt", "__lt__", public=("less", "lt"))(lt)
+op("le", "__le__", public=("le", "less_equal"))(le)
+op("gt", "__gt__", public=("greater", "gt"))(gt)
+op("ge", "__ge__", public=("ge", "greater_equal"))(ge)
+op("logical_and", public="logical_and")(logical_and)
+op("logical_or", public="logical_or")(logical_or)
 
 
 def _bitwise(np_fn, name):
@@ -50,41 +53,39 @@ bitwise_and = _bitwise(np.bitwise_and, "bitwise_and")
 bitwise_or = _bitwise(np.bitwise_or, "bitwise_or")
 bitwise_xor = _bitwise(np.bitwise_xor, "bitwise_xor")
 
-Tensor.__and__, Tensor.__rand__ = bitwise_and, commuted(bitwise_and)
-Tensor.__or__, Tensor.__ror__ = bitwise_or, commuted(bitwise_or)
-Tensor.__xor__ = bitwise_xor
+op("__and__")(bitwise_and)
+methods(__rand__=commuted(bitwise_and))
+op("__or__")(bitwise_or)
+methods(__ror__=commuted(bitwise_or))
+op("__xor__")(bitwise_xor)
 
 
+@op("logical_not", public=True)
 def logical_not(input):
     return Tensor._make(np.logical_not(to_tensor(input)._data))
 
 
-Tensor.logical_not = logical_not
-
-
+@op("__invert__")
 def _invert(self):
     """``~t``: logical not of a bool tensor, bitwise not of an integer one."""
     return logical_not(self) if self.dtype is _dt.bool else Tensor._make(np.invert(self._data))
 
 
-Tensor.__invert__ = _invert
-
-
+@op("isnan", public=True)
 def isnan(input):
     return Tensor._make(np.isnan(to_tensor(input)._data))
 
 
+@op("allclose", public=True)
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(to_tensor(input)._data, to_tensor(other)._data, rtol, atol, equal_nan))
 
 
+@op("equal", public=True)
 def equal(input, other):
     """True when both tensors have the same shape and values."""
     a, b = to_tensor(input), to_tensor(other)
     return a.shape == b.shape and bool(np.array_equal(a._data, b._data))
-
-
-Tensor.isnan, Tensor.allclose, Tensor.equal = isnan, allclose, equal
 
 
 def _any_all(np_fn):
@@ -100,9 +101,11 @@ def _any_all(np_fn):
 
 all, any = _any_all(np.all), _any_all(np.any)   # bool results: whether all / any is non-zero
 __all__ += ["all", "any"]
-Tensor.all, Tensor.any = all, any
+op("all", public="all")(all)
+op("any", public="any")(any)
 
 
+@op("isclose", public=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Where ``|input - other| <= atol + rtol * |other|`` (infinities equal to themselves)."""
     input, other = to_tensor(input), to_tensor(other)
@@ -116,5 +119,4 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return Tensor._make(np.asarray(close))
 
 
-Tensor.isclose = isclose
 __all__ += ["isclose"]

@@ -29,6 +29,7 @@ from .norms import _spread
 from .operands import promote, quietly, to_tensor
 from .shape import cat, expand, unsqueeze, view
 from .sorting import sort
+from ..op_table import op
 
 __all__ = ["concat", "concatenate", "hstack", "vstack", "dstack", "column_stack", "ravel",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "msort", "is_nonzero",
@@ -66,38 +67,41 @@ def _at_least(t, ndim):
     return unsqueeze(unsqueeze(t, 0), -1)           # 1-d to 3-d
 
 
+@op(public=True)
 def hstack(tensors):
     """Join along columns: ``cat`` along dim 1 (dim 0 for vectors)."""
     tensors = [_at_least(t, 1) for t in _non_empty("hstack", tensors)]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
+@op(public=True)
 def vstack(tensors):
     """Join along rows: each tensor made at least 2-d, then ``cat`` along dim 0."""
     return cat([_at_least(t, 2) for t in _non_empty("vstack", tensors)], 0)
 
 
+@op(public=True)
 def dstack(tensors):
     """Join along depth: each tensor made at least 3-d, then ``cat`` along dim 2."""
     return cat([_at_least(t, 3) for t in _non_empty("dstack", tensors)], 2)
 
 
+@op(public=True)
 def column_stack(tensors):
     """Vectors (and numbers) become columns, then ``cat`` along dim 1."""
     tensors = _non_empty("column_stack", tensors)
     return cat([view(t, (t.numel(), 1)) if t.ndim <= 1 else t for t in tensors], 1)
 
 
+@op("ravel", public=True)
 def ravel(input):
     """The elements as a vector: ``contiguous().view(-1)`` (a copy only when needed)."""
     return view(contiguous(input), (-1,))
 
 
-Tensor.ravel = ravel
-
-
 # ------------------------------------------------------------ broadcasting
 
+@op(public=True)
 def broadcast_shapes(*shapes):
     """The shape all ``shapes`` broadcast to (a number is a 1-d shape)."""
     result = []
@@ -114,6 +118,7 @@ def broadcast_shapes(*shapes):
     return Size(result)
 
 
+@op(public=True)
 def broadcast_tensors(*tensors):
     """Each tensor expanded to the common shape (returned as it is when it has it)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -137,6 +142,7 @@ def _cpp_print(t):
             f"{{{','.join(str(s) for s in t.shape)}}} ]")
 
 
+@op(public=True)
 def meshgrid(*tensors, indexing=None):
     """Grids of coordinates: tensor ``i`` viewed along dim ``i`` and expanded to every
     tensor's length (``indexing="xy"``: the first two dims swapped, as in NumPy)."""
@@ -174,11 +180,13 @@ def meshgrid(*tensors, indexing=None):
 
 # ------------------------------------------------------------ small ones
 
+@op("msort", public=True)
 def msort(input):
     """Sorted along dim 0: ``sort(input, 0).values``."""
     return sort(to_tensor(input), 0)[0]
 
 
+@op("is_nonzero", public=True)
 def is_nonzero(input):
     """Whether a one-element tensor is non-zero (``bool(x)``), with PyTorch's errors."""
     n = input.numel()
@@ -189,13 +197,13 @@ def is_nonzero(input):
     return bool(input._data.reshape(()) != 0)
 
 
+@op("logical_xor_", public=True)
 def logical_xor_(self, other):
     """In place: ``self`` becomes ``logical_xor(self, other)`` in its own dtype."""
     return _inplace(self, lambda s, o: logical_xor(s, o).to(s.dtype), other)
 
 
-Tensor.msort, Tensor.is_nonzero = msort, is_nonzero
-Tensor.logical_xor, Tensor.logical_xor_ = logical_xor, logical_xor_
+op("logical_xor", inplace="logical_xor_")(logical_xor)
 
 
 def _fmax_fmin(name, np_fn):
@@ -212,9 +220,11 @@ def _fmax_fmin(name, np_fn):
 
 
 fmax, fmin = _fmax_fmin("fmax", np.fmax), _fmax_fmin("fmin", np.fmin)
-Tensor.fmax, Tensor.fmin = fmax, fmin
+op("fmax", public="fmax")(fmax)
+op("fmin", public="fmin")(fmin)
 
 
+@op("vdot", public=True)
 def vdot(input, other):
     """The dot product of two vectors (the first conjugated: the same for real numbers)."""
     input, other = to_tensor(input), to_tensor(other)
@@ -229,9 +239,6 @@ def vdot(input, other):
                            f"{input.shape[0]} and {other.shape[0]} elements respectively")
     array = np.asarray(np.dot(input._data, other._data), dtype=input._data.dtype)
     return record("vdot", array, (input, other))
-
-
-Tensor.vdot = vdot
 
 
 # ------------------------------------------------------- two results, one node
@@ -254,12 +261,14 @@ def _spread_mean(name, input, dim, unbiased, keepdim, correction):
     return input, params, np.asarray(array, dtype=input._data.dtype), mean
 
 
+@op(public=True)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(var, mean)`` over ``dim``, in one pass (one node, VarMeanBackward0)."""
     input, params, var, mean = _spread_mean("var_mean", input, dim, unbiased, keepdim, correction)
     return _two_outputs("var_mean.correction", np.asarray(var, order="C"), mean, input, params)
 
 
+@op(public=True)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """``(std, mean)`` over ``dim``, in one pass (one node, StdMeanBackward0)."""
     input, params, var, mean = _spread_mean("std_mean", input, dim, unbiased, keepdim, correction)
@@ -283,11 +292,13 @@ def _triangle_indices(name, lower, row, col, offset, dtype):
     return Tensor._make(np.ascontiguousarray(array))
 
 
+@op(public=True)
 def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the lower triangle of a ``row x col`` matrix, as a 2 x N tensor."""
     return _triangle_indices("tril_indices", True, row, col, offset, dtype)
 
 
+@op(public=True)
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the upper triangle of a ``row x col`` matrix, as a 2 x N tensor."""
     return _triangle_indices("triu_indices", False, row, col, offset, dtype)

@@ -15,11 +15,13 @@ from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from .inplace import _inplace
 from .operands import cast_operand, quietly, to_tensor
+from ..op_table import op
 
 __all__ = ["heaviside", "heaviside_", "ldexp", "ldexp_", "aminmax", "logspace", "bincount",
            "bucketize", "searchsorted"]
 
 
+@op("heaviside", public=True, inplace="heaviside_")
 def heaviside(input, values):
     """0 where ``input < 0``, 1 where ``> 0``, and ``values`` where it is 0."""
     input, values = to_tensor(input), to_tensor(values)
@@ -30,10 +32,12 @@ def heaviside(input, values):
     return record("heaviside", np.asarray(array, dtype=input._data.dtype, order="C"), needing or (input,))
 
 
+@op("heaviside_", public=True)
 def heaviside_(self, values):
     return _inplace(self, heaviside, values)
 
 
+@op("ldexp", public=True, inplace="ldexp_")
 def ldexp(input, other):
     """``input * 2 ** other`` (always floating point)."""
     input, other = to_tensor(input), to_tensor(other)
@@ -44,11 +48,9 @@ def ldexp(input, other):
     return record("ldexp", np.asarray(array, order="C"), (a, other))
 
 
+@op("ldexp_", public=True)
 def ldexp_(self, other):
     return _inplace(self, ldexp, other)
-
-
-Tensor.heaviside, Tensor.heaviside_, Tensor.ldexp, Tensor.ldexp_ = heaviside, heaviside_, ldexp, ldexp_
 
 
 class _MinMax(tuple):
@@ -64,6 +66,7 @@ class _MinMax(tuple):
         return f"autograd_lib.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
 
 
+@op("aminmax", public=True)
 def aminmax(input, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (all elements by default), from one node."""
     input = to_tensor(input)
@@ -81,9 +84,7 @@ def aminmax(input, *, dim=None, keepdim=False):
                                    {"dims": dims, "keepdim": keep, "high": high}))
 
 
-Tensor.aminmax = aminmax
-
-
+@op(public=True)
 def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, device=None, **kwargs):
     """``steps`` points from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
     dtype = _dt.get_default_dtype() if dtype is None else dtype
@@ -93,6 +94,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, devi
     return creation.tensor(array.astype(dtype.numpy), dtype=dtype, requires_grad=requires_grad)
 
 
+@op("bincount", public=True)
 def bincount(input, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d tensor of non-negative integers
     (summing ``weights`` instead of counting, when given)."""
@@ -110,6 +112,7 @@ def bincount(input, weights=None, minlength=0):
     return Tensor._make(counts.astype(out))
 
 
+@op(public=True)
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Where each value of ``input`` would be inserted in ``sorted_sequence`` (along its last
     dim) to keep it sorted: before equal values, or after them with ``right=True``."""
@@ -141,6 +144,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return Tensor._make(np.asarray(found, dtype=np.int32 if out_int32 else np.int64, order="C"))
 
 
+@op(public=True)
 def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value of ``input`` among the 1-d sorted ``boundaries``
     (``right``: a value equal to a boundary goes to the bucket on its right)."""
@@ -151,4 +155,3 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
                         out_int32=out_int32, right=right)
 
 
-Tensor.bincount = bincount

@@ -17,6 +17,7 @@ from ..tensor import _wrap_dim
 from .arithmetic import div_scalar, mul_scalar
 from .linalg import dot, mm
 from .operands import to_tensor
+from ..op_table import op
 
 __all__ = ["tensordot", "einsum", "trapezoid"]
 
@@ -38,6 +39,7 @@ def _tensordot_dims(a, b, dims):
     return [_wrap_dim(d, a.ndim) for d in dims_a], [_wrap_dim(d, b.ndim) for d in dims_b]
 
 
+@op(public=True)
 def tensordot(a, b, dims=2, out=None):
     """The sum of products of ``a`` and ``b`` over the dims ``dims`` pairs up (an int ``n``:
     the last ``n`` of ``a`` with the first ``n`` of ``b``)."""
@@ -112,6 +114,7 @@ def _take_diagonals(t, letters):
     return t, letters
 
 
+@op(public=True)
 def einsum(equation, *operands):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; a letter missing from
     the output is summed, a repeated one takes a diagonal.
@@ -174,6 +177,7 @@ def _arranged(t, letters, order, size):
 
 # ------------------------------------------------------------- trapezoid
 
+@op(public=True)
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x``
     or spacing ``dx`` (1 by default)."""

@@ -10,6 +10,7 @@ from .. import dtypes as _dt
 from ..recording import record
 from .. import devices as _devices
 from ..tensor import Tensor
+from ..op_table import methods, op
 
 __all__ = ["to", "to_arguments", "clone", "contiguous"]
 
@@ -45,6 +46,7 @@ def to_arguments(*args, dtype=None, device=None, non_blocking=False, copy=False,
     return device, _dt.as_dtype(dtype), non_blocking, copy
 
 
+@op("to")
 def to(input, *args, **kwargs):
     """The tensor as ``dtype`` on ``device``; the tensor itself when it already is (unless
     ``copy=True``); see :func:`to_arguments` for the forms.  Only the CPU is a device."""
@@ -55,26 +57,31 @@ def to(input, *args, **kwargs):
     return record("_to_copy", input._data.astype(dtype.numpy), (input,))
 
 
+@op("cpu")
 def cpu(input, memory_format=None):
     """The tensor itself: it is on the CPU already."""
     return input
 
 
+@op("cuda")
 def cuda(input, device=None, non_blocking=False, memory_format=None):
     """Raises, as a PyTorch built without CUDA does."""
     _devices.check("cuda" if device is None else device)
 
 
+@op("pin_memory")
 def pin_memory(input, device=None):
     """Raises, as PyTorch without an accelerator does: pinned memory is for copies to a GPU."""
     raise RuntimeError("Cannot access accelerator device when none is available. (autograd_lib has no "
                        "accelerator: pinned memory, for fast copies to one, does not apply.)")
 
 
+@op("is_pinned")
 def is_pinned(input, device=None):
     return False
 
 
+@op("type")
 def type_(input, dtype=None, non_blocking=False):
     """``x.type()``: the legacy type name (``'autograd_lib.FloatTensor'``); ``x.type(float64)``,
     ``x.type('autograd_lib.DoubleTensor')`` or ``x.type(DoubleTensor)``: a cast, as ``to``."""
@@ -91,18 +98,16 @@ def type_(input, dtype=None, non_blocking=False):
     return to(input, dtype)
 
 
-Tensor.to = to
-Tensor.cpu, Tensor.cuda, Tensor.type = cpu, cuda, type_
-Tensor.pin_memory, Tensor.is_pinned = pin_memory, is_pinned
-Tensor.float = lambda self: to(self, _dt.float32)
-Tensor.double = lambda self: to(self, _dt.float64)
-Tensor.long = lambda self: to(self, _dt.int64)
-Tensor.int = lambda self: to(self, _dt.int32)
-Tensor.bool = lambda self: to(self, _dt.bool)
-Tensor.half = lambda self: to(self, _dt.float16)
-Tensor.type_as = lambda self, other: to(self, other.dtype)
+methods(float=lambda self: to(self, _dt.float32))
+methods(double=lambda self: to(self, _dt.float64))
+methods(long=lambda self: to(self, _dt.int64))
+methods(int=lambda self: to(self, _dt.int32))
+methods(bool=lambda self: to(self, _dt.bool))
+methods(half=lambda self: to(self, _dt.float16))
+methods(type_as=lambda self, other: to(self, other.dtype))
 
 
+@op("clone", public=True)
 def clone(input):
     """A copy with its own storage; gradients flow through it unchanged.  The copy keeps
     the memory layout (a transposed tensor's clone is transposed too), except that of an
@@ -112,6 +117,7 @@ def clone(input):
     return record("clone", np.array(a, copy=True, order="C" if expanded else "K"), (input,))
 
 
+@op("contiguous")
 def contiguous(input):
     """The tensor itself if its memory is in row-major order, else a row-major copy
     (recorded as a clone, like PyTorch; ``clone`` alone keeps the memory layout)."""
@@ -120,4 +126,3 @@ def contiguous(input):
     return record("clone", np.ascontiguousarray(input._data), (input,))
 
 
-Tensor.clone, Tensor.contiguous = clone, contiguous

@@ -26,6 +26,7 @@ from .norms import vector_norm
 from .operands import promote, quietly, to_tensor
 from .pointwise import masked_fill
 from .shape import expand, transpose_matrices, view
+from ..op_table import op
 
 __all__ = ["cdist", "cdist_backward", "euclidean_dist_backward"]
 
@@ -53,6 +54,7 @@ def _check(x1, x2, p):
     return batch
 
 
+@op(public=True)
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The distances ``||x1[..., i, :] - x2[..., j, :]||_p`` as a ``... x P x R`` tensor."""
     if compute_mode not in _MODES:
@@ -141,6 +143,7 @@ def euclidean_dist_backward(grad, x1, x2, result, which):
     return x2 * ratio.sum(-2).unsqueeze(-1) - matmul(transpose_matrices(ratio), x1)
 
 
+@op("dist", public=True)
 def dist(input, other, p=2):
     """The ``p``-norm of ``input - other`` (DistBackward0)."""
     input, other = to_tensor(input), to_tensor(other)
@@ -153,5 +156,4 @@ def dist(input, other, p=2):
     return record("dist", array, (input, other), {"p": p})
 
 
-Tensor.dist = dist
 __all__ += ["dist"]

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
 from .inplace import _inplace
 from .inplace_unary import _in_place
 from .special import _unary
+from ..op_table import methods, op
 
 __all__ = ["lgamma", "digamma", "polygamma", "lgamma_", "digamma_", "polygamma_"]
 
@@ -66,16 +66,19 @@ def _np_polygamma(n, x):
     return np.where(poles, np.inf if n % 2 else np.nan, result)
 
 
+@op("lgamma", public=True, inplace="lgamma_")
 def lgamma(input):
     """``log |Gamma(x)|``."""
     return _unary("lgamma", _np_lgamma, input)
 
 
+@op("digamma", public=True, inplace="digamma_")
 def digamma(input):
     """``d/dx lgamma(x)``."""
     return _unary("digamma", _np_digamma, input)
 
 
+@op(public=True)
 def polygamma(n, input):
     """The ``n``-th derivative of ``digamma``."""
     n = int(n)
@@ -87,10 +90,11 @@ def polygamma(n, input):
 lgamma_, digamma_ = _in_place(lgamma), _in_place(digamma)
 
 
+@op("polygamma_", public=True)
 def polygamma_(self, n):
     return _inplace(self, lambda s: polygamma(n, s))
 
 
-Tensor.lgamma, Tensor.digamma, Tensor.lgamma_, Tensor.digamma_ = lgamma, digamma, lgamma_, digamma_
-Tensor.polygamma = lambda self, n: polygamma(n, self)
-Tensor.polygamma_ = polygamma_
+op("lgamma_", public="lgamma_")(lgamma_)
+op("digamma_", public="digamma_")(digamma_)
+methods(polygamma=lambda self, n: polygamma(n, self))

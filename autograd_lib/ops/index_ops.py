@@ -18,6 +18,7 @@ from ..tensor import Tensor, _wrap_dim
 from .inplace import _inplace
 from .indexing import embed_in_zeros
 from .operands import cast_operand, to_tensor
+from ..op_table import op
 
 __all__ = ["index_select", "index_add", "index_select_backward", "gather", "gather_backward"]
 
@@ -32,6 +33,7 @@ def _index(name, index):
     return index
 
 
+@op("index_select", public=True)
 def index_select(input, dim, index):
     input, index = to_tensor(input), _index("index_select", index)
     d = _wrap_dim(dim, input.ndim)
@@ -47,6 +49,7 @@ def index_select_backward(grad, self_shape, dim, index):
     return index_add(zeros, dim, index, grad)
 
 
+@op("index_add", public=True, inplace="index_add_")
 def index_add(input, dim, index, source, *, alpha=1):
     input, index = to_tensor(input), _index("index_add_", index)
     d = _wrap_dim(dim, input.ndim)
@@ -57,13 +60,12 @@ def index_add(input, dim, index, source, *, alpha=1):
     return record("index_add", array, (input, source), {"dim": d, "index": index, "alpha": alpha})
 
 
+@op("index_add_")
 def index_add_(self, dim, index, source, *, alpha=1):
     return _inplace(self, lambda s, src: index_add(s, dim, index, src, alpha=alpha), source)
 
 
-Tensor.index_select, Tensor.index_add, Tensor.index_add_ = index_select, index_add, index_add_
-
-
+@op("gather", public=True)
 def gather(input, dim, index, *, sparse_grad=False):
     input, index = to_tensor(input), to_tensor(index)
     if index.dtype not in (_dt.int64, _dt.int32):
@@ -100,4 +102,3 @@ def gather_backward(grad, self_shape, dim, index):
     return embed_in_zeros(grad, self_shape, _gather_key(index, dim), accumulate=True)
 
 
-Tensor.gather = gather

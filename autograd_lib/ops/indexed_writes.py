@@ -33,6 +33,7 @@ from .operands import as_method, quietly
 from .pointwise import masked_fill, where
 from .scatter import _check_scatter, check_flat_index, scatter, scatter_add, scatter_key
 from .shape import expand
+from ..op_table import methods, op
 
 __all__ = ["index_put", "index_put_", "index_put_at", "put", "put_", "masked_scatter", "masked_scatter_",
            "masked_scatter_backward", "scatter_reduce", "scatter_reduce_", "scatter_reduce_backward",
@@ -98,6 +99,7 @@ def _check_in_range(input, key):
         dim += index.ndim if index.dtype == bool else 1
 
 
+@op(public=True)
 def index_put(input, indices, values, accumulate=False):
     """``values`` (broadcast) written at ``input[indices]``, or added there with ``accumulate``
     (IndexPutBackward0)."""
@@ -124,6 +126,7 @@ def index_put_at(input, key, values, accumulate=False):
     return record("index_put_", array, (input, values), {"key": key, "accumulate": accumulate})
 
 
+@op(public=True)
 def index_put_(self, indices, values, accumulate=False):
     _check_values("index_put_", ("values", 3), values)
     return _inplace(self, lambda s, v: index_put(s, indices, v, accumulate), values)
@@ -131,6 +134,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 # --------------------------------------------------------------------- put
 
+@op(public=True)
 def put(input, index, source, accumulate=False):
     """``source``'s elements written (or added) at ``index`` of the flattened ``input``
     (PutBackward0)."""
@@ -162,6 +166,7 @@ def put_(self, index, source, accumulate=False):
 
 # ---------------------------------------------------------- masked_scatter
 
+@op(public=True)
 def masked_scatter(input, mask, source):
     """``input`` (broadcast with ``mask``) with the places where ``mask`` holds filled, in
     row-major order, by ``source``'s first elements (MaskedScatterBackward0)."""
@@ -218,6 +223,7 @@ def _identity(reduce, dtype):
     return 1 if reduce == "prod" else 0
 
 
+@op(public=True)
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Each of ``src``'s values combined by ``reduce`` with the element at its scatter key
     (ScatterReduceBackward0)."""
@@ -330,5 +336,7 @@ def delayed_error(input, message):
     return record("delayed_error", input._data, (input,), {"message": message})
 
 
-for _fn in (index_put, index_put_, put, put_, masked_scatter, masked_scatter_, scatter_reduce, scatter_reduce_):
-    setattr(Tensor, _fn.__name__, as_method(_fn))
+methods(index_put=as_method(index_put), index_put_=as_method(index_put_), put=as_method(put),
+        put_=as_method(put_), masked_scatter=as_method(masked_scatter),
+        masked_scatter_=as_method(masked_scatter_), scatter_reduce=as_method(scatter_reduce),
+        scatter_reduce_=as_method(scatter_reduce_))

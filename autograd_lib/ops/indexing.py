@@ -15,6 +15,7 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from ..views import same_layout
 from .shape import dim_key, select_key, unsqueeze
+from ..op_table import op
 
 __all__ = ["getitem", "narrow", "embed_in_zeros"]
 
@@ -35,6 +36,7 @@ ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Pytho
                   "to convert a 0-dim tensor to a number")
 
 
+@op("__getitem__")
 def getitem(input, key):
     """``x[key]``: basic indexing makes views one dim at a time (Select, Slice,
     Unsqueeze, as PyTorch records them); integer/boolean arrays then gather a
@@ -112,9 +114,6 @@ def _alias(input):
     return record("alias", input._data.view(), (input,), view_of=input, replay=same_layout)
 
 
-Tensor.__getitem__ = getitem
-
-
 def _index_entry(k):
     """A 0-dim integer tensor indexes like an int (a view); a bool like a 0-dim mask."""
     if isinstance(k, (bool, np.bool_)):
@@ -147,6 +146,7 @@ def _slice(input, dim, k):
                   view_of=input, replay=operator.itemgetter(key))
 
 
+@op("narrow", public=True)
 def narrow(input, dim, start, length):
     """``x.narrow(dim, start, length)``: the view of ``length`` elements of ``dim`` from
     ``start`` (negative counts from the end), recorded as the slice it is."""
@@ -163,9 +163,6 @@ def narrow(input, dim, start, length):
     if start + length > n:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     return _slice(input, dim, slice(start, start + length))
-
-
-Tensor.narrow = narrow
 
 
 def embed_in_zeros(grad, shape, key, accumulate=False, op=None):

@@ -38,6 +38,7 @@ from .indexing import embed_in_zeros, getitem, key_value
 from .operands import cast_operand, quietly, to_tensor
 from .pointwise import clamp
 from .shape import expand, view
+from ..op_table import op
 
 # check_inplace and overlap_status are exercise slots (08.check_inplace, 08.overlap_status):
 # the library reaches them as inplace.check_inplace and inplace.overlap_status, so they are
@@ -298,39 +299,40 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
     return self
 
 
+@op("add_", "__iadd__")
 def add_(self, other, *, alpha=1):
     return _arithmetic_(self, other, np.add, lambda s, o: add(s, o, alpha=alpha), alpha)
 
 
+@op("sub_", "__isub__")
 def sub_(self, other, *, alpha=1):
     return _arithmetic_(self, other, np.subtract, lambda s, o: sub(s, o, alpha=alpha), alpha)
 
 
+@op("mul_", "__imul__")
 def mul_(self, other):
     return _arithmetic_(self, other, np.multiply, mul)
 
 
+@op("div_", "__itruediv__")
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is not None:                   # x.div_(y, rounding_mode="floor"): DivBackward2
         return _inplace(self, lambda a, b: div(a, b, rounding_mode=rounding_mode), other)
     return _arithmetic_(self, other, np.true_divide, div)
 
 
-Tensor.add_ = Tensor.__iadd__ = add_
-Tensor.sub_ = Tensor.__isub__ = sub_
-Tensor.mul_ = Tensor.__imul__ = mul_
-Tensor.div_ = Tensor.__itruediv__ = div_
-
-
+@op("clamp_", public=("clamp_", "clip_"))
 def clamp_(self, min=None, max=None):
     check_overlap(self, (min, max))
     return _inplace(self, lambda s: clamp(s, min, max))
 
 
+@op("zero_", public=True)
 def zero_(self):
     return _inplace(self, lambda s: record("zero_", np.zeros_like(s._data), (s,)))
 
 
+@op("fill_", public=True)
 def fill_(self, value):
     if isinstance(value, Tensor):
         if value.ndim:
@@ -340,6 +342,7 @@ def fill_(self, value):
     return _inplace(self, lambda s: record("fill_.Scalar", np.full_like(s._data, value), (s,)))
 
 
+@op("copy_")
 def copy_(self, src):
     src = to_tensor(src)
 
@@ -347,9 +350,6 @@ def copy_(self, src):
         array = np.array(np.broadcast_to(src._data, s.shape), dtype=s._data.dtype, copy=True)
         return record("copy_", array, (s, src))
     return _inplace(self, copy, src)
-
-
-Tensor.clamp_, Tensor.zero_, Tensor.fill_, Tensor.copy_ = clamp_, zero_, fill_, copy_
 
 
 # ------------------------------------------------------------ t[key] = value
@@ -361,6 +361,7 @@ def _setitem_key(t, key):
     return key_value(key)
 
 
+@op("__setitem__")
 def setitem(input, key, value):
     """``t[key] = value``: an in-place write, recorded as PyTorch records it:
 
@@ -409,9 +410,6 @@ def setitem(input, key, value):
         if str(error).startswith("too many indices for array"):
             raise IndexError(f"too many indices for tensor of dimension {input.ndim}") from None
         raise IndexError(str(error).replace(" for axis ", " for dimension ")) from None
-
-
-Tensor.__setitem__ = setitem
 
 
 def _selects_whole(t, entries):

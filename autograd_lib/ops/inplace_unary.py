@@ -20,6 +20,7 @@ from . import special as _special
 from .arithmetic import neg, pow, reciprocal
 from .inplace import _inplace
 from .shape import reshape, view
+from ..op_table import op
 
 __all__ = ["exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "relu_", "abs_", "neg_",
            "reciprocal_", "sign_", "sgn_", "pow_", "square", "square_", "uniform_", "normal_",
@@ -42,40 +43,48 @@ neg_, reciprocal_ = _in_place(neg), _in_place(reciprocal)
 sign_, sgn_ = _in_place(_pw.sign), _in_place(_pw.sgn)
 
 
+@op("square", public=True, inplace="square_")
 def square(input):
     """``input ** 2`` (recorded as pow, PowBackward0, as in PyTorch)."""
     return pow(input, 2)
 
 
+@op("square_", public=True)
 def square_(self):
     return _inplace(self, square)
 
 
+@op("pow_", "__ipow__")
 def pow_(self, exponent):
     return _inplace(self, pow, exponent)
 
 
+@op("negative", public=True, inplace="negative_")
 def negative(input):
     return neg(input)
 
 
-Tensor.exp_, Tensor.log_, Tensor.sqrt_ = exp_, log_, sqrt_
-Tensor.sin_, Tensor.cos_, Tensor.tanh_ = sin_, cos_, tanh_
-Tensor.sigmoid_, Tensor.relu_, Tensor.abs_ = sigmoid_, relu_, abs_
-Tensor.neg_ = Tensor.negative_ = neg_
-Tensor.reciprocal_, Tensor.sign_, Tensor.sgn_ = reciprocal_, sign_, sgn_
-Tensor.square, Tensor.square_, Tensor.pow_, Tensor.negative = square, square_, pow_, negative
-Tensor.__ipow__ = pow_
+op("exp_", public="exp_")(exp_)
+op("log_", public="log_")(log_)
+op("sqrt_", public="sqrt_")(sqrt_)
+op("sin_", public="sin_")(sin_)
+op("cos_", public="cos_")(cos_)
+op("tanh_", public="tanh_")(tanh_)
+op("sigmoid_", public="sigmoid_")(sigmoid_)
+op("relu_", public="relu_")(relu_)
+op("abs_", public="abs_")(abs_)
+op("neg_", "negative_", public="neg_")(neg_)
+op("reciprocal_", public="reciprocal_")(reciprocal_)
+op("sign_")(sign_)
+op("sgn_")(sgn_)
 
 
+@op("masked_fill_")
 def masked_fill_(self, mask, value):
     """``value`` written where ``mask`` is True, in place (MaskedFillBackward0/1)."""
     if isinstance(value, Tensor):
         return _inplace(self, lambda s, v: _pw.masked_fill(s, mask, v), value)
     return _inplace(self, lambda s: _pw.masked_fill(s, mask, value))
-
-
-Tensor.masked_fill_ = masked_fill_
 
 
 # ----------------------------------------------------------- random fills
@@ -89,12 +98,14 @@ def _fill(op, sample):
     return write
 
 
+@op("uniform_")
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """Fill with samples from the uniform distribution on [from_, to) (in place)."""
     return _inplace(self, _fill("uniform_", lambda rng, shape: rng.uniform(from_, to, shape)),
                     generator)
 
 
+@op("normal_")
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with samples from the normal distribution N(mean, std**2) (in place)."""
     if std < 0:
@@ -103,21 +114,17 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
                     generator)
 
 
-Tensor.uniform_, Tensor.normal_ = uniform_, normal_
-
-
 # ----------------------------------------------------------------- aliases
 
+@op("view_as")
 def view_as(input, other):
     """``input.view(other.shape)`` (ViewBackward0)."""
     return view(input, other.shape)
 
 
+@op("reshape_as")
 def reshape_as(input, other):
     return reshape(input, other.shape)
-
-
-Tensor.view_as, Tensor.reshape_as = view_as, reshape_as
 
 
 # ------------------------------------- in-place forms of ops/special.py's functions
@@ -138,12 +145,11 @@ def _special_in_place():
     made["logit_"] = lambda self, eps=None: _inplace(self, _special.logit, eps)
     made["nan_to_num_"] = lambda self, nan=0.0, posinf=None, neginf=None: _inplace(
         self, _special.nan_to_num, nan, posinf, neginf)
-    for name, method in made.items():
-        setattr(Tensor, name, method)
     return made
 
 
 SPECIAL_IN_PLACE = _special_in_place()
-# PyTorch has all of them as functions too (torch.tan_(x)) but erfinv_.
+for _name, _method in SPECIAL_IN_PLACE.items():     # PyTorch has them as functions too (torch.tan_(x)) but erfinv_
+    op(_name, public=_name if _name != "erfinv_" else False)(_method)
 globals().update({k: v for k, v in SPECIAL_IN_PLACE.items() if k != "erfinv_"})
 __all__ += [k for k in SPECIAL_IN_PLACE if k != "erfinv_"]

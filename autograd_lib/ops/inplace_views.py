@@ -20,9 +20,10 @@ import numpy as np
 
 from ..grad_mode import is_grad_enabled
 from ..recording import record
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import _wrap_dim
 from .inplace import _check_write, count_write
 from .operands import wrap_dims
+from ..op_table import op
 
 __all__ = ["squeeze_", "unsqueeze_", "t_", "transpose_"]
 
@@ -58,6 +59,7 @@ def _same(array):
     return array
 
 
+@op("squeeze_")
 def squeeze_(self, dim=None):
     """Drop dims of size 1 in place: all of them, ``dim``, or those of a tuple of dims."""
     _checked(self)
@@ -73,6 +75,7 @@ def squeeze_(self, dim=None):
                              lambda a: np.expand_dims(a, dims))
 
 
+@op("unsqueeze_")
 def unsqueeze_(self, dim):
     """Insert a dim of size 1 at ``dim``, in place."""
     _checked(self)
@@ -81,6 +84,7 @@ def unsqueeze_(self, dim):
                              lambda a: np.squeeze(a, axis=d))
 
 
+@op("transpose_")
 def transpose_(self, dim0, dim1):
     """Swap dims ``dim0`` and ``dim1`` in place."""
     _checked(self)
@@ -89,6 +93,7 @@ def transpose_(self, dim0, dim1):
     return _reshape_in_place(self, "transpose_", {"dim0": d0, "dim1": d1}, swap, swap)
 
 
+@op("t_")
 def t_(self):
     """Transpose a tensor of at most 2 dims in place."""
     _checked(self)
@@ -97,4 +102,3 @@ def t_(self):
     return _reshape_in_place(self, "t_", None, np.transpose, np.transpose)
 
 
-Tensor.squeeze_, Tensor.unsqueeze_, Tensor.transpose_, Tensor.t_ = squeeze_, unsqueeze_, transpose_, t_

@@ -17,6 +17,7 @@ from .copies import contiguous
 from .inplace_views import squeeze_
 from .operands import reflected, to_tensor
 from .shape import expand, expanded_shape, reshape, squeeze, t, transpose_matrices, unsafe_view, unsqueeze
+from ..op_table import methods, op
 
 __all__ = ["mm", "mv", "dot", "bmm", "addmm", "matmul"]
 
@@ -43,6 +44,7 @@ def _scalar_type(t):
     return _dt.LEGACY_NAMES[t.dtype.name][:-len("Tensor")]
 
 
+@op("mm", public=True)
 def mm(input, mat2):
     a, b = _matmul_operands(input, mat2)
     _check_mm(a, b, "mm")
@@ -58,6 +60,7 @@ def _col_major(m):
     return strides[0] == 1 and strides[1] == rows
 
 
+@op("mv", public=True)
 def mv(input, vec):
     a, v = _matmul_operands(input, vec)
     if a.ndim != 2 or v.ndim != 1:
@@ -68,6 +71,7 @@ def mv(input, vec):
     return record("mv", a._data @ v._data, (a, v))
 
 
+@op("dot", public=True)
 def dot(input, tensor):
     a, b = _matmul_operands(input, tensor)
     if a.ndim != 1 or b.ndim != 1:
@@ -79,6 +83,7 @@ def dot(input, tensor):
     return record("dot", np.dot(a._data, b._data), (a, b))
 
 
+@op("bmm", public=True)
 def bmm(input, mat2):
     a, b = _matmul_operands(input, mat2)
     if a.ndim != 3 or b.ndim != 3:
@@ -89,9 +94,7 @@ def bmm(input, mat2):
     return record("bmm", np.matmul(a._data, b._data), (a, b))
 
 
-Tensor.mm, Tensor.mv, Tensor.dot, Tensor.bmm = mm, mv, dot, bmm
-
-
+@op(public=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat1 @ mat2)``: what ``nn.Linear`` records for 2-D inputs."""
     input, m1, m2 = to_tensor(input), to_tensor(mat1), to_tensor(mat2)
@@ -131,6 +134,7 @@ def _mT_shape(t):
     return np.swapaxes(t._data, -1, -2)
 
 
+@op("matmul", "__matmul__", public=True)
 def matmul(input, other):
     """The ``@`` operator, decomposed exactly as PyTorch's ``at::matmul`` does
     (dot, mv, mm, folding into mm, or broadcasting into bmm), so the same
@@ -186,5 +190,4 @@ def matmul(input, other):
     return unsafe_view(bmm(a, b), out_shape)
 
 
-Tensor.matmul = Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = reflected(matmul)
+methods(__rmatmul__=reflected(matmul))

@@ -13,8 +13,9 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..recording import record
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import _wrap_dim
 from .operands import gradient_op, promote, quietly, to_tensor
+from ..op_table import op
 
 # log_softmax_backward_data is an exercise slot (05.log_softmax_backward): the library
 # reaches it as losses.log_softmax_backward_data, so it is not re-exported by autograd_lib.ops.
@@ -30,6 +31,7 @@ def _check_softmax_dtype(name, input, dim):
                                   f"'{_dt.LEGACY_NAMES[input.dtype.name][:-6]}'")
 
 
+@op("softmax", public=True)
 def softmax(input, dim, dtype=None):
     input = to_tensor(input) if dtype is None else to_tensor(input).to(dtype)
     d = _wrap_dim(dim, input.ndim)
@@ -40,6 +42,7 @@ def softmax(input, dim, dtype=None):
     return record("_softmax", array, (input,), {"dim": d})
 
 
+@op("log_softmax", public=True)
 def log_softmax(input, dim, dtype=None):
     """``x - logsumexp(x)``, computed stably: the max is subtracted before exp."""
     input = to_tensor(input) if dtype is None else to_tensor(input).to(dtype)
@@ -48,9 +51,6 @@ def log_softmax(input, dim, dtype=None):
     shifted = input._data - np.max(input._data, axis=d, keepdims=True)
     array = shifted - quietly(np.log, quietly(np.exp, shifted).sum(axis=d, keepdims=True))
     return record("_log_softmax", np.asarray(array, order="C"), (input,), {"dim": d})
-
-
-Tensor.softmax, Tensor.log_softmax = softmax, log_softmax
 
 
 def softmax_backward_data(grad_output, output, dim):

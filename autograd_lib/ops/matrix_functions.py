@@ -20,6 +20,7 @@ from ..tensor import Tensor, _wrap_dim
 from .linalg import matmul, mm
 from .operands import promote, to_tensor
 from .pointwise import where
+from ..op_table import op
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "logdet", "solve", "cross", "matrix_power",
            "multi_dot", "vecdot", "is_vector_rhs", "inverse", "torch_cross", "torch_slogdet"]
@@ -46,6 +47,7 @@ def _square(A, name):
     return A
 
 
+@op("inverse", public="inverse")
 def inv(A):
     """The inverse of each matrix of ``A``."""
     A = _square(A, "inv")
@@ -57,6 +59,7 @@ def inv(A):
     return record("linalg_inv_ex", array, (A,))
 
 
+@op("det", public=True)
 def det(A):
     """The determinant of each matrix of ``A``."""
     A = _square(A, "det")
@@ -78,6 +81,7 @@ class _TorchSlogdet(_Slogdet):
     _name = "slogdet"
 
 
+@op("slogdet", public="slogdet")
 def torch_slogdet(A):
     """``torch.slogdet``: ``linalg.slogdet`` under another name."""
     return _TorchSlogdet(slogdet(A))
@@ -91,6 +95,7 @@ def slogdet(A):
                                                       Tensor._make(np.asarray(logabs))), (A,)))
 
 
+@op("logdet", public=True)
 def logdet(A):
     """``log det A``: NaN for a negative determinant (``slogdet``, then a ``where``)."""
     sign, logabs = slogdet(A)
@@ -136,6 +141,7 @@ def cross(input, other, *, dim=-1):
     return record("linalg_cross", array, (a, b), {"dim": d})
 
 
+@op("cross", public="cross")
 def torch_cross(input, other, dim=None):
     """``torch.cross``: ``linalg.cross``, but without ``dim`` the first dim of length 3."""
     if dim is None:
@@ -149,10 +155,9 @@ def torch_cross(input, other, dim=None):
 
 
 inverse = inv
-Tensor.inverse, Tensor.det, Tensor.slogdet = inv, det, torch_slogdet
-Tensor.cross = torch_cross
 
 
+@op("matrix_power", public=True)
 def matrix_power(A, n):
     """``A`` multiplied by itself ``n`` times (``n < 0``: its inverse's power; 0: the
     identity), by repeated squaring with ``matmul`` as PyTorch does."""
@@ -191,9 +196,6 @@ def multi_dot(tensors):
     shape = [n for n, squeezed in ((result.shape[0], first.ndim == 1), (result.shape[1], last.ndim == 1))
              if not squeezed]
     return result.view(*shape)
-
-
-Tensor.logdet, Tensor.matrix_power = logdet, matrix_power
 
 
 def vecdot(x, y, *, dim=-1):

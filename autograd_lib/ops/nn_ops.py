@@ -29,6 +29,7 @@ from .inplace import _inplace
 from .operands import gradient_op, quietly, to_tensor
 from .nn_layers import *  # noqa: F401,F403  (embedding, native_layer_norm, constant_pad_nd, ...)
 from . import nn_layers as _layers
+from ..op_table import op
 
 __all__ = ["hardtanh", "hardtanh_", "relu6", "selu", "selu_", "celu", "celu_", "mish", "hardsigmoid",
            "hardswish", "logsigmoid", "hardshrink", "softshrink", "threshold", "threshold_", "glu",
@@ -97,6 +98,7 @@ def _general_elu(op, input, alpha, scale, input_scale, name):
                       {"alpha": alpha, "scale": scale, "input_scale": input_scale})
 
 
+@op(public=True)
 def selu(input, *, op="selu"):
     """``scale * elu(x, alpha)`` with SELU's fixed constants (EluBackward0, as PyTorch)."""
     return _general_elu(op, input, SELU_ALPHA, SELU_SCALE, 1.0, "elu_cpu")
@@ -111,6 +113,7 @@ def _check_celu(alpha):
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
 
+@op(public=True)
 def celu(input, alpha=1.0, *, op="celu"):
     """``x`` where positive, else ``alpha * (exp(x / alpha) - 1)`` (CeluBackward0)."""
     _check_celu(alpha)
@@ -196,6 +199,7 @@ def _check_lambd(lambd, input):
                            f"but found {lambd:g}")
 
 
+@op("hardshrink", public=True)
 def hardshrink(input, lambd=0.5):
     """``x`` where ``|x| > lambd``, else 0 (HardshrinkBackward0)."""
     input = _floating_input(input, "hardshrink_cpu")
@@ -219,6 +223,7 @@ def shrink_backward(op, grad_output, self, lambd):
 
 # --------------------------------------------------------------- threshold
 
+@op(public=True)
 def threshold(input, threshold, value, *, op="threshold"):
     """``x`` where ``x > threshold``, else ``value`` (ThresholdBackward0)."""
     input = to_tensor(input)
@@ -266,4 +271,3 @@ def glu_backward(grad_output, self, dim):
     return gradient_op("glu_backward", fn, grad_output, self, {"dim": dim})
 
 
-Tensor.hardshrink = hardshrink

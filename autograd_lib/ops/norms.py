@@ -24,6 +24,7 @@ from .backward_helpers import restore_reduced_dims
 from .inplace import _inplace
 from .operands import quietly, to_tensor, wrap_dims
 from .pointwise import masked_fill, sgn, where
+from ..op_table import op
 
 __all__ = ["norm", "vector_norm", "renorm", "renorm_", "renorm_backward", "var", "std", "vector_norm_backward",
            "var_backward", "var_node_backward", "std_backward"]
@@ -66,6 +67,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return record("linalg_vector_norm", array, (x,), {"ord": ord, "dim": dims, "keepdim": keepdim})
 
 
+@op("norm", public=True)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """``torch.norm``: a vector norm (``p=2``, ``"fro"``: the 2-norm of all elements
     of ``dim``; any number: ``vector_norm``).  Matrix norms (``"nuc"``, a number with
@@ -79,9 +81,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
 
 
-Tensor.norm = norm
-
-
+@op("renorm", public=True, inplace="renorm_")
 def renorm(input, p, dim, maxnorm):
     """Each slice of ``dim`` whose ``p``-norm is over ``maxnorm`` scaled down to it (times
     ``maxnorm / (norm + 1e-7)``, as PyTorch); the others unchanged (RenormBackward0)."""
@@ -98,11 +98,9 @@ def renorm(input, p, dim, maxnorm):
     return record("renorm", input._data * factor, (input,), {"p": p, "dim": d, "maxnorm": maxnorm})
 
 
+@op("renorm_")
 def renorm_(self, p, dim, maxnorm):
     return _inplace(self, lambda s: renorm(s, p, dim, maxnorm))
-
-
-Tensor.renorm, Tensor.renorm_ = renorm, renorm_
 
 
 def vector_norm_backward(grad, self, result, ord, dim, keepdim):
@@ -183,6 +181,7 @@ def _spread(name, input, dim, unbiased, keepdim, correction):
     return input, params, quietly(np.true_divide, squares, dof)
 
 
+@op("var", public=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The variance ``sum((x - mean)**2) / (N - correction)`` over ``dim`` (all by default)."""
     input, params, array = _spread("var", input, dim, unbiased, keepdim, correction)
@@ -190,14 +189,12 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return record("var.correction", array, (input,), params)
 
 
+@op("std", public=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The standard deviation: ``sqrt(var(...))`` (same arguments)."""
     input, params, array = _spread("std", input, dim, unbiased, keepdim, correction)
     array = np.asarray(np.sqrt(array), dtype=input._data.dtype, order="C")
     return record("std.correction", array, (input,), params)
-
-
-Tensor.var, Tensor.std = var, std
 
 
 def var_backward(grad, self, dim, correction, keepdim):

@@ -18,15 +18,18 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .operands import to_tensor
 from .shape import cat, dim_key, views_of_one_node
+from ..op_table import op
 
 __all__ = ["split", "chunk", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "repeat", "split_backward",
            "repeat_backward"]
 
 
+@op("split", public=True)
 def split(input, split_size_or_sections, dim=0):
     return _split(input, split_size_or_sections, dim, as_views=True)
 
 
+@op("unsafe_split", public=True)
 def unsafe_split(input, split_size, dim=0):
     """``split`` whose pieces autograd does not track as views (UnsafeSplitBackward0)."""
     if not isinstance(split_size, (int, np.integer)):
@@ -35,6 +38,7 @@ def unsafe_split(input, split_size, dim=0):
     return _split(input, split_size, dim, as_views=False)
 
 
+@op("unsafe_split_with_sizes", public=True)
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """``split`` into the sizes given, pieces not tracked as views (UnsafeSplitWithSizesBackward0)."""
     return _split(input, list(split_sizes), dim, as_views=False)
@@ -64,10 +68,12 @@ def _split(input, split_size_or_sections, dim, as_views):
                              dict(params, self_shape=input.shape, dim=d, sizes=sizes), as_views)
 
 
+@op("chunk", public=True)
 def chunk(input, chunks, dim=0):
     return _chunk(input, chunks, dim, split)
 
 
+@op("unsafe_chunk", public=True)
 def unsafe_chunk(input, chunks, dim=0):
     """``chunk`` by ``unsafe_split``: what an LSTM cell cuts its four gates with."""
     return _chunk(input, chunks, dim, unsafe_split)
@@ -94,6 +100,7 @@ def split_backward(grads, self_shape, dim, sizes):
     return cat(parts, dim)
 
 
+@op("repeat")
 def repeat(input, *sizes):
     input = to_tensor(input)
     repeats = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
@@ -115,6 +122,3 @@ def repeat_backward(grad, self_shape, repeats):
     return summed.reshape(self_shape)
 
 
-Tensor.split, Tensor.chunk, Tensor.repeat = split, chunk, repeat
-Tensor.unsafe_split, Tensor.unsafe_chunk = unsafe_split, unsafe_chunk
-Tensor.unsafe_split_with_sizes = unsafe_split_with_sizes

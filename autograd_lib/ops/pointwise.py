@@ -14,6 +14,7 @@ from .. import dtypes as _dt
 from ..recording import record
 from ..tensor import Tensor
 from .operands import cast_operand, floating, gradient_op, promote, quietly, to_tensor
+from ..op_table import op
 
 # sigmoid_backward is an exercise slot (05.sigmoid_backward): the library reaches it
 # as pointwise.sigmoid_backward, so it is not re-exported by autograd_lib.ops.
@@ -29,26 +30,32 @@ def _unary(op, np_fn, input, to_float=True):
     return record(op, quietly(np_fn, input._data), (input,))
 
 
+@op("exp", public=True, inplace="exp_")
 def exp(input):
     return _unary("exp", np.exp, input)
 
 
+@op("log", public=True, inplace="log_")
 def log(input):
     return _unary("log", np.log, input)
 
 
+@op("sqrt", public=True, inplace="sqrt_")
 def sqrt(input):
     return _unary("sqrt", np.sqrt, input)
 
 
+@op("tanh", public=True, inplace="tanh_")
 def tanh(input):
     return _unary("tanh", np.tanh, input)
 
 
+@op("sin", public=True, inplace="sin_")
 def sin(input):
     return _unary("sin", np.sin, input)
 
 
+@op("cos", public=True, inplace="cos_")
 def cos(input):
     return _unary("cos", np.cos, input)
 
@@ -59,38 +66,38 @@ def _np_sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
 
 
+@op("sigmoid", public=True, inplace="sigmoid_")
 def sigmoid(input):
     return _unary("sigmoid", _np_sigmoid, input)
 
 
+@op("relu", public=True, inplace="relu_")
 def relu(input):
     input = to_tensor(input)
     return record("relu", np.maximum(input._data, 0).astype(input._data.dtype, copy=False),
                   (input,))
 
 
+@op("abs", "__abs__", public=("abs", "absolute"), inplace="abs_")
 def abs(input):
     return _unary("abs", np.abs, input, to_float=False)
 
 
+@op("sign", public=True, inplace="sign_")
 def sign(input):
     """-1, 0 or 1; its gradient is zero everywhere."""
     input = to_tensor(input)
     return record("sign", np.sign(input._data), (input,))
 
 
+@op("sgn", public=True, inplace="sgn_")
 def sgn(input):
     """``sign`` under the name PyTorch's gradient formulas use (``abs``'s backward)."""
     input = to_tensor(input)
     return record("sgn", np.sign(input._data), (input,))
 
 
-Tensor.exp, Tensor.log, Tensor.sqrt, Tensor.tanh = exp, log, sqrt, tanh
-Tensor.sin, Tensor.cos, Tensor.sigmoid, Tensor.relu = sin, cos, sigmoid, relu
-Tensor.abs = Tensor.__abs__ = abs
-Tensor.sign, Tensor.sgn = sign, sgn
-
-
+@op("masked_fill", public=True, inplace="masked_fill_")
 def masked_fill(input, mask, value):
     """``input`` with ``value`` where ``mask`` is True (a number, or a 0-dim tensor)."""
     input, mask = to_tensor(input), to_tensor(mask)
@@ -105,9 +112,7 @@ def masked_fill(input, mask, value):
     return record("masked_fill.Scalar", array, (input,), {"mask": mask})
 
 
-Tensor.masked_fill = masked_fill
-
-
+@op("clamp", "clip", public=("clamp", "clip"), inplace="clamp_")
 def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("autograd_lib.clamp: At least one of 'min' or 'max' must not be None")
@@ -120,9 +125,6 @@ def clamp(input, min=None, max=None):
     if max is not None:
         array = np.minimum(array, np.asarray(max, dtype=array.dtype))
     return record("clamp", np.array(array, copy=True), (input,), {"min": min, "max": max})
-
-
-Tensor.clamp = Tensor.clip = clamp
 
 
 def _clamp_tensor(input, min, max):
@@ -140,19 +142,19 @@ def _clamp_tensor(input, min, max):
     return record("clamp.Tensor", np.array(array, copy=True), (x, lo, hi))
 
 
+@op("maximum", public=True)
 def maximum(input, other):
     a, b, _ = promote(input, other)
     return record("maximum", quietly(np.maximum, a._data, b._data), (a, b))
 
 
+@op("minimum", public=True)
 def minimum(input, other):
     a, b, _ = promote(input, other)
     return record("minimum", quietly(np.minimum, a._data, b._data), (a, b))
 
 
-Tensor.maximum, Tensor.minimum = maximum, minimum
-
-
+@op(public=True)
 def where(condition, input, other):
     """``input`` where ``condition`` holds, else ``other`` (numbers allowed)."""
     condition = to_tensor(condition)

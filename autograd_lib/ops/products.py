@@ -28,6 +28,7 @@ from .pointwise import where
 from .shape import cat, movedim, permute, reshape, unsafe_view, view
 from .pieces import repeat
 from .structure import flip
+from ..op_table import op
 
 __all__ = ["prod", "cumprod", "prod_backward", "cumprod_backward", "prod_of_others", "outer", "ger",
            "inner", "addmv", "addr", "baddbmm", "addbmm", "addmv_", "addr_", "baddbmm_", "addbmm_",
@@ -41,6 +42,7 @@ def _product_dtype(t, dtype):
     return t.dtype if t.dtype.is_floating_point else _dt.int64
 
 
+@op("prod", public=True)
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """The product of all elements (ProdBackward0), or along ``dim`` (ProdBackward1)."""
     input = to_tensor(input)
@@ -78,6 +80,7 @@ def prod_backward(grad, self, dim, keepdim):
     return grad * prod_of_others(self, dim)
 
 
+@op("cumprod", public=True)
 def cumprod(input, dim, *, dtype=None):
     """Running products along ``dim``; integers and bools multiply as int64."""
     input = to_tensor(input)
@@ -103,11 +106,9 @@ def cumprod_backward(grad, self, dim):
     return movedim(out, -1, dim)
 
 
-Tensor.prod, Tensor.cumprod = prod, cumprod
-
-
 # --------------------------------------------------------------- products
 
+@op("outer", public=("ger", "outer"))
 def outer(input, vec2):
     """The matrix of all products ``input[i] * vec2[j]`` (a reshape and a mul, as PyTorch)."""
     input, vec2 = to_tensor(input), to_tensor(vec2)
@@ -120,6 +121,7 @@ def outer(input, vec2):
 ger = outer
 
 
+@op("inner", public=True)
 def inner(input, other):
     """Sums of products over the last dims (``tensordot`` with one pair of dims)."""
     input, other = to_tensor(input), to_tensor(other)
@@ -161,6 +163,7 @@ def _same_dtype(op, *tensors):
     return tensors
 
 
+@op("addmv", public=True, inplace="addmv_")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)`` (AddmvBackward0)."""
     input, mat, vec = _same_dtype("addmv", input, mat, vec)
@@ -178,6 +181,7 @@ def mv_shape_checked(mat, vec):
     return mat._data @ vec._data
 
 
+@op("addr", public=True, inplace="addr_")
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (AddrBackward0)."""
     input, vec1, vec2 = _same_dtype("addr", input, vec1, vec2)
@@ -198,6 +202,7 @@ def _batches(batch1, batch2):
     return np.matmul(batch1._data, batch2._data)
 
 
+@op("baddbmm", public=True, inplace="baddbmm_")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * (batch1 @ batch2)``, one product per batch (BaddbmmBackward0)."""
     input, batch1, batch2 = _same_dtype("baddbmm", input, batch1, batch2)
@@ -206,6 +211,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
                   {"beta": beta, "alpha": alpha})
 
 
+@op("addbmm", public=True, inplace="addbmm_")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum_b batch1[b] @ batch2[b]`` (AddbmmBackward0)."""
     input, batch1, batch2 = _same_dtype("addbmm", input, batch1, batch2)
@@ -222,13 +228,16 @@ def _in_place_of(fn):
 
 
 addmv_, addr_, baddbmm_, addbmm_ = (_in_place_of(f) for f in (addmv, addr, baddbmm, addbmm))
-Tensor.outer, Tensor.ger, Tensor.inner = outer, ger, inner
-Tensor.addmv, Tensor.addr, Tensor.baddbmm, Tensor.addbmm = addmv, addr, baddbmm, addbmm
-Tensor.addmv_, Tensor.addr_, Tensor.baddbmm_, Tensor.addbmm_ = addmv_, addr_, baddbmm_, addbmm_
+op("ger")(ger)
+op("addmv_", public="addmv_")(addmv_)
+op("addr_")(addr_)
+op("baddbmm_")(baddbmm_)
+op("addbmm_")(addbmm_)
 
 
 # ---------------------------------------------------------------- repeats
 
+@op("tile", public=True)
 def tile(input, *dims):
     """``repeat``, with ones put in front of ``dims`` when it has fewer than ``input`` has."""
     input = to_tensor(input)
@@ -237,6 +246,7 @@ def tile(input, *dims):
     return repeat(input, dims)
 
 
+@op("repeat_interleave", public=True)
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Each element (or slice along ``dim``) repeated ``repeats`` times in place: with an
     int, an unsqueeze, expand and copy (as PyTorch); with a tensor of counts, an
@@ -269,9 +279,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return view(contiguous(spread), shape)         # a copy (CloneBackward0), row-major
 
 
-Tensor.tile, Tensor.repeat_interleave = tile, repeat_interleave
-
-
+@op("kron", public=True)
 def kron(input, other):
     """The Kronecker product: every element of ``input`` times the whole of ``other``, in
     blocks (reshapes and a mul, as PyTorch records it)."""
@@ -284,5 +292,4 @@ def kron(input, other):
     return unsafe_view(a * b, tuple(p * q for p, q in zip(a_shape, b_shape)))
 
 
-Tensor.kron = kron
 __all__ += ["kron"]

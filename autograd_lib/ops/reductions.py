@@ -17,6 +17,7 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .operands import cast_operand, floating, quietly, to_tensor, wrap_dims
 from .pointwise import maximum, minimum
+from ..op_table import exports, op
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "return_types", "logsumexp",
            "logsumexp_backward", "cumsum", "cumsum_backward"]
@@ -35,6 +36,7 @@ def _sum_dtype(t):
     return t.dtype if t.dtype.is_floating_point else _dt.int64
 
 
+@op("sum", public=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     input = to_tensor(input)
     out_dtype = _dt.as_dtype(dtype) or _sum_dtype(input)
@@ -49,6 +51,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
                   {"self_shape": input.shape, "dim": dims, "keepdim": keepdim})
 
 
+@op("mean", public=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     input = to_tensor(input)
     out_dtype = _dt.as_dtype(dtype) or input.dtype
@@ -71,9 +74,6 @@ def _mean_array(array, dims, keepdim, out_dtype):
     return np.asarray(result, dtype=out_dtype.numpy, order="C")
 
 
-Tensor.sum, Tensor.mean = sum, mean
-
-
 class _ReturnType(tuple):
     """Named (values, indices) pairs, printed like ``torch.return_types.max``."""
     _name = ""
@@ -91,6 +91,7 @@ class _ReturnType(tuple):
 class return_types:
     max = type("max", (_ReturnType,), {"_name": "max"})
     min = type("min", (_ReturnType,), {"_name": "min"})
+exports(return_types=return_types)
 
 
 def _extreme(input, dim, keepdim, kind):
@@ -115,6 +116,7 @@ def _extreme(input, dim, keepdim, kind):
     return getattr(return_types, kind)(values_t, indices_t)
 
 
+@op("max", public=True)
 def max(input, dim=None, keepdim=False):
     """``max(x)``: the largest value; ``max(x, dim)``: (values, indices); ``max(x, y)``: maximum."""
     input = to_tensor(input)
@@ -123,14 +125,12 @@ def max(input, dim=None, keepdim=False):
     return _extreme(input, dim, keepdim, "max")
 
 
+@op("min", public=True)
 def min(input, dim=None, keepdim=False):
     input = to_tensor(input)
     if isinstance(dim, Tensor):
         return minimum(input, dim)
     return _extreme(input, dim, keepdim, "min")
-
-
-Tensor.max, Tensor.min = max, min
 
 
 def _amax_amin(input, dim, keepdim, op, np_fn):
@@ -140,10 +140,12 @@ def _amax_amin(input, dim, keepdim, op, np_fn):
     return record(op, array, (input,), {"dim": dims, "keepdim": keepdim})
 
 
+@op("amax", public=True)
 def amax(input, dim=(), keepdim=False):
     return _amax_amin(input, dim, keepdim, "amax", np.max)
 
 
+@op("amin", public=True)
 def amin(input, dim=(), keepdim=False):
     return _amax_amin(input, dim, keepdim, "amin", np.min)
 
@@ -157,17 +159,17 @@ def _arg_extreme(np_fn, input, dim, keepdim):
                                          keepdims=keepdim), dtype=np.int64))
 
 
+@op("argmax", public=True)
 def argmax(input, dim=None, keepdim=False):
     return _arg_extreme(np.argmax, input, dim, keepdim)
 
 
+@op("argmin", public=True)
 def argmin(input, dim=None, keepdim=False):
     return _arg_extreme(np.argmin, input, dim, keepdim)
 
 
-Tensor.amax, Tensor.amin, Tensor.argmax, Tensor.argmin = amax, amin, argmax, argmin
-
-
+@op("logsumexp", public=True)
 def logsumexp(input, dim, keepdim=False):
     """``log(exp(x).sum(dim))``, computed without overflow: the largest value is taken out
     first (a dim of only ``-inf`` gives ``-inf``)."""
@@ -190,6 +192,7 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     return grad * (self - result).exp()
 
 
+@op("cumsum", public=True)
 def cumsum(input, dim, *, dtype=None):
     """Running sums along ``dim``; integers and bools add up as int64, as in PyTorch."""
     input = to_tensor(input)
@@ -208,4 +211,3 @@ def cumsum_backward(grad, dim):
     return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
 
 
-Tensor.logsumexp, Tensor.cumsum = logsumexp, cumsum

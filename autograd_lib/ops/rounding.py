@@ -8,13 +8,14 @@ RoundBackward0, FloorBackward0, ...); integer inputs come back unchanged.
 import numpy as np
 
 from ..recording import record
-from ..tensor import Tensor
 from .inplace import _inplace
 from .operands import to_tensor
+from ..op_table import methods, op
 
 __all__ = ["round", "floor", "ceil", "trunc"]
 
 
+@op("round", public=True, inplace="round_")
 def round(input, *, decimals=0):
     input = to_tensor(input)
     if decimals:
@@ -31,8 +32,10 @@ def _rounding(op, np_fn):
 
 
 floor, ceil, trunc = _rounding("floor", np.floor), _rounding("ceil", np.ceil), _rounding("trunc", np.trunc)
-Tensor.round, Tensor.floor, Tensor.ceil, Tensor.trunc = round, floor, ceil, trunc
-Tensor.round_ = lambda self, *, decimals=0: _inplace(self, lambda s: round(s, decimals=decimals))
-Tensor.floor_ = lambda self: _inplace(self, floor)
-Tensor.ceil_ = lambda self: _inplace(self, ceil)
-Tensor.trunc_ = lambda self: _inplace(self, trunc)
+op("floor", public="floor", inplace="floor_")(floor)
+op("ceil", public="ceil", inplace="ceil_")(ceil)
+op("trunc", public="trunc", inplace="trunc_")(trunc)
+methods(round_=lambda self, *, decimals=0: _inplace(self, lambda s: round(s, decimals=decimals)))
+methods(floor_=lambda self: _inplace(self, floor))
+methods(ceil_=lambda self: _inplace(self, ceil))
+methods(trunc_=lambda self: _inplace(self, trunc))

@@ -31,6 +31,7 @@ from .inplace import _inplace
 from .structure import contiguous_array as _contiguous
 from .operands import to_tensor
 from .shape import cat, expand, reshape
+from ..op_table import op
 
 __all__ = ["masked_select", "take", "take_along_dim", "index_fill", "index_fill_", "index_copy",
            "index_copy_", "scatter", "scatter_", "scatter_add", "scatter_add_", "tensor_split", "hsplit",
@@ -67,6 +68,7 @@ def dim_index_key(ndim, dim, index):
 
 # ------------------------------------------------------------------ reading
 
+@op("masked_select", public=True)
 def masked_select(input, mask):
     """The elements where ``mask`` (broadcast with ``input``) is True, as a 1-D tensor."""
     input, mask = to_tensor(input), to_tensor(mask)
@@ -85,6 +87,7 @@ def check_flat_index(index, n):
         raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements.")
 
 
+@op("take", public=True)
 def take(input, index):
     """The elements at ``index`` of the flattened tensor, in ``index``'s shape."""
     input, index = to_tensor(input), to_tensor(index)
@@ -101,6 +104,7 @@ def take(input, index):
                   {"self_shape": input.shape, "key": key})
 
 
+@op("take_along_dim", public=True)
 def take_along_dim(input, indices, dim=None):
     """``gather`` along ``dim`` with ``input`` and ``indices`` broadcast to each other
     (apart from ``dim``); without ``dim``, on the flattened tensor."""
@@ -123,11 +127,9 @@ def take_along_dim(input, indices, dim=None):
     return gather(expand(input, tuple(common_in)), d, expand(indices, tuple(common_ix)))
 
 
-Tensor.masked_select, Tensor.take, Tensor.take_along_dim = masked_select, take, take_along_dim
-
-
 # ------------------------------------------------------------------ writing
 
+@op("index_fill", public=True, inplace="index_fill_")
 def index_fill(input, dim, index, value):
     """``value`` written into the slices ``index`` along ``dim`` (IndexFillBackward0; with a
     0-dim tensor value, IndexFillBackward1, and ``value`` gets their gradients' sum)."""
@@ -146,6 +148,7 @@ def index_fill(input, dim, index, value):
     return record("index_fill.int_Scalar", array, (input,), {"dim": d, "index": index})
 
 
+@op("index_copy", public=True, inplace="index_copy_")
 def index_copy(input, dim, index, source):
     """``source``'s slices written into ``input`` at ``index`` along ``dim`` (IndexCopyBackward0)."""
     input, source = to_tensor(input), to_tensor(source)
@@ -202,6 +205,7 @@ def _scattered(input, index, d, src, add):
     return array, key
 
 
+@op("scatter", public=True, inplace="scatter_")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``src``'s values (or the number ``value``) written at the scatter key (ScatterBackward0,
     ScatterBackward1); with ``reduce="add"`` or ``"multiply"``, combined with what is there
@@ -240,6 +244,7 @@ def _scatter(name, input, dim, index, src, value, reduce):
     return record("scatter.value", array, (input,), {"key": key})
 
 
+@op("scatter_add", public=True, inplace="scatter_add_")
 def scatter_add(input, dim, index, src):
     """``src``'s values added at the scatter key (ScatterAddBackward0)."""
     input, src = to_tensor(input), to_tensor(src)
@@ -248,34 +253,33 @@ def scatter_add(input, dim, index, src):
     return record("scatter_add", array, (input, src), {"dim": d, "index": index})
 
 
+@op("index_fill_")
 def index_fill_(self, dim, index, value):
     if isinstance(value, Tensor):
         return _inplace(self, lambda s, v: index_fill(s, dim, index, v), value)
     return _inplace(self, lambda s: index_fill(s, dim, index, value))
 
 
+@op("index_copy_")
 def index_copy_(self, dim, index, source):
     return _inplace(self, lambda s, src: index_copy(s, dim, index, src), source)
 
 
+@op("scatter_")
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     if isinstance(src, Tensor):
         return _inplace(self, lambda s, x: _scatter("scatter_", s, dim, index, x, None, reduce), src)
     return _inplace(self, lambda s: _scatter("scatter_", s, dim, index, src, value, reduce))
 
 
+@op("scatter_add_")
 def scatter_add_(self, dim, index, src):
     return _inplace(self, lambda s, x: scatter_add(s, dim, index, x), src)
 
 
-Tensor.index_fill, Tensor.index_fill_, Tensor.index_copy, Tensor.index_copy_ = (
-    index_fill, index_fill_, index_copy, index_copy_)
-Tensor.scatter, Tensor.scatter_, Tensor.scatter_add, Tensor.scatter_add_ = (
-    scatter, scatter_, scatter_add, scatter_add_)
-
-
 # ----------------------------------------------------------------- splitting
 
+@op("tensor_split", public=True)
 def tensor_split(input, indices_or_sections, dim=0):
     """Views along ``dim``: ``n`` nearly equal pieces (the first ones one longer), or the
     pieces between the indices given; each a slice of its own (SliceBackward0)."""
@@ -317,21 +321,22 @@ def _split_along(name, input, sections, dim, need):
     return tensor_split(input, sections, dim)
 
 
+@op("hsplit", public=True)
 def hsplit(input, indices_or_sections):
     return _split_along("hsplit", input, indices_or_sections, 1 if to_tensor(input).ndim > 1 else 0, 1)
 
 
+@op("vsplit", public=True)
 def vsplit(input, indices_or_sections):
     return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
+@op("dsplit", public=True)
 def dsplit(input, indices_or_sections):
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
-Tensor.tensor_split, Tensor.hsplit, Tensor.vsplit, Tensor.dsplit = tensor_split, hsplit, vsplit, dsplit
-
-
+@op("diff", public=True)
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """Differences of neighbours along ``dim``, ``n`` times (``prepend``/``append`` joined
     first): slices and a subtraction, as PyTorch records it."""
@@ -351,4 +356,3 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return input
 
 
-Tensor.diff = diff

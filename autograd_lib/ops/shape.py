@@ -25,6 +25,7 @@ from ..tensor import Tensor, _wrap_dim
 from ..views import MULTI_OUTPUT_NODE, make_view, same_layout
 from .copies import contiguous
 from .operands import cast_operand, to_tensor, wrap_dims
+from ..op_table import methods, op
 
 __all__ = ["view", "reshape", "flatten", "unflatten", "transpose", "swapaxes", "swapdims", "t",
            "permute", "movedim", "moveaxis", "select", "squeeze", "unsqueeze",
@@ -60,6 +61,7 @@ def _view_array(array, shape):
         return None
 
 
+@op("view", public=True)
 def view(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input.numel())
     array = _view_array(input._data, shape)
@@ -71,6 +73,7 @@ def view(input, *shape):
                   replay=lambda a: a.reshape(shape))
 
 
+@op("reshape", public=True)
 def reshape(input, *shape):
     """A view when the memory layout allows it, otherwise a copy (like PyTorch)."""
     shape = _infer_shape(_shape_arg(shape), input.numel())
@@ -87,6 +90,7 @@ def unsafe_view(input, shape):
     return record("_unsafe_view", input._data.reshape(shape), (input,), {"self_shape": input.shape})
 
 
+@op("flatten", public=True)
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
         return reshape(input, (1,))
@@ -97,6 +101,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape)
 
 
+@op("unflatten", public=True)
 def unflatten(input, dim, sizes):
     """Split dim ``dim`` into several of ``sizes`` (one may be -1): a ``view``, as in PyTorch."""
     d = _wrap_dim(dim, input.ndim)
@@ -110,9 +115,7 @@ def unflatten(input, dim, sizes):
     return view(input, input.shape[:d] + _infer_shape(sizes, n) + input.shape[d + 1:])
 
 
-Tensor.view, Tensor.reshape, Tensor.flatten, Tensor.unflatten = view, reshape, flatten, unflatten
-
-
+@op("transpose", public=True, inplace="transpose_")
 def transpose(input, dim0, dim1):
     n = input.ndim
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
@@ -121,12 +124,14 @@ def transpose(input, dim0, dim1):
                   view_of=input, replay=replay)
 
 
+@op("t", public=True, inplace="t_")
 def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return record("t", input._data.T, (input,), view_of=input, replay=_transposed)
 
 
+@op("permute", public=True)
 def permute(input, *dims):
     dims = tuple(_wrap_dim(d, input.ndim) for d in _shape_arg(dims))
     if sorted(dims) != list(range(input.ndim)):
@@ -138,6 +143,7 @@ def permute(input, *dims):
                   {"dims": dims}, view_of=input, replay=lambda a: np.transpose(a, dims))
 
 
+@op("movedim", public=("moveaxis", "movedim"))
 def movedim(input, source, destination):
     """Move dims ``source`` to positions ``destination``, the others keeping their order:
     a ``permute`` (PermuteBackward0), as in PyTorch."""
@@ -172,11 +178,13 @@ def _dims_arg(dims):
     return None
 
 
+@op("swapaxes", public=("swapaxes", "swapdims"))
 def swapaxes(input, axis0, axis1):
     """NumPy's name for ``transpose`` (also ``swapdims``)."""
     return transpose(input, axis0, axis1)
 
 
+@op("select", public=True)
 def select(input, dim, index):
     """``x.select(dim, i)``: the view of index ``i`` of ``dim``, that dim removed
     (``x[:, i]`` for dim 1)."""
@@ -199,8 +207,8 @@ def select(input, dim, index):
 
 
 moveaxis, swapdims = movedim, swapaxes       # NumPy's names, and PyTorch's other one
-Tensor.transpose, Tensor.t, Tensor.permute, Tensor.movedim = transpose, t, permute, movedim
-Tensor.moveaxis, Tensor.swapaxes, Tensor.swapdims, Tensor.select = moveaxis, swapaxes, swapdims, select
+op("moveaxis")(moveaxis)
+op("swapdims")(swapdims)
 
 
 def _T(self):
@@ -228,10 +236,11 @@ def _mT_property(self):
     return transpose_matrices(self)
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT_property)
+methods(T=property(_T))
+methods(mT=property(_mT_property))
 
 
+@op("squeeze", public=True, inplace="squeeze_")
 def squeeze(input, dim=None):
     shape = input.shape
     if dim is None:
@@ -246,15 +255,14 @@ def squeeze(input, dim=None):
                   view_of=input, replay=replay)
 
 
+@op("unsqueeze", public=True, inplace="unsqueeze_")
 def unsqueeze(input, dim):
     d = _wrap_dim(dim, input.ndim + 1)
     return record("unsqueeze", np.expand_dims(input._data, d), (input,), {"dim": d}, view_of=input,
                   replay=lambda a: np.expand_dims(a, d))
 
 
-Tensor.squeeze, Tensor.unsqueeze = squeeze, unsqueeze
-
-
+@op("expand", public=True)
 def expand(input, *sizes):
     target = expanded_shape(input, _shape_arg(sizes))
     return record("expand", np.broadcast_to(input._data, target), (input,), {"self_shape": input.shape},
@@ -285,15 +293,14 @@ def expanded_shape(input, sizes):
     return tuple(target)
 
 
+@op("expand_as")
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@op("broadcast_to", public=True)
 def broadcast_to(input, shape):
     return expand(input, shape)
-
-
-Tensor.expand, Tensor.expand_as, Tensor.broadcast_to = expand, expand_as, broadcast_to
 
 
 def _transposed(a):
@@ -312,6 +319,7 @@ def select_key(dim, index):
     return (slice(None),) * dim + (index, Ellipsis)
 
 
+@op("unbind", public=True)
 def unbind(input, dim=0):
     """The slices along ``dim``, as a tuple of views: one node with one output per
     slice (iterating over a tensor calls this, as in PyTorch).  Views that share a
@@ -340,9 +348,7 @@ def views_of_one_node(op, input, keys, params, as_views=True):
     return record_outputs(op, outputs, (input,), params)
 
 
-Tensor.unbind = unbind
-
-
+@op(public=("cat", "concat", "concatenate"))
 def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = [to_tensor(t) for t in tensors]
@@ -370,6 +376,7 @@ def cat(tensors, dim=0):
     return record("cat", out, tensors, {"dim": d, "keys": keys})
 
 
+@op(public=True)
 def stack(tensors, dim=0):
     """Join same-shaped tensors along a new dim."""
     tensors = [to_tensor(t) for t in tensors]

@@ -13,6 +13,7 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .operands import to_tensor
 from .reductions import _ReturnType, return_types
+from ..op_table import op
 
 __all__ = ["sort", "argsort", "topk"]
 
@@ -26,6 +27,7 @@ def _order(data, dim, descending):
     return np.argsort(data, axis=dim, kind="stable")
 
 
+@op("sort", public=True)
 def sort(input, dim=-1, descending=False, stable=False):
     """``(values, indices)``: the elements along ``dim`` in order, and where each was."""
     input = to_tensor(input)
@@ -42,10 +44,12 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types.sort(values_t, indices)
 
 
+@op("argsort", public=True)
 def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending, stable)[1]
 
 
+@op("topk", public=True)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """``(values, indices)``: the ``k`` largest (or smallest) elements along ``dim``, in
     order, and where each was; the gradient goes back to those places."""
@@ -67,4 +71,3 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
                                                                "indices": indices}), indices)
 
 
-Tensor.sort, Tensor.argsort, Tensor.topk = sort, argsort, topk

@@ -20,6 +20,7 @@ from .. import dtypes as _dt
 from ..recording import record
 from ..tensor import Tensor
 from .operands import floating, quietly, to_tensor
+from ..op_table import op
 
 __all__ = ["tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
            "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
@@ -35,38 +36,47 @@ def _unary(op, np_fn, input, params=None):
     return record(op, array, (input,), params)
 
 
+@op("tan", public=True, inplace="tan_")
 def tan(input):
     return _unary("tan", np.tan, input)
 
 
+@op("sinh", public=True, inplace="sinh_")
 def sinh(input):
     return _unary("sinh", np.sinh, input)
 
 
+@op("cosh", public=True, inplace="cosh_")
 def cosh(input):
     return _unary("cosh", np.cosh, input)
 
 
+@op("asin", "arcsin", public=("arcsin", "asin"), inplace="asin_")
 def asin(input):
     return _unary("asin", np.arcsin, input)
 
 
+@op("acos", "arccos", public=("acos", "arccos"), inplace="acos_")
 def acos(input):
     return _unary("acos", np.arccos, input)
 
 
+@op("atan", "arctan", public=("arctan", "atan"), inplace="atan_")
 def atan(input):
     return _unary("atan", np.arctan, input)
 
 
+@op("asinh", "arcsinh", public=("arcsinh", "asinh"), inplace="asinh_")
 def asinh(input):
     return _unary("asinh", np.arcsinh, input)
 
 
+@op("acosh", "arccosh", public=("acosh", "arccosh"), inplace="acosh_")
 def acosh(input):
     return _unary("acosh", np.arccosh, input)
 
 
+@op("atanh", "arctanh", public=("arctanh", "atanh"), inplace="atanh_")
 def atanh(input):
     return _unary("atanh", np.arctanh, input)
 
@@ -83,28 +93,34 @@ arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
+@op("log1p", public=True, inplace="log1p_")
 def log1p(input):
     """``log(1 + x)``, accurate for small ``x``."""
     return _unary("log1p", np.log1p, input)
 
 
+@op("expm1", public=True, inplace="expm1_")
 def expm1(input):
     """``exp(x) - 1``, accurate for small ``x``."""
     return _unary("expm1", np.expm1, input)
 
 
+@op("log2", public=True, inplace="log2_")
 def log2(input):
     return _unary("log2", np.log2, input)
 
 
+@op("log10", public=True, inplace="log10_")
 def log10(input):
     return _unary("log10", np.log10, input)
 
 
+@op("exp2", public=True, inplace="exp2_")
 def exp2(input):
     return _unary("exp2", np.exp2, input)
 
 
+@op("rsqrt", public=True, inplace="rsqrt_")
 def rsqrt(input):
     """``1 / sqrt(x)``."""
     return _unary("rsqrt", lambda a: 1 / np.sqrt(a), input)
@@ -141,26 +157,31 @@ def _np_erfinv(a):
     return np.where(inside, y, edge)
 
 
+@op("erf", public=True, inplace="erf_")
 def erf(input):
     return _unary("erf", _np_erf, input)
 
 
+@op("erfc", public=True, inplace="erfc_")
 def erfc(input):
     """``1 - erf(x)``, accurate where erf is close to 1."""
     return _unary("erfc", _np_erfc, input)
 
 
+@op("erfinv", public=True, inplace="erfinv_")
 def erfinv(input):
     return _unary("erfinv", _np_erfinv, input)
 
 
 # ----------------------------------------------------------------- the rest
 
+@op("sinc", public=True, inplace="sinc_")
 def sinc(input):
     """``sin(pi x) / (pi x)``, 1 at 0."""
     return _unary("sinc", np.sinc, input)
 
 
+@op("logit", public=True, inplace="logit_")
 def logit(input, eps=None):
     """``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped to ``[eps, 1 - eps]``."""
     def np_logit(p):
@@ -170,6 +191,7 @@ def logit(input, eps=None):
     return _unary("logit", np_logit, input, {"eps": eps})
 
 
+@op("positive", public=True)
 def positive(input):
     """``input`` itself (PyTorch returns the same tensor; refused for bool)."""
     input = to_tensor(input)
@@ -178,6 +200,7 @@ def positive(input):
     return input
 
 
+@op("frac", public=True, inplace="frac_")
 def frac(input):
     """The fractional part ``x - trunc(x)`` (float tensors only)."""
     input = to_tensor(input)
@@ -187,14 +210,17 @@ def frac(input):
     return record("frac", quietly(lambda a: a - np.trunc(a), input._data), (input,))
 
 
+@op("deg2rad", public=True, inplace="deg2rad_")
 def deg2rad(input):
     return _unary("deg2rad", lambda a: a * np.asarray(math.pi / 180, a.dtype), input)
 
 
+@op("rad2deg", public=True, inplace="rad2deg_")
 def rad2deg(input):
     return _unary("rad2deg", lambda a: a * np.asarray(180 / math.pi, a.dtype), input)
 
 
+@op("nan_to_num", public=True, inplace="nan_to_num_")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan becomes ``nan``, ±inf the largest/smallest finite value (or the ones given)."""
     input = to_tensor(input)
@@ -208,19 +234,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return record("nan_to_num", quietly(np.asarray, out, dtype=a.dtype), (input,))
 
 
-Tensor.tan, Tensor.sinh, Tensor.cosh = tan, sinh, cosh
-Tensor.asin = Tensor.arcsin = asin
-Tensor.acos = Tensor.arccos = acos
-Tensor.atan = Tensor.arctan = atan
-Tensor.asinh = Tensor.arcsinh = asinh
-Tensor.acosh = Tensor.arccosh = acosh
-Tensor.atanh = Tensor.arctanh = atanh
-Tensor.log1p, Tensor.expm1, Tensor.log2, Tensor.log10 = log1p, expm1, log2, log10
-Tensor.exp2, Tensor.rsqrt, Tensor.erf, Tensor.erfc, Tensor.erfinv = exp2, rsqrt, erf, erfc, erfinv
-Tensor.sinc, Tensor.logit, Tensor.positive, Tensor.frac = sinc, logit, positive, frac
-Tensor.deg2rad, Tensor.rad2deg, Tensor.nan_to_num = deg2rad, rad2deg, nan_to_num
-
-
 # --------------------------------------------------- tests (bool results, not recorded)
 
 def _test(np_fn):
@@ -231,5 +244,8 @@ def _test(np_fn):
 
 isfinite, isinf = _test(np.isfinite), _test(np.isinf)
 isposinf, isneginf, signbit = _test(np.isposinf), _test(np.isneginf), _test(np.signbit)
-Tensor.isfinite, Tensor.isinf, Tensor.isposinf = isfinite, isinf, isposinf
-Tensor.isneginf, Tensor.signbit = isneginf, signbit
+op("isfinite", public="isfinite")(isfinite)
+op("isinf", public="isinf")(isinf)
+op("isposinf", public="isposinf")(isposinf)
+op("isneginf", public="isneginf")(isneginf)
+op("signbit", public="signbit")(signbit)

@@ -22,6 +22,7 @@ from .pointwise import where
 from .structure import contiguous_array as _contiguous
 from .operands import quietly, to_tensor, wrap_dims
 from .reductions import _ReturnType, return_types
+from ..op_table import op
 
 __all__ = ["median", "nanmedian", "kthvalue", "mode", "nansum", "nanmean", "cummax", "cummin",
            "logcumsumexp", "logcumsumexp_backward", "nonzero", "argwhere", "count_nonzero", "unique"]
@@ -65,6 +66,7 @@ def _lower_median(ordered, order, ignore_nan):
     return np.where(nans > 0, n - nans, (n - 1) // 2)   # the first NaN, or the lower median
 
 
+@op("median", public=True)
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements (MedianBackward0), or ``(values, indices)`` along
     ``dim`` (MedianBackward1).  A NaN makes the median NaN."""
@@ -74,6 +76,7 @@ def median(input, dim=None, keepdim=False):
     return _select("median.dim", input, dim, keepdim, lambda s, o: _lower_median(s, o, False))
 
 
+@op("nanmedian", public=True)
 def nanmedian(input, dim=None, keepdim=False):
     """``median`` with the NaNs left out (NaN only where all are NaN)."""
     input = to_tensor(input)
@@ -90,6 +93,7 @@ def _global_median(op, input, ignore_nan):
     return record(op, np.asarray(flat[at]), (input,))
 
 
+@op("kthvalue", public=True)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest element along ``dim`` (from 1), and its index (KthvalueBackward0)."""
     input = to_tensor(input)
@@ -100,6 +104,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _select("kthvalue", input, dim, keepdim, lambda s, o: np.full(s.shape[:-1], k - 1))
 
 
+@op("mode", public=True)
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest among equally frequent ones) and
     the index of its last occurrence (ModeBackward0)."""
@@ -117,11 +122,9 @@ def mode(input, dim=-1, keepdim=False):
     return _select("mode", input, dim, keepdim, pick)
 
 
-Tensor.median, Tensor.nanmedian, Tensor.kthvalue, Tensor.mode = median, nanmedian, kthvalue, mode
-
-
 # -------------------------------------------------------------- ignoring NaN
 
+@op("nansum", public=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum`` with NaNs counted as zero (NansumBackward0)."""
     input = to_tensor(input)
@@ -133,6 +136,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
                   {"dim": dims, "keepdim": keepdim})
 
 
+@op("nanmean", public=True)
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean of the non-NaN elements: ``nansum`` divided by their count."""
     input = to_tensor(input)
@@ -142,9 +146,6 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     counted = Tensor._make(np.logical_not(np.isnan(input._data)))
     return div(nansum(input, dim, keepdim, dtype=dtype), counted.sum(dim, keepdim) if dim is not None
                else counted.sum())
-
-
-Tensor.nansum, Tensor.nanmean = nansum, nanmean
 
 
 # -------------------------------------------------------------- running ones
@@ -171,16 +172,19 @@ def _running_extreme(name, input, dim, better):
     return getattr(return_types, name)(values_t, indices_t)
 
 
+@op("cummax", public=True)
 def cummax(input, dim):
     """Running maximum along ``dim`` and where it was (the latest of equal ones)."""
     return _running_extreme("cummax", input, dim, np.greater)
 
 
+@op("cummin", public=True)
 def cummin(input, dim):
     """Running minimum along ``dim`` and where it was (the latest of equal ones)."""
     return _running_extreme("cummin", input, dim, np.less)
 
 
+@op("logcumsumexp", public=True)
 def logcumsumexp(input, dim):
     """Running ``log(sum(exp(x)))`` along ``dim``, without overflow."""
     input = to_tensor(input)
@@ -204,9 +208,9 @@ def logcumsumexp_backward(grad, self, result, dim):
     return (exponent.exp() * g.unsqueeze(-2)).sum(-1).movedim(-1, dim)
 
 
-Tensor.cummax, Tensor.cummin, Tensor.logcumsumexp = cummax, cummin, logcumsumexp
 # ----------------------------------------------------------------- finding
 
+@op("nonzero", public=True)
 def nonzero(input, *, as_tuple=False):
     """The coordinates of the non-zero elements: an ``(n, ndim)`` int64 tensor, or
     (``as_tuple``) one 1-D tensor per dim."""
@@ -219,10 +223,12 @@ def nonzero(input, *, as_tuple=False):
     return Tensor._make(_contiguous(coords, dtype=np.int64))
 
 
+@op("argwhere", public=True)
 def argwhere(input):
     return nonzero(input)
 
 
+@op("count_nonzero", public=True)
 def count_nonzero(input, dim=None):
     input = to_tensor(input)
     dims = None if dim is None else (tuple(_wrap_dim(d, input.ndim) for d in dim)
@@ -230,9 +236,7 @@ def count_nonzero(input, dim=None):
     return Tensor._make(np.asarray(np.count_nonzero(input._data, axis=dims), dtype=np.int64))
 
 
-Tensor.nonzero, Tensor.argwhere, Tensor.count_nonzero = nonzero, argwhere, count_nonzero
-
-
+@op("unique", public=True)
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct values (sorted), and optionally where each element went (``inverse``)
     and how often each value occurs (``counts``); with ``dim``, the distinct slices.
@@ -257,4 +261,3 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return (out, *extra) if extra else out
 
 
-Tensor.unique = unique

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..recording import record
 from ..tensor import Tensor, _wrap_dim, storage_owner
+from ..op_table import op
 
 __all__ = ["as_strided", "unfold", "unfold_backward"]
 
@@ -41,6 +42,7 @@ def _geometry_offsets(size, stride, storage_offset):
     return offsets
 
 
+@op("as_strided", public=True)
 def as_strided(input, size, stride, storage_offset=None):
     """The view of ``input``'s storage with shape ``size``, ``stride`` and ``storage_offset``
     (elements; the offset defaults to ``input``'s), recorded as AsStridedBackward0."""
@@ -78,6 +80,7 @@ def as_strided(input, size, stride, storage_offset=None):
                   view_of=input, replay=lambda a: a[key])
 
 
+@op("unfold")
 def unfold(input, dimension, size, step):
     """The windows of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim
     (a view; UnfoldBackward0)."""
@@ -116,4 +119,3 @@ def unfold_backward(grad, input_sizes, dimension, size, step):
                   {"input_sizes": tuple(input_sizes), "dim": dimension, "size": size, "step": step})
 
 
-Tensor.as_strided, Tensor.unfold = as_strided, unfold

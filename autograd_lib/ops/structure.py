@@ -16,6 +16,7 @@ from ..recording import record
 from ..tensor import Tensor, _wrap_dim
 from .inplace import _inplace
 from .operands import to_tensor
+from ..op_table import op
 
 __all__ = ["contiguous_array", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "tril_", "triu_",
            "diagonal", "diag", "diag_embed", "trace", "diagonal_backward"]
@@ -38,6 +39,7 @@ def _int_list(dims):
 
 # ------------------------------------------------------------------ flips
 
+@op(public=True)
 def flip(input, dims=None):
     """The elements in reverse order along each of ``dims`` (a copy: FlipBackward0)."""
     input = to_tensor(input)
@@ -56,6 +58,7 @@ def flip(input, dims=None):
     return record("flip", array, (input,), {"dims": wrapped})
 
 
+@op("fliplr", public=True)
 def fliplr(input):
     """Left and right swapped: ``flip(input, 1)``."""
     input = to_tensor(input)
@@ -64,6 +67,7 @@ def fliplr(input):
     return flip(input, (1,))
 
 
+@op("flipud", public=True)
 def flipud(input):
     """Up and down swapped: ``flip(input, 0)``."""
     input = to_tensor(input)
@@ -72,6 +76,7 @@ def flipud(input):
     return flip(input, (0,))
 
 
+@op("roll", public=True)
 def roll(input, shifts, dims=None):
     """Each element moved ``shifts`` places along ``dims``, the ones falling off the end coming
     back at the start (without ``dims``: along the flattened tensor, the shape kept)."""
@@ -88,6 +93,7 @@ def roll(input, shifts, dims=None):
     return record("roll", _contiguous(array), (input,), {"shifts": shifts, "dims": dims})
 
 
+@op("rot90", public=True)
 def rot90(input, k=1, dims=(0, 1)):
     """Rotated by ``k`` quarter turns, from the first of ``dims`` towards the second."""
     input = to_tensor(input)
@@ -103,15 +109,12 @@ def rot90(input, k=1, dims=(0, 1)):
     return record("rot90", array, (input,), {"k": int(k), "dims": (d0, d1)})
 
 
+@op("flip")
 def _flip_method(self, *dims):
     """``x.flip(0, 1)`` and ``x.flip((0, 1))`` alike."""
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     return flip(self, _int_list(dims))
-
-
-Tensor.flip = _flip_method
-Tensor.fliplr, Tensor.flipud, Tensor.roll, Tensor.rot90 = fliplr, flipud, roll, rot90
 
 
 # -------------------------------------------------------------- triangles
@@ -125,25 +128,26 @@ def _triangle(name, input, diagonal):
     return record(name, _contiguous(array), (input,), {"diagonal": int(diagonal)})
 
 
+@op("tril", public=True, inplace="tril_")
 def tril(input, diagonal=0):
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros above."""
     return _triangle("tril", input, diagonal)
 
 
+@op("triu", public=True, inplace="triu_")
 def triu(input, diagonal=0):
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros below."""
     return _triangle("triu", input, diagonal)
 
 
+@op("tril_")
 def tril_(self, diagonal=0):
     return _inplace(self, lambda s: tril(s, diagonal))
 
 
+@op("triu_")
 def triu_(self, diagonal=0):
     return _inplace(self, lambda s: triu(s, diagonal))
-
-
-Tensor.tril, Tensor.triu, Tensor.tril_, Tensor.triu_ = tril, triu, tril_, triu_
 
 
 # -------------------------------------------------------------- diagonals
@@ -174,6 +178,7 @@ def _diagonal_view(a, offset, dim1, dim2):
     return np.lib.stride_tricks.as_strided(start, moved.shape[:-2] + (n,), strides)
 
 
+@op("diagonal", public=True)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """The diagonal of dims ``dim1`` and ``dim2`` (``offset`` above it, or below when
     negative), as a new last dim: a view, as in PyTorch (DiagonalBackward0)."""
@@ -196,6 +201,7 @@ def diagonal_backward(grad, self_shape, offset, dim1, dim2):
     return record("diagonal_backward", array, (grad,), {"offset": offset, "dim1": dim1, "dim2": dim2})
 
 
+@op("diag_embed", public=True)
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Each last-dim vector of ``input`` laid along the diagonal of a new pair of dims
     ``dim1``, ``dim2`` (zeros elsewhere): the reverse of ``diagonal``."""
@@ -217,6 +223,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return record("diag_embed", array, (input,), {"offset": offset, "dim1": d1, "dim2": d2})
 
 
+@op("diag", public=True)
 def diag(input, diagonal=0):
     """A vector becomes the square matrix with it on diagonal ``diagonal``; a matrix gives
     its diagonal ``diagonal`` (a copy, unlike ``Tensor.diagonal``)."""
@@ -231,6 +238,7 @@ def diag(input, diagonal=0):
                   {"self_shape": input.shape, "offset": offset, "dim1": 0, "dim2": 1})
 
 
+@op("trace", public=True)
 def trace(input):
     """The sum of the main diagonal of a matrix (TraceBackward0)."""
     input = to_tensor(input)
@@ -241,4 +249,3 @@ def trace(input):
     return record("trace", array, (input,), {"self_shape": input.shape})
 
 
-Tensor.diagonal, Tensor.diag, Tensor.diag_embed, Tensor.trace = diagonal, diag, diag_embed, trace

@@ -20,6 +20,7 @@ from .indexing import _slice
 from .operands import as_method
 from .shape import select
 from .structure import diagonal
+from ..op_table import methods, op
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "slice_of"]
 
@@ -38,12 +39,14 @@ def _written(op, input, src, region, params):
     return record(op, array, (input, src), {**params(), "src_shape": src.shape})
 
 
+@op(public=True)
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """``input`` with ``src`` on its diagonal (DiagonalScatterBackward0)."""
     return _written("diagonal_scatter", input, src, lambda t: diagonal(t, offset, dim1, dim2), lambda: {
         "offset": int(offset), "dim1": _wrap_dim(dim1, input.ndim), "dim2": _wrap_dim(dim2, input.ndim)})
 
 
+@op(public=True)
 def select_scatter(input, src, dim, index):
     """``input`` with ``src`` at index ``index`` of ``dim`` (SelectScatterBackward0)."""
     def params():
@@ -64,6 +67,7 @@ def slice_of(input, dim, start=None, end=None, step=1):
     return _slice(input, d, slice(start, end, step))
 
 
+@op(public=True)
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """``input`` with ``src`` over its slice ``start:end:step`` of ``dim`` (SliceScatterBackward0)."""
     def params():
@@ -73,5 +77,5 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _written("slice_scatter", input, src, lambda t: slice_of(t, dim, start, end, step), params)
 
 
-for _fn in (diagonal_scatter, select_scatter, slice_scatter):
-    setattr(Tensor, _fn.__name__, as_method(_fn))
+methods(diagonal_scatter=as_method(diagonal_scatter), select_scatter=as_method(select_scatter),
+        slice_scatter=as_method(slice_scatter))

@@ -2,7 +2,8 @@
 
     autograd-course release       # <course>/release/ from <course>/source/ (nbgrader generate_assignment)
     autograd-course solutions     # solutions/<a>.ipynb beside the course: markers removed, executed
-    autograd-course check         # fail when release/ or solutions/ drift from source/
+    autograd-course check         # fail when release/, solutions/ or text/ drift from source/
+    autograd-course text          # text/NN_x.py from source/ (--to-notebooks: the other way)
     autograd-course demo          # grade example submissions in a temporary course, print the table
     autograd-course lab           # JupyterLab on <course>/release/01_tensors/01_tensors.ipynb
     autograd-course register      # register every assignment in the course's gradebook (a term's start)
@@ -22,7 +23,7 @@ so ``autograd-course --help`` answers at once.
 import argparse
 import sys
 
-from . import classgrade, demo, editions, lab, pipeline, report, syllabus
+from . import classgrade, course_text, demo, editions, lab, pipeline, report, syllabus
 from .layout import PipelineError, course_dir
 from .nbgrader_setup import kernel_environment, load_config, nbgrader_api, register
 
@@ -59,11 +60,21 @@ def cmd_report(course, args):
     return 0
 
 
+def cmd_text(course, to_notebooks):
+    """Pair the source notebooks with their text forms, one way or the other."""
+    changed = course_text.write_notebooks(course) if to_notebooks else course_text.write_texts(course)
+    for path in changed:
+        print(f"wrote {path}")
+    print(f"{len(changed)} file(s) changed" + (": run autograd-course release and solutions next"
+                                                 if to_notebooks and changed else ""))
+    return 0
+
+
 def parser():
     top = argparse.ArgumentParser(prog=PROG,
                                   description="The course pipeline, the instructor demo, grading a class.",
                                   formatter_class=argparse.RawDescriptionHelpFormatter,
-                                  epilog="\n".join(__doc__.split("\n")[2:13]))
+                                  epilog="\n".join(__doc__.split("\n")[2:14]))
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name, help):
@@ -75,7 +86,11 @@ def parser():
     command("release", "regenerate <course>/release/ from <course>/source/")
     solutions = command("solutions", "regenerate and execute solutions/ (beside the course)")
     solutions.add_argument("assignments", nargs="*", help="only these (default: all)")
-    command("check", "fail when release/ or solutions/ drift from source/")
+    command("check", "fail when release/, solutions/ or text/ drift from source/")
+    text = command("text", "write <course>/text/NN_x.py, the source notebooks as text (jupytext's "
+                           "percent format) that linters, duplicate finders and diffs read")
+    text.add_argument("--to-notebooks", action="store_true",
+                      help="the other way: rewrite source/ from the edited text/")
     demo_ = command("demo", "grade example submissions in a temporary course")
     demo_.add_argument("--keep", metavar="DIR", help="build the demo course in DIR and keep it")
     lab_ = command("lab", "open JupyterLab on the first release notebook")
@@ -121,6 +136,8 @@ def main(argv=None):
             return pipeline.write_solutions(course, names=args.assignments or None)
         if args.command == "check":
             return pipeline.check(course)
+        if args.command == "text":
+            return cmd_text(course, args.to_notebooks)
         if args.command == "demo":
             return demo.run(course, args.keep)
         if args.command == "lab":

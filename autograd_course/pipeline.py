@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from . import course_text
 from .layout import (CONFIG_FILE, JUNK, PER_TERM, PipelineError, assignments, assignments_in,
                      solutions_dir, source_checkout, source_notebook_path)
 from .nbgrader_setup import check_result, execute, kernel_environment, load_config, nbgrader_api, register
@@ -345,13 +346,14 @@ def _without_images(nb):
 
 
 def check(course, out=None):
-    """Print every drift of the generated files (see :func:`drift`); 1 when there is one."""
-    problems = drift(course, out)
+    """Print every drift of the generated files (see :func:`drift`) and of the notebooks'
+    text forms (:func:`course_text.drift`); 1 when there is one."""
+    problems = drift(course, out) + course_text.drift(course)
     if problems:
         print(f"course check: {len(problems)} problem(s)")
         for problem in problems:
             print(problem)
         return 1
-    print(f"course check: release/ and solutions/ match course/source/ "
+    print(f"course check: release/, solutions/ and text/ match course/source/ "
           f"({len(assignments(course))} assignment(s))")
     return 0

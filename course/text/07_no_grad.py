@@ -1,0 +1,1622 @@
+# %% [markdown]
+# # Assignment 07: `no_grad` and `detach`
+#
+# Recording a graph costs time and memory, and most code never calls `backward()`: evaluating a
+# model, updating its weights, logging a metric. This assignment is about the two ways of *not*
+# recording: **grad mode**, a per-thread switch that `no_grad`, `enable_grad` and `set_grad_enabled`
+# turn off and on, as context managers and as decorators; and **detaching** a tensor, with
+# `detach()`, `.data` or `detach_()`. You write the machinery behind the switch and two of the ways
+# out of the graph, and you measure what `no_grad` saves.
+#
+# | # | exercise | what you write | points |
+# |---|---|---|---|
+# | 1 | `07.grad_mode_context` | what `with no_grad():` does on entry and exit | 6 |
+# | 2 | `07.set_grad_enabled` | the constructor of `set_grad_enabled` | 4 |
+# | 3 | `07.grad_mode_decorator` | a grad mode as a function decorator | 4 |
+# | 4 | `07.grad_mode_generator` | a grad mode as a generator's decorator | 6 |
+# | 5 | `07.detach_and_data` | `.data` and `detach_()` | 7 |
+# | | | **total** | **27** |
+
+# %% [markdown]
+# ### How an exercise works
+#
+# A comment `# PyTorch: ...` says what PyTorch 2.13 prints on that line. In an **answer cell** you
+# write a function; its last line, `exercises.plug(...)`, installs it in `autograd_lib`, so the demos
+# after it run your code. Each task ends with the rules its test cells check (`check` is
+# `autograd_course/checks/no_grad.py`); a failure prints what was expected, what was seen and the
+# rule broken. Hidden tests check the same rules on random *programs*: nestings of grad-mode blocks,
+# decorated calls and errors.
+#
+# **The way out.** Exercises 1 and 2 run in *every* `with ag.no_grad():` and every `backward()`, here
+# and inside the library. If one does not work yet, `exercises.unplug("07.grad_mode_enter")` (or
+# `"07.grad_mode_exit"`, `"07.set_grad_enabled"`, any exercise's id) puts the library's version back,
+# and you can go on.
+
+# %% nbgrader={"grade": false, "grade_id": "07_setup", "locked": true, "schema_version": 3, "solution": false}
+import gc
+import threading
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import matplotlib.pyplot as plt
+from matplotlib import ticker
+
+import autograd_lib as ag
+from autograd_lib import exercises
+from autograd_course import grading
+from autograd_course.notebook import reveal
+from autograd_course.checks import no_grad as check
+
+_ = ag.manual_seed(0)      # seeds randn, rand, ... (it returns a generator we don't need)
+
+# %% [markdown]
+# ## 1. Grad mode: one switch per thread
+#
+# A result requires grad exactly when grad mode is on and one of its inputs requires grad
+# (assignment 01). Grad mode is a switch, on by default, that `is_grad_enabled()` reads; inside
+# `with torch.no_grad():` it is off. The switch belongs to a **thread**: a training loop in one
+# thread and an evaluation in another must not turn each other's recording off. Below, a worker
+# thread started inside `no_grad` still sees grad mode on:
+
+# %%
+print(ag.is_grad_enabled())         # PyTorch: True
+seen = []
+
+def worker():
+    seen.append(ag.is_grad_enabled())
+
+with ag.no_grad():
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    print("main thread:", ag.is_grad_enabled(), "  worker thread:", seen[0])
+    # PyTorch: main thread: False   worker thread: True
+
+
+# %% [markdown]
+# > **Aside.** `autograd_lib/grad_mode.py` keeps the switch in an instance of a subclass of
+# > Python's `threading.local`, whose attributes are separate in every thread: `_state.enabled`, with
+# > the class attribute `enabled = True` for a thread that never set it. `is_grad_enabled()` reads
+# > it, and `ag.grad_mode._set_grad_enabled` (PyTorch's `torch._C._set_grad_enabled`) sets it for
+# > the calling thread only. Everything in this assignment is built on these two functions. Here
+# > a worker thread switches its own mode off, and the main thread does not notice:
+
+# %%
+def switch_off_in_worker():
+    ag.grad_mode._set_grad_enabled(False)
+    seen.append(ag.is_grad_enabled())
+
+seen = []
+thread = threading.Thread(target=switch_off_in_worker)
+thread.start()
+thread.join()
+print("worker thread:", seen[0], "  main thread:", ag.is_grad_enabled())
+
+# %% [markdown]
+# ## 2. What `no_grad` does to results
+#
+# Under `no_grad`, no operation is recorded: a result gets no `grad_fn`, does not require grad, and
+# is therefore a leaf. The inputs are not touched:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+with ag.no_grad():
+    y = x * 2
+print(y, y.requires_grad, y.grad_fn, y.is_leaf)     # PyTorch: tensor([2., 4., 6.]) False None True
+print(x.requires_grad)                              # PyTorch: True
+
+# %% [markdown]
+# A value computed under `no_grad` is a **constant** for every graph built later. Below, `c` holds
+# $2x$, but the gradient of `(c * x).sum()` is `c`, not $4x$: only the second factor is recorded, and
+# the first input of `MulBackward0` is a dotted `None` stub in the graph:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+with ag.no_grad():
+    c = x * 2
+loss = (c * x).sum()
+loss.backward()
+print(x.grad)           # PyTorch: tensor([2., 4., 6.])
+ag.viz.draw_graph(loss, names={"x": x, "loss": loss}, title="loss = (c * x).sum(), c = 2x computed under no_grad")
+
+# %% [markdown]
+# **`model.eval()` is not `no_grad`.** `eval()` switches layers such as dropout and batch norm to
+# their evaluation behaviour, and nothing else: the graph is still recorded. Evaluation code usually
+# wants both:
+
+# %%
+model = ag.nn.Linear(3, 1)
+model.eval()
+print(model(ag.ones(3)).requires_grad)          # PyTorch: True
+with ag.no_grad():
+    print(model(ag.ones(3)).requires_grad)      # PyTorch: False
+
+
+# %% [markdown]
+# ## 3. Context managers: `__enter__` and `__exit__`
+#
+# `with cm:` calls `cm.__enter__()`, runs the block, then calls
+# `cm.__exit__(exc_type, exc_value, traceback)`, **whatever happens in the block**. If the block
+# raised, the three arguments describe the exception, which goes on after `__exit__` unless
+# `__exit__` returns a true value (then it is *swallowed*); otherwise they are `None`. What
+# `__enter__` returns is what `with cm as value:` binds.
+
+# %%
+class Announce:
+    """A context manager that prints what Python calls."""
+
+    def __enter__(self):
+        print("  __enter__")
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        print("  __exit__ with", None if exc_type is None else exc_type.__name__)
+        return False                 # False (or None): an exception goes on
+
+
+with Announce() as value:
+    print("  the block; value =", value)
+
+try:
+    with Announce():
+        print("  the block raises")
+        raise ValueError("inside the block")
+except ValueError as e:
+    print("caught after __exit__:", e)
+
+
+# %% [markdown]
+# `no_grad` and `enable_grad` are classes that differ only in a class attribute `mode` (`False`,
+# `True`): they inherit `__enter__` and `__exit__` from a base class, `_GradModeContext`.
+# `enable_grad` is for code that needs a graph even when its caller turned recording off (06's `hvp`
+# computes a gradient of a gradient under it). Blocks **nest**, and leaving one brings back the mode
+# from before it, not simply "on"; an exception leaves the mode as it found it too, and goes on:
+#
+# ```python
+# x = torch.tensor([1., 2., 3.], requires_grad=True)
+# with torch.no_grad():
+#     with torch.enable_grad():
+#         a = x * 2
+#     b = x * 2
+#     with torch.no_grad():
+#         pass
+#     print(torch.is_grad_enabled())                      # False
+# c = x * 2
+# print(a.requires_grad, b.requires_grad, c.requires_grad)   # True False True
+# try:
+#     with torch.no_grad():
+#         raise ValueError("inside the block")
+# except ValueError as e:
+#     print("ValueError:", e, "| grad mode:", torch.is_grad_enabled())
+#                                   # ValueError: inside the block | grad mode: True
+# ```
+#
+# Without that, one failed evaluation step would leave a training program that trains nothing,
+# without any error.
+#
+# ### Exercise 1: `grad_mode_context` (6 points)
+#
+# Write `grad_mode_enter(self)` and `grad_mode_exit(self, exc_type, exc_value, traceback)`,
+# installed as `_GradModeContext.__enter__` and `__exit__`, so that `no_grad()` and `enable_grad()`
+# blocks behave as PyTorch's, nested, raising, or entered again. `set_grad_enabled` (section 4)
+# inherits your `__exit__`: its constructor switches at once and keeps the mode it replaced in
+# `self._previous`, and leaving its block must restore that mode. `backward()` runs its formulas
+# inside such a block, so every backward pass runs your `__exit__`.
+#
+# **Rules**
+# - `switch`: inside a block, grad mode is the context's `mode`: off for `no_grad()`, on for
+#   `enable_grad()`.
+# - `previous`: entering keeps the mode it replaces, read before switching, in the object's own
+#   `self._previous`, each time the object is entered.
+# - `restore`: leaving a block sets grad mode back to `self._previous`, so that blocks nest.
+# - `raised`: the mode comes back also when the block raised, and the exception goes on: it is never
+#   swallowed.
+# - `as-none`: `with ctx as value:` binds `None`, as in PyTorch.
+# - `thread`: a block changes the mode of its own thread only.
+
+# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_context_answer", "locked": false, "schema_version": 3, "solution": true}
+def grad_mode_enter(self):
+    """Enter a no_grad() or enable_grad() block: switch grad mode to self.mode, remembering
+    the mode it replaces. Returns None."""
+    ### BEGIN SOLUTION
+    self._previous = ag.is_grad_enabled()
+    ag.grad_mode._set_grad_enabled(self.mode)
+    ### END SOLUTION
+
+
+def grad_mode_exit(self, exc_type, exc_value, traceback):
+    """Leave a grad-mode block: bring back the mode from before it, also when the block
+    raised, and let the block's exception go on."""
+    ### BEGIN SOLUTION
+    ag.grad_mode._set_grad_enabled(self._previous)
+    return False
+    ### END SOLUTION
+
+exercises.plug("07.grad_mode_enter", grad_mode_enter)
+exercises.plug("07.grad_mode_exit", grad_mode_exit)
+
+# %% [markdown]
+# Every `with ag.no_grad():` and `with ag.enable_grad():` now runs your methods: PyTorch's nesting
+# example, with the mode at each step, then an exception leaving a nested block, and a `backward()`
+# inside `no_grad` (the graph was recorded before):
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+with ag.no_grad():
+    print("in no_grad:            ", ag.is_grad_enabled())
+    with ag.enable_grad():
+        print("in enable_grad:        ", ag.is_grad_enabled())
+        a = x * 2
+    b = x * 2
+    with ag.no_grad():
+        print("in the inner no_grad:  ", ag.is_grad_enabled())
+    print("back in the outer one: ", ag.is_grad_enabled())
+c = x * 2
+print(a.requires_grad, b.requires_grad, c.requires_grad)
+
+# %%
+with ag.no_grad():
+    try:
+        with ag.enable_grad():
+            raise ValueError("inside enable_grad")
+    except ValueError as e:
+        print("ValueError:", e, "| grad mode:", ag.is_grad_enabled())
+print("after no_grad:", ag.is_grad_enabled())
+
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+loss = (x * x).sum()
+with ag.no_grad():
+    loss.backward()
+    print("after backward inside no_grad:", ag.is_grad_enabled(), x.grad)
+
+# %% [markdown]
+# **Tests.** `check.grad_mode_context` calls your methods and enters blocks from either mode, with
+# and without errors; the second check nests blocks, uses a thread, and runs `backward()` inside
+# `no_grad()`. Hidden tests: random programs, and context objects entered again and again.
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_context(grad_mode_enter, grad_mode_exit)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (CONTEXTS, NO_SWALLOW, REMEMBER, RESTORE, RESTORE_RAISED, RETURNS_NONE,
+                                            SWITCH, Boom, grad_mode_on, make_context)
+from autograd_course.notebook import library_version, outcome, shown
+
+CONTEXT = {"07.grad_mode_enter": grad_mode_enter, "07.grad_mode_exit": grad_mode_exit}
+
+
+def enter_plan(rng):
+    """A few context objects of random kinds, then random uses: a direct call or a `with` block,
+    on any of the objects (so some are entered again), each from a random grad mode."""
+    kinds = [CONTEXTS[int(rng.integers(len(CONTEXTS)))] for _ in range(int(rng.integers(1, 4)))]
+    uses = [(int(rng.integers(len(kinds))), bool(rng.integers(2)), ["call", "with"][int(rng.integers(2))])
+            for _ in range(int(rng.integers(3, 7)))]
+    return kinds, uses
+
+
+def enter_block(ctx):
+    with ctx as value:
+        return value, getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()
+
+
+def enter_uses(fn, plan):
+    """Run a plan; per use: (returned or bound value, ctx._previous, mode after entering, mode after the
+    block (None for a direct call))."""
+    kinds, uses = plan
+    grad_mode_on()
+    contexts = [make_context(kind) for kind in kinds]     # set_grad_enabled(mode) switches: every use sets the mode
+    seen = []
+    for i, mode, form in uses:
+        ag.grad_mode._set_grad_enabled(mode)
+        if form == "call":
+            returned = outcome(fn, contexts[i])
+            seen.append((returned, getattr(contexts[i], "_previous", "missing"), ag.is_grad_enabled(), None))
+        else:
+            state = outcome(enter_block, contexts[i])
+            seen.append((state,) * 3 + (ag.is_grad_enabled(),) if isinstance(state, str)
+                        else state + (ag.is_grad_enabled(),))
+    grad_mode_on()
+    return seen
+
+
+plans = [enter_plan(rng) for rng in grading.random_cases(seed=702, count=8)]
+with library_version("07"):
+    expected = [enter_uses(exercises.reference("07.grad_mode_enter"), plan) for plan in plans]
+with grading.checking(CONTEXT):
+    seen_all = [enter_uses(grad_mode_enter, plan) for plan in plans]
+grad_mode_on()
+for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
+    for step, ((i, mode, form), s, e) in enumerate(zip(uses, seen, wanted)):
+        again = ", entered before" if any(j == i for j, _, _ in uses[:step]) else ""
+        what = (f"random case #{n}, use {step + 1}: "
+                + ("grad_mode_enter(ctx)" if form == "call" else "`with ctx as value:`")
+                + f" for ctx = {kinds[i]} (object #{i}{again}), grad mode {'on' if mode else 'off'} before")
+        grading.expect_equal(shown(s[1]), shown(e[1]), what=f"ctx._previous after {what}", rule=REMEMBER)
+        grading.expect_equal(s[2], e[2], what=f"is_grad_enabled() after {what}", rule=SWITCH)
+        grading.expect_equal(s[3], e[3], what=f"is_grad_enabled() after the block of {what}", rule=RESTORE)
+        grading.expect_equal(shown(s[0]), shown(e[0]), what=f"the value returned (or bound) by {what}",
+                             rule=RETURNS_NONE)
+
+
+ERRORS = [ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, IndexError, Boom]
+
+
+def exit_plan(rng):
+    """A few context objects of random kinds, then random uses on any of them: a direct call
+    grad_mode_exit(ctx, ...) with a random ctx._previous, or a `with ctx:` block that switches the mode
+    inside; from a random grad mode, and half of the time with a random error."""
+    kinds = [CONTEXTS[int(rng.integers(len(CONTEXTS)))] for _ in range(int(rng.integers(1, 4)))]
+    uses = []
+    for _ in range(int(rng.integers(3, 7))):
+        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(2) else None
+        uses.append((int(rng.integers(len(kinds))), ["call", "with"][int(rng.integers(2))],
+                     bool(rng.integers(2)), bool(rng.integers(2)), error))
+    return kinds, uses
+
+
+def use_text(kind, form, previous, mode, error):
+    raised = "None, None, None" if error is None else f"{ERRORS[error[0]].__name__}, error, None"
+    block = f"raise {ERRORS[error[0]].__name__}({error[1]!r})" if error else "pass"
+    if form == "call":
+        return (f"grad_mode_exit(ctx, {raised}), ctx = {kind} with ctx._previous = {previous}, "
+                f"grad mode {'on' if mode else 'off'} before")
+    return (f"`with ctx: ag.set_grad_enabled({mode}); {block}`, ctx = {kind}, "
+            f"entered with grad mode {'on' if previous else 'off'}")
+
+
+def exit_block(ctx, mode, error):
+    with ctx:
+        ag.grad_mode._set_grad_enabled(mode)
+        if error is not None:
+            raise ERRORS[error[0]](error[1])
+    return "no error"
+
+
+def exit_uses(fn, plan):
+    """Run a plan; per use: (what the call returned or the block raised, grad mode after)."""
+    kinds, uses = plan
+    grad_mode_on()
+    contexts = [make_context(kind) for kind in kinds]
+    seen = []
+    for i, form, previous, mode, error in uses:
+        ctx = contexts[i]
+        if form == "call":
+            ctx._previous = previous
+            ag.grad_mode._set_grad_enabled(mode)
+            args = (None, None, None) if error is None else (ERRORS[error[0]], ERRORS[error[0]](error[1]), None)
+            seen.append((outcome(fn, ctx, *args), ag.is_grad_enabled()))
+        else:
+            ag.grad_mode._set_grad_enabled(previous)
+            seen.append((outcome(exit_block, ctx, mode, error), ag.is_grad_enabled()))
+    grad_mode_on()
+    return seen
+
+
+plans = [exit_plan(rng) for rng in grading.random_cases(seed=712, count=8)]
+with library_version("07"):
+    expected = [exit_uses(exercises.reference("07.grad_mode_exit"), plan) for plan in plans]
+with grading.checking(CONTEXT):
+    seen_all = [exit_uses(grad_mode_exit, plan) for plan in plans]
+grad_mode_on()
+for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
+    for step, ((i, form, previous, mode, error), s, e) in enumerate(zip(uses, seen, wanted)):
+        what = f"random case #{n}, use {step + 1}: {use_text(kinds[i], form, previous, mode, error)}"
+        grading.expect_equal(s[1], e[1], what=f"is_grad_enabled() after {what}",
+                             rule=RESTORE if error is None else RESTORE_RAISED)
+        if form == "call":
+            grading.expect_true(s[0] is None or s[0] is False, what=f"{what}: returns False or None",
+                                seen=repr(shown(s[0])), rule=NO_SWALLOW)
+        else:
+            grading.expect_equal(s[0], e[0], what=f"the error of {what}", rule=NO_SWALLOW)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_context_in_the_library(grad_mode_enter, grad_mode_exit)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (PROGRAMS, REMEMBER, RESTORE_RAISED, check_programs, check_reused,
+                                            grad_mode_on, random_programs, run_program)
+from autograd_course.notebook import library_version
+
+CONTEXT = {"07.grad_mode_enter": grad_mode_enter, "07.grad_mode_exit": grad_mode_exit}
+programs = random_programs(seed=701, count=40) + random_programs(seed=711, count=40)
+with library_version("07"):
+    expected = [run_program(program) for program in programs]
+with grading.checking(CONTEXT):
+    seen = [run_program(program) for program in programs]
+grad_mode_on()
+check_programs(programs, seen, expected, rule=PROGRAMS)
+check_reused(703, 8, grading.checking(CONTEXT), rule=REMEMBER)
+check_reused(713, 8, grading.checking(CONTEXT), rule=RESTORE_RAISED)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. `set_grad_enabled`: a switch with an argument
+#
+# `set_grad_enabled(mode)` takes the mode as an argument, handy when one loop serves both training
+# and evaluation. It works as a plain call, as a context manager and as a decorator (section 5):
+
+# %%
+ag.set_grad_enabled(False)
+print(ag.is_grad_enabled())                 # PyTorch: False
+ag.set_grad_enabled(True)
+with ag.set_grad_enabled(False):
+    print(ag.is_grad_enabled())             # PyTorch: False
+print(ag.is_grad_enabled())                 # PyTorch: True
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+for phase in ("train", "eval"):
+    with ag.set_grad_enabled(phase == "train"):
+        out = x * 2
+    print(phase, out.requires_grad)         # PyTorch: train True
+                                            #          eval False
+
+# %% [markdown]
+# **One class, three uses.** `ag.set_grad_enabled(False)` alone on a line makes an object and throws
+# it away: only the constructor, `__init__`, runs, so the **constructor** must switch. The other
+# uses read what it leaves on the object. `with` runs `set_grad_enabled`'s own `__enter__`, which
+# switches to `self.mode` again (the mode may have changed since the object was made), then your
+# `__exit__`, which restores `self._previous`. As a decorator, the object's `__call__` switches back
+# to `self._previous` at once (decorating must not change the program's mode) and each call of the
+# function runs in a fresh object, `self.clone()`, of the same `self.mode`. PyTorch's class is built
+# the same way, down to one surprise:
+
+# %% [markdown]
+# **Predict, then run.** Recording is on. `switch = ag.set_grad_enabled(True)` makes an object;
+# then `ag.set_grad_enabled(False)` switches recording off; then `with switch: pass` runs. Is recording
+# on or off after that block? Write `True` for on, `False` for off.
+
+# %%
+prediction = ...      # True (recording on after the block) or False (off)
+
+# %%
+switch = ag.set_grad_enabled(True)      # made while recording is on
+ag.set_grad_enabled(False)
+with switch:
+    pass
+reveal(prediction, ag.is_grad_enabled(),
+       why="switch remembered the mode that was on when it was made (on), and its __exit__ restores "
+           "that one, not the mode of the moment its block started (off). PyTorch prints True as well")
+_ = ag.set_grad_enabled(True)
+
+
+# %% [markdown]
+# ### Exercise 2: `set_grad_enabled` (4 points)
+#
+# Write `set_grad_enabled_init(self, mode)`, installed as the constructor `set_grad_enabled.__init__`
+# (so every `ag.set_grad_enabled(mode)` and every `backward()` runs it), so that the three uses
+# behave as PyTorch's. The object's `__enter__`, `__call__`, `clone` and `__repr__` are the
+# library's and read `self.mode`; your `__exit__` and the library's `__call__` read `self._previous`. PyTorch takes
+# a `bool` and nothing else, not even `1`, `None` or a NumPy bool, and then changes nothing:
+#
+# ```python
+# >>> torch.set_grad_enabled(1)
+# TypeError: set_grad_enabled(): argument 'enabled' (position 1) must be bool, not int
+# ```
+#
+# The message ends with the name of `mode`'s type, `type(mode).__name__` (PyTorch writes a NumPy
+# type with its module, `numpy.bool`; the tests accept both).
+#
+# **Rules**
+# - `switches`: `set_grad_enabled(mode)` switches grad mode at once, even as a plain call.
+# - `keeps-mode`: the object keeps `mode` in `self.mode`.
+# - `remembers`: the object keeps the mode it replaced, read before switching, in `self._previous`.
+# - `bool-only`: a mode that is not a `bool` is PyTorch's `TypeError`.
+# - `refuses-first`: a refused mode changes nothing: neither grad mode nor the object.
+# - `restores`: a `with` block restores the mode that was on when the object was made, even after an
+#   error.
+# - `decorates`: decorating with `@set_grad_enabled(mode)` switches nothing, and each call runs in
+#   `mode`.
+
+# %% nbgrader={"grade": false, "grade_id": "07_set_grad_enabled_answer", "locked": false, "schema_version": 3, "solution": true}
+def set_grad_enabled_init(self, mode):
+    """The constructor of set_grad_enabled: switch grad mode to mode at once, leaving on the
+    object what its other methods read (self.mode, self._previous); a mode that is not a bool
+    is refused as PyTorch refuses it, and changes nothing."""
+    ### BEGIN SOLUTION
+    if type(mode) is not bool:
+        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {type(mode).__name__}")
+    self.mode = mode
+    self._previous = ag.is_grad_enabled()
+    ag.grad_mode._set_grad_enabled(mode)
+    ### END SOLUTION
+
+exercises.plug("07.set_grad_enabled", set_grad_enabled_init)
+
+# %% [markdown]
+# Every `ag.set_grad_enabled(...)` now runs your constructor: a plain call, a train/eval loop, a
+# decorator, two refusals, and `autograd.grad(..., create_graph=True)` inside `no_grad`, whose
+# formulas run in `with set_grad_enabled(True):`:
+
+# %%
+ag.set_grad_enabled(False)
+print("after ag.set_grad_enabled(False):", ag.is_grad_enabled())
+ag.set_grad_enabled(True)
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+for phase in ("train", "eval"):
+    with ag.set_grad_enabled(phase == "train"):
+        out = x * 2
+    print(phase, out.requires_grad)
+
+
+@ag.set_grad_enabled(False)
+def triple(t):
+    return t * 3
+
+
+print("after decorating:", ag.is_grad_enabled(), "| triple(x).requires_grad:", triple(x).requires_grad)
+for value in (1, None):
+    try:
+        ag.set_grad_enabled(value)
+    except TypeError as e:
+        print("TypeError:", e)
+cubes = (x ** 3).sum()                  # recorded: grad mode is on here
+with ag.no_grad():
+    (g,) = ag.autograd.grad(cubes, x, create_graph=True)
+    print("inside no_grad: g.requires_grad =", g.requires_grad, "| grad mode:", ag.is_grad_enabled())
+print("after the block:", ag.is_grad_enabled())
+
+# %% [markdown]
+# **Tests.** `check.set_grad_enabled` makes objects from either mode and tries seven values that are
+# not bools; the second check runs PyTorch's examples, a block that raises, decorators and a thread.
+# Hidden tests: random uses in random orders, subclasses, random programs.
+
+# %% nbgrader={"grade": true, "grade_id": "07_set_grad_enabled_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.set_grad_enabled(set_grad_enabled_init)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.set_grad import check_switch_plans
+
+check_switch_plans(set_grad_enabled_init, seed=751, count=16)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_set_grad_enabled_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.set_grad_enabled_in_the_library(set_grad_enabled_init)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.set_grad import REMEMBERS, check_switch_plans
+from autograd_course.checks.no_grad import check_programs, grad_mode_on, random_programs, run_program
+from autograd_course.notebook import library_version
+
+programs = random_programs(seed=752, count=40)
+with library_version("07"):
+    expected = [run_program(program) for program in programs]
+with grading.checking("07.set_grad_enabled", set_grad_enabled_init):
+    seen = [run_program(program) for program in programs]
+grad_mode_on()
+check_programs(programs, seen, expected, rule=REMEMBERS)
+check_switch_plans(set_grad_enabled_init, seed=753, count=16)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. Grad modes as decorators
+#
+# A function that should never record, such as a `predict` or an optimizer's `step`, can say so once,
+# with a decorator. All three grad modes are decorators, `no_grad` and `enable_grad` also without
+# parentheses. A decorated function keeps its name and docstring, and decorating with
+# `set_grad_enabled(False)` does not switch recording off:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+@ag.no_grad()
+def predict(t):
+    return t * 2
+
+@ag.no_grad
+def double(t):
+    """Twice t."""
+    return t * 2
+
+@ag.set_grad_enabled(False)
+def triple(t):
+    return t * 3
+
+print(predict(x).requires_grad, double(x).requires_grad,
+      triple(x).requires_grad)              # PyTorch: False False False
+print(double.__name__, double.__doc__)      # PyTorch: double Twice t.
+print(ag.is_grad_enabled())                 # PyTorch: True
+
+# %% [markdown]
+# **How it works.** `@ag.no_grad()` above `def predict` means `predict = ag.no_grad()(predict)`:
+# the context object is *called* with the function, and its `__call__` hands it to
+# `decorate(self.clone, fn)` (exercise 3), or to `decorate_generator` (exercise 4) for a generator
+# function. `self.clone` makes a **new** context of the same kind. (Without parentheses, the class's
+# `__new__` sees the function and returns `no_grad()(predict)`, as PyTorch's
+# `_NoParamDecoratorContextManager` does.)
+#
+# **Why a new context for every call?** A context remembers *one* previous mode, and a decorated
+# function may run while another call of it is still running. One `no_grad()` object shared by the
+# calls of a recursive function:
+
+# %%
+shared = ag.no_grad()             # ONE context object, used by every call
+
+def count_down(n):
+    with shared:
+        if n > 0:
+            count_down(n - 1)
+
+count_down(2)
+print("after count_down(2):", ag.is_grad_enabled())
+ag.grad_mode._set_grad_enabled(True)      # repair the damage
+
+# %% [markdown]
+# The outer call remembered `True`, the inner one overwrote it with `False`, and the outer call
+# "restored" `False`: recording stayed off for the rest of the program.
+
+# %% [markdown]
+# ### Exercise 3: `grad_mode_decorator` (4 points)
+#
+# Write `decorate(make_context, fn)`, installed as `autograd_lib.grad_mode.decorate`: it returns the
+# decorated function, which runs `fn` in the grad mode of the contexts that `make_context()` makes
+# (a zero-argument callable: `no_grad`, `lambda: set_grad_enabled(False)`, ...), whatever the caller
+# passes, and looks like `fn` to `help()`. For `set_grad_enabled`, *making* a context switches grad
+# mode.
+#
+# **Rules**
+# - `fresh`: each call makes one context of its own with `make_context()`; decorating makes none.
+# - `inside`: `fn` runs inside that context: entered before the call, left after it.
+# - `arguments`: positional and keyword arguments reach `fn`.
+# - `returns`: the decorated function returns what `fn` returns.
+# - `propagates`: an exception from `fn` goes on to the caller, after the context is left.
+# - `wraps`: it keeps `fn`'s name and docstring.
+
+# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_decorator_answer", "locked": false, "schema_version": 3, "solution": true}
+import functools
+
+
+def decorate(make_context, fn):
+    """fn decorated: each call runs fn inside a context of its own, made by make_context();
+    it takes any arguments, returns fn's result, and keeps fn's name and docstring."""
+    ### BEGIN SOLUTION
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_context():
+            return fn(*args, **kwargs)
+    return wrapper
+    ### END SOLUTION
+
+exercises.plug("07.grad_mode_decorator", decorate)
+
+
+# %% [markdown]
+# Decorators now go through your function. The recursive function is decorated this time, so each
+# call gets its own context, and grad mode is back on afterwards:
+
+# %%
+@ag.no_grad
+def count_down(n):
+    """Recurse n times under no_grad."""
+    if n > 0:
+        count_down(n - 1)
+    return ag.is_grad_enabled()
+
+print("inside:", count_down(2), "  after count_down(2):", ag.is_grad_enabled())
+print(count_down.__name__, "-", count_down.__doc__)
+
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+@ag.enable_grad()
+def recorded(t):
+    return t * 2
+
+with ag.no_grad():
+    print("enable_grad-decorated call inside no_grad:", recorded(x).requires_grad)
+
+# %% [markdown]
+# **Tests.** `check.grad_mode_decorator` decorates a function with a context that records when it is
+# made, entered and left; the second check uses the library's decorators. Hidden tests: random
+# functions, calls and programs.
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorator_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.grad_mode_decorator(decorate)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (ARGUMENTS, EVENTS, INSIDE, MAKES_NONE, PROPAGATES, RETURNS,
+                                            WRAPS, Boom, recorder_class)
+from autograd_course.notebook import library_version, outcome, shown
+
+events = []
+Recorder = recorder_class(events)      # the visible check's context class: records into events
+
+NAMES = ["scale", "predict", "evaluate", "step", "loss_of", "forward", "update", "measure"]
+ERRORS = [ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, Boom]
+
+
+def decorator_plan(rng):
+    """A function with a random name and docstring, a context factory of a random kind (a Recorder
+    subclass of a random name, or a function that makes one), and random calls: positional and
+    keyword arguments, a random result, or a random error raised by the function."""
+    name = f"{NAMES[int(rng.integers(len(NAMES)))]}_{int(rng.integers(100))}"
+    doc = f"Returns {int(rng.integers(100))} things." if rng.integers(4) else None
+    factory = (f"Context{int(rng.integers(100))}", ["class", "function"][int(rng.integers(2))])
+    calls = []
+    for _ in range(int(rng.integers(1, 5))):
+        args = tuple(int(k) for k in rng.integers(-9, 10, size=int(rng.integers(0, 4))))
+        kwargs = {key: int(rng.integers(-9, 10)) for key in ("scale", "shift", "tag") if rng.integers(3) == 0}
+        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(4) == 0 else None
+        calls.append((args, kwargs, error, int(rng.integers(1000))))
+    return name, doc, factory, calls
+
+
+def call_text(name, args, kwargs):
+    return f"{name}({', '.join([str(a) for a in args] + [f'{k}={v}' for k, v in kwargs.items()])})"
+
+
+def decorator_story(fn, plan):
+    """decorate a planned function with fn, then call it as planned. Returns the events made by
+    decorating, (__name__, __doc__), and per call (its outcome, its events)."""
+    name, doc, (context_name, form), calls = plan
+    events.clear()
+    results = iter(calls)
+
+    def planned(*args, **kwargs):
+        events.append(("call", args, kwargs))
+        _, _, error, result = next(results)
+        if error is not None:
+            raise ERRORS[error[0]](error[1])
+        return [result, len(args), sorted(kwargs)]
+
+    planned.__name__ = planned.__qualname__ = name
+    planned.__doc__ = doc
+    context_class = type(context_name, (Recorder,), {})
+
+    def make_context():
+        return context_class()
+
+    if form == "class":
+        make_context = context_class
+    wrapped = outcome(fn, make_context, planned)
+    made = list(events)
+    story = []
+    for args, kwargs, _, _ in calls:
+        events.clear()
+        result = outcome(wrapped, *args, **kwargs) if callable(wrapped) else wrapped
+        story.append((result if isinstance(result, list) else shown(result), list(events)))
+    return made, (getattr(wrapped, "__name__", None), getattr(wrapped, "__doc__", None)), story
+
+
+plans = [decorator_plan(rng) for rng in grading.random_cases(seed=722, count=8)]
+reference = exercises.reference("07.grad_mode_decorator")
+with library_version("07"):
+    expected = [decorator_story(reference, plan) for plan in plans]
+with grading.checking("07.grad_mode_decorator", decorate):
+    seen_all = [decorator_story(decorate, plan) for plan in plans]
+events.clear()
+for n, ((name, doc, (context_name, form), calls), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
+    factory = context_name if form == "class" else f"lambda: {context_name}()"
+    what = f"random case #{n}, wrapped = decorate({factory}, {name})"
+    grading.expect_equal(seen[0], wanted[0], what=f"the contexts made by decorate itself, {what}", rule=MAKES_NONE)
+    for (args, kwargs, error, _), (s, s_events), (e, e_events) in zip(calls, seen[2], wanted[2]):
+        call = f"{what}: the outcome of {call_text('wrapped', args, kwargs)}"
+        grading.expect_equal(s, e, what=call + (f" (the function raises {ERRORS[error[0]].__name__})" if error else ""),
+                             rule=PROPAGATES if error is not None else ARGUMENTS if kwargs else
+                             INSIDE if isinstance(s, str) else RETURNS)
+        grading.expect_equal(s_events, e_events, what=f"{what}: the events of {call_text('wrapped', args, kwargs)}",
+                             rule=EVENTS)
+    grading.expect_equal(seen[1], wanted[1], what=f"(wrapped.__name__, wrapped.__doc__), {what}", rule=WRAPS)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorator_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.grad_mode_decorator_in_the_library(decorate)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import DECORATED, check_programs, grad_mode_on, random_programs, run_program
+from autograd_course.notebook import library_version
+
+programs = random_programs(seed=721, count=40)
+with library_version("07"):
+    expected = [run_program(program) for program in programs]
+with grading.checking("07.grad_mode_decorator", decorate):
+    seen = [run_program(program) for program in programs]
+grad_mode_on()
+check_programs(programs, seen, expected, rule=DECORATED)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Generators: a body that runs step by step
+#
+# A **generator function**, one whose body contains `yield`, needs a decorator of its own. Calling it
+# runs none of its body: it returns a *generator*, whose body runs one **step** at a time, from where
+# it paused to the next `yield`. Data loaders and evaluation loops are often generators. The caller
+# resumes a paused generator in four ways: `next(gen)` (the paused `yield` gives `None`),
+# `gen.send(value)` (it gives `value`), `gen.throw(error)` (it raises `error`; if the generator
+# catches it and yields again, `throw` returns that value) and `gen.close()` (it raises
+# `GeneratorExit`, and the generator's `finally` blocks run). When the body returns, the step raises
+# `StopIteration`, whose `.value` is the returned value:
+
+# %%
+def countdown(n):
+    """Yields n, n - 1, ..., 1 and returns "liftoff"; a value sent in replaces the count."""
+    print("  [countdown starts]")
+    try:
+        while n > 0:
+            sent = yield n
+            n = n - 1 if sent is None else sent
+        return "liftoff"
+    finally:
+        print("  [countdown's finally block]")
+
+
+gen = countdown(3)                        # nothing runs yet
+print("made a", type(gen).__name__)
+print("next:", next(gen))                 # runs to the first yield
+print("send(2):", gen.send(2))            # the paused yield gives 2
+print("next:", next(gen))
+try:
+    next(gen)                             # the loop ends: return "liftoff"
+except StopIteration as stop:
+    print("StopIteration, value:", stop.value)
+
+gen = countdown(5)
+next(gen)
+try:
+    gen.throw(ValueError("stop counting"))    # raised at the paused yield, not caught there
+except ValueError as e:
+    print("ValueError:", e)
+gen = countdown(5)
+next(gen)
+gen.close()                               # GeneratorExit at the paused yield: the finally block runs
+
+# %% [markdown]
+# **Predict, then run.** Your `decorate` from exercise 3 makes a fresh context around each **call**.
+# Below it wraps a generator of batches with `no_grad` contexts. Does the first batch that comes out
+# require grad? Write `True` or `False`.
+
+# %%
+prediction = ...      # True or False: does the first batch require grad?
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+
+def batches(n):
+    for i in range(n):
+        yield x * (i + 1)
+
+
+wrapped = ag.grad_mode.decorate(ag.no_grad, batches)    # a no_grad() around each call of batches
+first = next(wrapped(2))
+reveal(prediction, first.requires_grad,
+       why="wrapped(2) made the generator inside no_grad(), but making it ran none of its body: the "
+           "body ran at next(gen), after the with block had ended, so x * 1 was recorded")
+print("first.grad_fn:", type(first.grad_fn).__name__)
+
+# %% [markdown]
+# So a context around the call protects nothing. It must be around each **step**, entered when the
+# step starts and left before the value goes out: between two steps, the caller's code runs in its
+# own mode. PyTorch's decorators do this for generator functions, and `__call__` sends them to
+# `decorate_generator`.
+#
+# ### Exercise 4: `grad_mode_generator` (6 points)
+#
+# Write `decorate_generator(make_context, fn)`, installed as
+# `autograd_lib.grad_mode.decorate_generator`, where `fn` is a generator function: it returns a
+# generator function that behaves as `fn` (what it yields, receives, returns and raises), each step
+# of `fn`'s generator running in a fresh context, as PyTorch's decorated generators do. Python
+# refuses to let a `StopIteration` escape from a generator function's body (it becomes
+# `RuntimeError: generator raised StopIteration`): the value it carries is what to return.
+#
+# **Rules**
+# - `lazy`: decorating, and calling the decorated function, run none of `fn`'s body and make no
+#   context: the result is itself a generator function.
+# - `steps`: each step (the first, every `send`, a `throw`, `close`) runs inside a context of its own.
+# - `fresh`: that context is made by `make_context()` when its step starts.
+# - `between`: between two steps the caller's own mode is back.
+# - `send`: a value sent in reaches the generator, and what it yields comes out.
+# - `throw`: an exception thrown in goes to the generator: if it handles it, what it yields next
+#   comes out; if not, the exception goes on to the caller.
+# - `close`: `close()` closes the generator at once, its `finally` blocks running in the mode.
+# - `return`: what the generator returns, the decorated generator returns, also before any `yield`.
+# - `raises`: an exception raised by the generator goes on to the caller.
+# - `args`: positional and keyword arguments reach `fn`.
+# - `wraps`: it keeps `fn`'s name and docstring.
+
+# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_generator_answer", "locked": false, "schema_version": 3, "solution": true}
+import functools
+
+
+def decorate_generator(make_context, fn):
+    """fn (a generator function) wrapped so that every step of its generator (the first one, and
+    each send, throw or close) runs inside a fresh context make_context(). The wrapper is a
+    generator function: it takes any arguments, keeps fn's name and docstring, yields what the
+    generator yields, returns what it returns, and lets its errors through."""
+    ### BEGIN SOLUTION
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        generator = fn(*args, **kwargs)
+        try:
+            with make_context():
+                response = next(generator)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        generator.close()
+                    raise
+                except BaseException as error:
+                    with make_context():
+                        response = generator.throw(error)
+                else:
+                    with make_context():
+                        response = generator.send(request)
+        except StopIteration as stop:
+            return stop.value
+    return wrapper
+    ### END SOLUTION
+
+exercises.plug("07.grad_mode_generator", decorate_generator)
+
+# %% [markdown]
+# Decorated generators now go through your function: batches computed under `no_grad`, while the
+# caller's own `x * 2` between the steps is recorded; then a generator closed after one batch:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+
+@ag.no_grad()
+def batches(n):
+    """Batches of x, computed without a graph."""
+    try:
+        for i in range(n):
+            yield x * (i + 1), ag.is_grad_enabled()
+    finally:
+        print("  [batches' finally block] grad mode:", ag.is_grad_enabled())
+
+
+for batch, inside in batches(2):
+    print("batch.requires_grad:", batch.requires_grad, "| mode inside:", inside,
+          "| the caller's mode:", ag.is_grad_enabled(), "| (x * 2).requires_grad:", (x * 2).requires_grad)
+gen = batches(5)
+next(gen)
+gen.close()
+print(batches.__name__, "-", batches.__doc__)
+
+# %% [markdown]
+# **Tests.** `check.grad_mode_generator` steps a decorated generator with a recording context in every
+# way; the second check uses the library's decorators. Hidden tests: random generators, stepped in
+# random ways.
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_generator_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_generator(decorate_generator)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.grad_mode_generators import check_scripts
+
+check_scripts(decorate_generator, seed=761, count=24)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_generator_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_generator_in_the_library(decorate_generator)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.grad_mode_generators import check_mode_scripts
+
+check_mode_scripts(decorate_generator, seed=762, count=24)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. Inference with and without `no_grad`, measured
+#
+# What does `no_grad` save? Take 6 layers `Linear(128, 128)`, each followed by a `ReLU`, and run
+# them forward on a batch. With grad mode on, every layer records a node, and the nodes keep their
+# **saved tensors** alive until a backward pass frees them (assignment 06): `addmm`, inside `Linear`,
+# saves its input, and `ReLU` its output. If no backward ever comes, they live as long as the output
+# does. Under `no_grad` each layer's output is freed once the next layer has used it. The bytes the
+# graph behind the output has saved, each storage once, parameters left out:
+
+# %%
+def mlp(depth=6, width=128):
+    """depth layers Linear(width, width), each followed by ReLU."""
+    layers = []
+    for _ in range(depth):
+        layers += [ag.nn.Linear(width, width), ag.nn.ReLU()]
+    return ag.nn.Sequential(*layers)
+
+
+def storage(array):
+    """The NumPy array that owns the memory of `array` (a view's base, followed to the end)."""
+    while array.base is not None:
+        array = array.base
+    return array
+
+
+def saved_bytes(output, model):
+    """Bytes of the distinct storages saved by the graph behind output, parameters left out."""
+    parameters = {id(storage(p._data)) for p in model.parameters()}
+    saved = {}
+    for node in ag.viz.graph_nodes(output):
+        for value in node._saved.values():
+            if value is not None:
+                array = storage(value.tensor._data)
+                if id(array) not in parameters:
+                    saved[id(array)] = array.nbytes
+    return len(saved), sum(saved.values())
+
+
+model = mlp()
+batch = ag.randn(256, 128)
+out = model(batch)
+print("with grad: %d arrays saved, %d bytes" % saved_bytes(out, model))
+with ag.no_grad():
+    out = model(batch)
+print("no_grad:   grad_fn =", out.grad_fn, " (no graph, nothing saved)")
+print("one batch of activations: 256 x 128 float32 =", 256 * 128 * 4, "bytes")
+
+# %% [markdown]
+# Seven arrays: the input batch and the outputs of the six `ReLU`s (each also the next `addmm`'s
+# input). Now over batch sizes from 16 to 1024: the memory still allocated after the forward pass
+# (`tracemalloc`, assignment 06), and the best time of 7 runs (which differs from machine to machine,
+# so it is only drawn):
+
+# %%
+MB = 1e6
+
+
+def memory_held(model, x, grad):
+    """MB allocated after model(x) with grad mode `grad`, while the output is alive."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        with ag.set_grad_enabled(grad):
+            out = model(x)
+        held = tracemalloc.get_traced_memory()[0] - before
+        del out                                    # measured while it was alive
+    finally:
+        tracemalloc.stop()
+    return held / MB
+
+
+def forward_time(model, x, grad):
+    """The time of one forward pass model(x) with grad mode `grad`, in milliseconds."""
+    start = time.perf_counter()
+    with ag.set_grad_enabled(grad):
+        model(x)
+    return (time.perf_counter() - start) * 1e3
+
+
+batches = [16, 64, 256, 1024]
+inputs = [ag.randn(n, 128) for n in batches]
+gc.collect()                         # once: tracemalloc counts only what is allocated after start()
+memory = {grad: [memory_held(model, x, grad) for x in inputs] for grad in (True, False)}
+times = {grad: [float("inf")] * len(batches) for grad in (True, False)}
+for _ in range(7):                   # the best of 7 rounds, the runs interleaved
+    for i, x in enumerate(inputs):
+        for grad in (True, False):
+            times[grad][i] = min(times[grad][i], forward_time(model, x, grad))
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+for grad, label in ((True, "grad mode on"), (False, "no_grad")):
+    left.plot(batches, memory[grad], marker="o", label=label)
+    right.plot(batches, times[grad], marker="o", label=label)
+left.set_title("memory held after the forward pass")
+left.set_ylabel("MB")
+right.set_title("time of one forward pass (best of 7)")
+right.set_ylabel("ms")
+for ax in (left, right):
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(batches, [str(n) for n in batches])
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(ticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.set_xlabel("batch size")
+    ax.legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# **Memory.** With grad mode on, the memory held is 6 batches of activations; under `no_grad`, one,
+# the output. The ratio is the network's depth: this is why evaluation runs under `no_grad`, with
+# much larger batches. **Time.** Recording costs a node, its edges and its saved tensors per
+# operation, the same for every batch size, so it shows most for small batches.
+
+# %% [markdown]
+# > **Aside.** PyTorch also has `torch.inference_mode()`, a stricter `no_grad` that also skips the
+# > version counters and the tracking of views. The tensors made inside are *inference tensors*, and
+# > autograd refuses them afterwards: outside the block, one cannot be saved for backward, written in
+# > place, or made to require grad. `autograd_lib` has it, with PyTorch's refusals but without the
+# > savings. An operation that saves nothing, such as `y + x`, may still use one:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+with ag.inference_mode():
+    y = x * 2
+print(y.requires_grad, y.is_inference())        # PyTorch: False True
+print((y + x).requires_grad)                    # PyTorch: True
+for what, use in (("y * x", lambda: y * x), ("y.add_(1)", lambda: y.add_(1)),
+                  ("y.requires_grad_()", lambda: y.requires_grad_())):
+    try:
+        use()
+    except RuntimeError as e:
+        print(f"{what}: RuntimeError:", str(e).split(".")[0])
+# PyTorch: y * x: RuntimeError: Inference tensors cannot be saved for backward
+#          y.add_(1): RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed
+#          y.requires_grad_(): RuntimeError: Setting requires_grad=True on inference tensor outside InferenceMode is not allowed
+
+# %% [markdown]
+# ## 7. `detach()`: the same storage, the same version counter
+#
+# `no_grad` stops recording for a block; `detach()` works on one tensor: its values as a leaf without
+# history, the graph left as it is. You wrote it in assignment 01: the new tensor **shares storage**
+# and the **version counter** with the original, so a write through it changes the original and
+# counts:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+d = y.detach()
+d[0] = 100.
+print(y)                        # PyTorch: tensor([100.,   4.,   6.], grad_fn=<MulBackward0>)
+print(y._version, d._version)   # PyTorch: 1 1
+print("same NumPy array:", d._data is y._data, "  same version counter:", d._version_counter is y._version_counter)
+
+# %% [markdown]
+# The version counter is what keeps backward honest. A node that saves a tensor also records its
+# version (assignment 06); when backward unpacks it, another version means that the values changed
+# since the forward pass, and backward refuses. `z = y * y` saves `y` at version 0, and a write
+# through `y.detach()` moves `y` to version 1:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+z = y * y                                  # MulBackward0 saves y
+saved = z.grad_fn._saved["self"]
+print("saved at version", saved.version, "| y now at version", y._version)
+y.detach().mul_(10)
+print("saved at version", saved.version, "| y now at version", y._version)
+try:
+    z.sum().backward()
+except RuntimeError as e:
+    print("RuntimeError:", str(e).split(". Hint")[0])
+
+
+# %% [markdown]
+# ## 8. `.data` and `detach_()`
+#
+# `.data` is the older way to get a tensor's values without history. It differs from `detach()` in
+# one respect: the tensor it returns has a **version counter of its own**, so writes through it are
+# real writes into the shared storage, but nobody counts them:
+#
+# ```python
+# x = torch.tensor([1., 2., 3.], requires_grad=True)
+# y = x * 2
+# dd = y.data
+# dd[0] = 100.
+# print(y)                              # tensor([100.,   4.,   6.], grad_fn=<MulBackward0>)
+# print(y._version, dd._version)        # 0 1
+# x.data.add_(1)
+# print(x, x._version)                  # tensor([2., 3., 4.], requires_grad=True) 0
+# x.add_(1)     # RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+# ```
+#
+# `x.data.add_(1)` wrote into a leaf that requires grad, which `x.add_(1)` may not (assignment 08).
+# (`.data` is also a setter, `t.data = other`, which stays as it is.)
+
+# %% [markdown]
+# > **Aside.** `.data` dates from PyTorch before 0.4, when tensors and the `Variable`s that
+# > recorded them were two classes, and `.data` was the tensor inside a `Variable`. Old training loops
+# > updated weights with `w.data -= lr * w.grad`; today's code writes
+# > `with torch.no_grad(): w -= lr * w.grad`, which is counted.
+
+# %% [markdown]
+# `detach_()` detaches the tensor **itself**, in place: it stops requiring grad and becomes a leaf,
+# with its values, storage and version counter, and, like every method whose name ends in `_`, it
+# returns the tensor. A **view** refuses, since its history is tied to its base's (assignment 08):
+#
+# ```python
+# a = torch.tensor([1., 2.], requires_grad=True)
+# b = a * 3
+# print(b.detach_() is b, b, b.is_leaf, b.grad_fn)    # True tensor([3., 6.]) True None
+# a.detach_()
+# print(a, a.requires_grad)                           # tensor([1., 2.]) False
+# v = (torch.tensor([1., 2., 3.], requires_grad=True) * 1)[1:]
+# v.detach_()       # RuntimeError: Can't detach views in-place. Use detach() instead. If you are [...]
+# ```
+#
+# (`autograd_lib`'s message stops after the first two sentences.) A recurrence, a hidden state
+# updated at every step, builds a graph that grows with every step: `h.detach_()` every few steps cuts
+# it, so backward goes back over the last few steps only, and the old graph can be freed.
+# `optimizer.zero_grad(set_to_none=False)` uses it too, on a `.grad` that has a graph of its own.
+
+# %% [markdown]
+# A tensor records its place in a graph in three attributes: `grad_fn`, the node that produced it
+# (`None` for a leaf); `_output_nr`, which output of that node it is (a custom `autograd.Function`
+# that returns two tensors makes one node with outputs 0 and 1); and `_requires_grad`, the flag of a
+# leaf (`requires_grad` is `_requires_grad or grad_fn is not None`, assignment 01). `_base` is the
+# tensor a view was made from (`None` if it is not a view).
+
+# %%
+class Split(ag.autograd.Function):
+    """Two outputs, 2x and 3x: one node, outputs 0 and 1."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    @staticmethod
+    def backward(ctx, grad_first, grad_second):
+        return 2 * grad_first + 3 * grad_second
+
+
+x = ag.tensor([1., 2.], requires_grad=True)
+first, second = Split.apply(x)
+print("second: grad_fn", type(second.grad_fn).__name__, " _output_nr", second._output_nr,
+      " _requires_grad", second._requires_grad, " _base", second._base)
+v = (x * 1)[1:]
+print("a view: _base is None?", v._base is None)
+
+
+# %% [markdown]
+# ### Exercise 5: `detach_and_data` (7 points)
+#
+# Write `data(tensor)`, installed as the getter of the property `Tensor.data` (so `t.data` calls
+# `data(t)`: read neither `tensor.data` nor `tensor.detach()` inside it), and `detach_(self)`,
+# installed as the method `Tensor.detach_`, so that both behave as PyTorch's above.
+# `ag.Tensor._make(array, version_counter=None)` wraps an array without copying it (assignment 01).
+#
+# **Rules**
+# - `new`: `t.data` is a new tensor, a leaf that does not require grad.
+# - `shares`: it shares `t`'s storage: a write through it changes `t`.
+# - `own-counter`: it has a version counter of its own, starting at 0: a write through it moves
+#   neither `t._version` nor what a node that saved `t` sees.
+# - `unchanged`: reading `t.data` leaves `t` as it was.
+# - `cuts`: `t.detach_()` makes `t` itself a leaf that does not require grad (a leaf that required
+#   grad too).
+# - `output-nr`: afterwards `t` is no output of any node: `t._output_nr` is 0.
+# - `keeps`: `t` keeps its storage, its version counter, its version and its values.
+# - `returns-self`: `t.detach_()` returns `t` itself.
+# - `views-refuse`: a view refuses with PyTorch's `RuntimeError` (its first two sentences) and stays
+#   as it was.
+
+# %% nbgrader={"grade": false, "grade_id": "07_detach_and_data_answer", "locked": false, "schema_version": 3, "solution": true}
+def data(tensor):
+    """The getter of t.data: t's values as a new tensor without history, on the same
+    storage, with a version counter of its own."""
+    ### BEGIN SOLUTION
+    return ag.Tensor._make(tensor._data)
+    ### END SOLUTION
+
+
+def detach_(self):
+    """Detach self in place: it becomes a leaf that does not require grad and is no output of
+    any node, with its storage and version counter; returns self. A view refuses, as in
+    PyTorch."""
+    ### BEGIN SOLUTION
+    if self._base is not None:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    self.grad_fn = None
+    self._requires_grad = False
+    self._output_nr = 0
+    return self
+    ### END SOLUTION
+
+exercises.plug("07.data", data)
+exercises.plug("07.detach_", detach_)
+
+# %% [markdown]
+# `t.data` and `t.detach_()` are now yours. PyTorch's `.data` example, then the version check of
+# section 7, the write going through `.data` this time:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+dd = y.data
+dd[0] = 100.
+print(y)
+print(y._version, dd._version)
+x.data.add_(1)
+print(x, x._version)
+try:
+    x.add_(1)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+y = x * 2
+z = y * y
+saved = z.grad_fn._saved["self"]
+y.data.mul_(10)
+print("saved at version", saved.version, "| y now at version", y._version, "| y =", y)
+
+# %% [markdown]
+# The node saved `y` at version 0, and `y` is still at version 0, so the check that stopped backward
+# in section 7 cannot see this change: backward would compute with values the forward pass never
+# used, and report no error (assignment 08 runs it). **Use `detach()`**, not `.data`.
+
+# %% [markdown]
+# PyTorch's `detach_()` example, then a recurrence $h_{t+1} = \tanh(w\,h_t + 1)$ cut every 3 steps:
+# the graph behind `h` grows for two steps and is cut at the third, and the gradient of the last `h`
+# reaches back to the last cut only:
+
+# %%
+a = ag.tensor([1., 2.], requires_grad=True)
+b = a * 3
+print(b.detach_() is b, b, b.is_leaf, b.grad_fn)
+a.detach_()
+print(a, a.requires_grad)
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+v = (x * 1)[1:]
+try:
+    v.detach_()
+except RuntimeError as e:
+    print("RuntimeError:", e)
+
+w = ag.tensor(0.5, requires_grad=True)
+h = ag.tensor(1.0)
+nodes = []
+for step in range(1, 11):
+    h = (w * h + 1).tanh()
+    if step % 3 == 0:
+        h.detach_()                          # keep the value, drop the history
+    nodes.append(len(ag.viz.graph_nodes(h)) if h.grad_fn is not None else 0)
+print("nodes behind h after each step:", nodes)
+h.backward()
+print("dh/dw over the last step only:", round(w.grad.item(), 6))
+
+# %% [markdown]
+# And inside the library: after `backward(create_graph=True)` each `.grad` has a graph;
+# `zero_grad(set_to_none=False)` cuts it with your `detach_()`, then zeros it, keeping the same
+# tensor:
+
+# %%
+model = ag.nn.Linear(2, 1)
+optimizer = ag.optim.SGD(model.parameters(), lr=0.1)
+loss = model(ag.ones(2)).pow(2).sum()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")           # backward(create_graph=True) warns about a reference cycle
+    loss.backward(create_graph=True)
+grad = model.weight.grad
+print("before: grad.requires_grad =", grad.requires_grad, " grad_fn is None:", grad.grad_fn is None)
+optimizer.zero_grad(set_to_none=False)
+print("after:  grad.requires_grad =", grad.requires_grad, " grad_fn is None:", grad.grad_fn is None,
+      " same tensor:", model.weight.grad is grad, " values:", model.weight.grad)
+
+# %% [markdown]
+# **Tests.** `check.detach_and_data` tries `.data` on a non-leaf and `detach_()` on non-leaves,
+# leaves, views and a second output; `check.detach_and_data_in_use` reads `.data` of a view and of a
+# saved tensor, cuts a recurrence and clears a gradient with a graph. Hidden tests: random tensors.
+
+# %% nbgrader={"grade": true, "grade_id": "07_detach_and_data_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+check.detach_and_data(data, detach_)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (CUTS, KEEPS, LEAF_OFF, NEW_TENSOR, NO_HISTORY, OUTPUT_NR, OWN_COUNTER,
+                                            RETURNS_SELF, SHARES, UNCHANGED, VIEW_UNCHANGED, VIEWS_REFUSE,
+                                            expect_fact)
+from autograd_course.notebook import library_version, outcome
+
+OUT = {"07.data": data, "07.detach_": detach_}
+
+DATA_KINDS = ["leaf", "leaf that requires grad", "non-leaf", "view of a non-leaf", "view of a leaf",
+              "written non-leaf"]
+DTYPES = [ag.float32, ag.float64, ag.int64]
+
+
+def data_input(rng, kind):
+    """A random tensor of this kind (dtype, shape, values; a written one has a version above 0), and how
+    data is read: data(t) or the property t.data."""
+    dtype = DTYPES[int(rng.integers(3 if kind in ("leaf", "view of a leaf") else 2))]
+    shape = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(0 if "view" not in kind else 1, 3))))
+    values = (rng.standard_normal(shape) * 5).astype(dtype.numpy)
+    grad = kind not in ("leaf", "view of a leaf")
+    factor = float(rng.integers(2, 5))
+    writes = int(rng.integers(1, 4)) if kind == "written non-leaf" else 0
+    return kind, dtype, shape, values, grad, factor, writes, ["data(t)", "t.data"][int(rng.integers(2))]
+
+
+def data_facts(fn, case):
+    """What data gives for a case, grouped by rule: (NEW_TENSOR, NO_HISTORY, SHARES, OWN_COUNTER, UNCHANGED)."""
+    kind, dtype, shape, values, grad, factor, writes, form = case
+    t = ag.tensor(values.copy(), dtype=dtype, requires_grad=grad)
+    if kind not in ("leaf", "leaf that requires grad", "view of a leaf"):
+        t = t * factor
+    if "view" in kind:
+        t = t[0]
+    for _ in range(writes):
+        t.mul_(2)
+    before = (t.requires_grad, type(t.grad_fn).__name__, t._version)
+    d = outcome(fn, t) if form == "data(t)" else outcome(lambda: t.data)
+    if not isinstance(d, ag.Tensor) or d is t:
+        return ("the tensor itself" if d is t else f"a {type(d).__name__}, not a tensor",), None, None, None, None
+    facts = [("a new Tensor",), (d.grad_fn is None, d.requires_grad, d.is_leaf),
+             [d._data is t._data, d.dtype, tuple(d.shape), grading.to_list(d)],
+             [d._version_counter is t._version_counter, d._version],
+             (t.requires_grad, type(t.grad_fn).__name__, t._version) == before]
+    written = outcome(d.add_, 1)
+    facts[2].append(grading.to_list(t) if not isinstance(written, str) else written)
+    facts[3] += [t._version, d._version]
+    return tuple(tuple(f) if isinstance(f, list) else f for f in facts)
+
+
+cases = [data_input(rng, DATA_KINDS[n % len(DATA_KINDS)])
+         for n, rng in enumerate(grading.random_cases(seed=732, count=12))]
+reference = exercises.reference("07.data")
+with library_version("07"):
+    expected = [data_facts(reference, case) for case in cases]
+with grading.checking(OUT):
+    seen_all = [data_facts(data, case) for case in cases]
+for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
+    kind, dtype, shape, _, _, _, writes, form = case
+    shape = shape[1:] if "view" in kind else shape
+    written = f", written {writes} times" if writes else ""
+    what = f"random case #{n}: d = {form}, t a {kind} ({dtype}, shape {shape}{written})"
+    for facts, rule, s, e in zip(["(a new Tensor)", "(d.grad_fn is None, d.requires_grad, d.is_leaf)",
+                                  "(d._data is t._data, d.dtype, d.shape, d's values, t's values after d.add_(1))",
+                                  "(d shares t's counter, d._version, then after d.add_(1): t._version, d._version)",
+                                  "t's (requires_grad, grad_fn, _version) are as before"],
+                                 [NEW_TENSOR, NO_HISTORY, SHARES, OWN_COUNTER, UNCHANGED], seen, wanted):
+        expect_fact(s, e, f"{facts} for {what}", rule)
+
+
+DETACH_KINDS = ["non-leaf", "leaf that requires grad", "leaf", "output 0 of Split", "output 1 of Split",
+                "view of a non-leaf", "view of a leaf that requires grad", "view of a leaf",
+                "transposed view of a non-leaf"]
+
+
+def detach_input(rng, kind):
+    """A random tensor of this kind: dtype, shape, values, the op that made it, writes before."""
+    dtype = [ag.float32, ag.float64][int(rng.integers(2))]
+    shape = tuple(int(n) for n in rng.integers(1, 5, size=int(rng.integers(1, 3))))
+    op = ["sin", "exp", "mul"][int(rng.integers(3))]
+    start = int(rng.integers(shape[0]))
+    grad = kind not in ("leaf", "view of a leaf")
+    writes = 0 if kind.endswith("leaf that requires grad") else int(rng.integers(0, 3))   # the leaf rule
+    return kind, dtype, shape, rng.standard_normal(shape), grad, op, start, writes
+
+
+def detach_tensor(kind, dtype, shape, values, grad, op, start, writes):
+    x = ag.tensor(values, dtype=dtype, requires_grad=grad)
+    made = {"sin": x.sin, "exp": x.exp, "mul": lambda: x * 3}[op]
+    t = {"non-leaf": made, "leaf that requires grad": lambda: x, "leaf": lambda: x,
+         "output 0 of Split": lambda: Split.apply(x)[0], "output 1 of Split": lambda: Split.apply(x)[1],
+         "view of a non-leaf": lambda: made()[start:], "view of a leaf that requires grad": lambda: x[start:],
+         "view of a leaf": lambda: x[start:], "transposed view of a non-leaf": lambda: made().t()}[kind]()
+    for _ in range(writes):
+        t.mul_(2)
+    return t
+
+
+def detach_facts(fn, case):
+    """detach_ on a case, grouped by rule: (CUTS, RETURNS_SELF, KEEPS, LEAF_OFF, VIEWS_REFUSE,
+    VIEW_UNCHANGED, OUTPUT_NR)."""
+    t = detach_tensor(*case)
+    node, array, counter, version = t.grad_fn, t._data, t._version_counter, t._version
+    returned = outcome(fn, t)
+    refused = returned if isinstance(returned, str) else "no error"
+    return ((t.grad_fn is None, t.requires_grad, t.is_leaf), returned is t if refused == "no error" else refused,
+            (t._data is array, t._version_counter is counter, t._version - version, grading.to_list(t)),
+            t._requires_grad, refused, (t.grad_fn is node, t.requires_grad), t._output_nr)
+
+
+cases = [detach_input(rng, DETACH_KINDS[n % len(DETACH_KINDS)])
+         for n, rng in enumerate(grading.random_cases(seed=742, count=12))]
+reference = exercises.reference("07.detach_")
+with library_version("07"):
+    expected = [detach_facts(reference, case) for case in cases]
+with grading.checking(OUT):
+    seen_all = [detach_facts(detach_, case) for case in cases]
+for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
+    kind, dtype, shape, _, grad, op, start, writes = case
+    made = {"sin": "x.sin()", "exp": "x.exp()", "mul": "x * 3"}[op]
+    source = {"non-leaf": made, "output 0 of Split": "Split.apply(x)[0]", "output 1 of Split": "Split.apply(x)[1]",
+              "view of a non-leaf": f"({made})[{start}:]", "view of a leaf that requires grad": f"x[{start}:]",
+              "view of a leaf": f"x[{start}:]",
+              "transposed view of a non-leaf": f"({made}).t()"}.get(kind, "x")
+    what = (f"detach_(t) for random case #{n}, a {kind}: t = {source}, x of shape {shape}, {dtype}"
+            f"{', requires_grad=True' if grad else ''}"
+            f"{f', then written {writes} time(s) with t.mul_(2)' if writes else ''}")
+    view = "view" in kind
+    checks = [("the error", VIEWS_REFUSE, 4)] if view else []
+    checks += [("(t.grad_fn unchanged, t.requires_grad)", VIEW_UNCHANGED, 5)] if view else [
+        ("(t.grad_fn is None, t.requires_grad, t.is_leaf)", CUTS, 0), ("returned t itself", RETURNS_SELF, 1),
+        ("(same NumPy array, same version counter, versions added, values)", KEEPS, 2),
+        ("t._requires_grad", LEAF_OFF if kind == "leaf that requires grad" else CUTS, 3),
+        ("t._output_nr", OUTPUT_NR, 6)]
+    for facts, rule, i in checks:
+        expect_fact(seen[i], wanted[i], f"{facts} after {what}", rule)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_detach_and_data_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.detach_and_data_in_use(data, detach_)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import check_data_facts, check_detach_facts
+from autograd_course.notebook import library_version, outcome
+
+OUT = {"07.data": data, "07.detach_": detach_}
+reference = exercises.reference("07.data")
+
+
+def random_tensor(rng):
+    """A random tensor: a leaf with or without grad, a non-leaf, a view, a float64 or an int tensor."""
+    shape = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    kind = ["leaf", "leaf with grad", "non-leaf", "view", "float64 non-leaf", "int"][int(rng.integers(6))]
+    values = rng.standard_normal(shape)
+    if kind == "int":
+        return kind, ag.tensor(np.round(values * 10).astype(np.int64))
+    if kind == "leaf":
+        return kind, ag.tensor(values)
+    leaf = ag.tensor(values, dtype=ag.float64 if kind == "float64 non-leaf" else ag.float32, requires_grad=True)
+    if kind == "leaf with grad":
+        return kind, leaf
+    result = leaf * float(rng.integers(1, 5))
+    if kind == "view" and result.dim() > 0:
+        return kind, result[0]
+    return kind, result
+
+
+def data_facts(fn, seed):
+    rng = np.random.default_rng(seed)
+    kind, t = random_tensor(rng)
+    before = (t._version, t.requires_grad, t.grad_fn is None)
+    d = outcome(fn, t)
+    if not isinstance(d, ag.Tensor):
+        return kind, repr(d)
+    facts = [d is t, d._data is t._data, d._version_counter is t._version_counter, d._version,
+             d.requires_grad, d.grad_fn is None, d._base is None, d.dtype, tuple(d.shape), grading.to_list(d)]
+    written = outcome(d.add_, 1)
+    facts += [written if isinstance(written, str) else "written", t._version, d._version, grading.to_list(t), (t._version, t.requires_grad, t.grad_fn is None) == before]
+    return kind, facts
+
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=731, count=24)]
+with library_version("07"):
+    expected = [data_facts(reference, seed) for seed in seeds]
+with grading.checking(OUT):
+    seen = [data_facts(data, seed) for seed in seeds]
+for (kind, s), (_, e) in zip(seen, expected):
+    check_data_facts(s, e, f"data(t) for a random {kind} t")
+
+
+reference = exercises.reference("07.detach_")
+
+
+def detach_facts(fn, seed):
+    """fn on a random tensor: the tensor's state after, or the error."""
+    rng = np.random.default_rng(seed)
+    kind = ["leaf", "leaf with grad", "non-leaf", "view of a leaf", "view of a non-leaf", "output 1 of Split",
+            "computed under no_grad", "detached non-leaf"][int(rng.integers(8))]
+    x = ag.tensor(rng.standard_normal(int(rng.integers(1, 4)) + 1), requires_grad=True)
+    t = {"leaf": lambda: ag.tensor(rng.standard_normal(2)),
+         "leaf with grad": lambda: x,
+         "non-leaf": lambda: x * float(rng.integers(1, 5)),
+         "view of a leaf": lambda: x[1:],
+         "view of a non-leaf": lambda: (x * 2)[:1],
+         "output 1 of Split": lambda: Split.apply(x)[1],
+         "computed under no_grad": lambda: ag.no_grad()(lambda: x * 2)(),
+         "detached non-leaf": lambda: (x * 3).detach()}[kind]()
+    alias = t.detach()
+    array, node = t._data, t.grad_fn
+    returned = outcome(fn, t)
+    state = [returned if isinstance(returned, str) else returned is t, t.grad_fn is node, t.grad_fn is None,
+             t._requires_grad, t.requires_grad, t._output_nr, t._data is array,
+             t._version_counter is alias._version_counter, t._version, grading.to_list(t)]
+    return kind, state
+
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=741, count=32)]
+with library_version("07"):
+    expected = [detach_facts(reference, seed) for seed in seeds]
+with grading.checking(OUT):
+    seen = [detach_facts(detach_, seed) for seed in seeds]
+for (kind, s), (_, e) in zip(seen, expected):
+    check_detach_facts(s, e, f"detach_(t) for a random {kind} t")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Summary
+#
+# * **Grad mode** is a switch per thread. Under `no_grad` nothing is recorded: results are leaves
+#   without `grad_fn`, constants for any graph built later. `model.eval()` does not stop recording.
+# * A grad-mode context **remembers** the mode it replaces on entry and **restores** it on exit, even
+#   when the block raised, without swallowing the error; so blocks nest, and `enable_grad` can record
+#   inside `no_grad`.
+# * `set_grad_enabled(mode)` switches in its constructor, so it also works as a plain call; it takes
+#   a bool only, and a block restores the mode of the moment the object was made.
+# * The grad modes are **decorators**, with a fresh context for every call; a **generator**'s
+#   decorator enters a fresh context for each step (`next`, `send`, `throw`, `close`), so that the
+#   caller's code between steps keeps its own mode.
+# * **Measured:** without a graph, a forward pass holds its output instead of one batch of
+#   activations per layer, and runs faster, most of all for small batches.
+# * `detach()` and `.data` both share **storage**; only `detach()` shares the **version counter**, so
+#   only its writes are seen by backward's check. `detach_()` cuts a tensor out of its graph in place
+#   (views refuse).
+#
+# Next, assignment 08: in-place operations, the version counter at work, and what goes wrong with
+# `.data`.

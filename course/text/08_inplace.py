@@ -1,0 +1,998 @@
+# %% [markdown]
+# # Assignment 08: in-place operations and the version counter
+#
+# `x.add_(1)` changes `x` where it is instead of making a new tensor; optimizers do it to every weight at
+# every step. But backward needs the values of the forward pass, and a write can destroy them. PyTorch
+# **counts** the writes into every storage, each saved tensor remembers the count it was saved at, and
+# backward refuses once the count has moved on. You build that machinery, then what a write through a view
+# does: the backward of such a write, a view's history after it, and the refusal of a write whose source
+# overlaps its destination.
+#
+# | # | exercise | what you write | test cells (points) | points |
+# |---|---|---|---|---|
+# | 1 | `08.safe_writes` | the version counter, the check of saved tensors, the leaf rule | `08_safe_writes_test` (4), `08_safe_writes_test2` (4), `08_safe_writes_test3` (4) | 12 |
+# | 2 | `08.copy_slices_backward` | the backward of a write through a view | `08_copy_slices_backward_test` (3), `08_copy_slices_backward_test2` (2) | 5 |
+# | 3 | `08.view_grad_fn` | a view's `grad_fn` once its storage was written | `08_view_grad_fn_test` (3), `08_view_grad_fn_test2` (2) | 5 |
+# | 4 | `08.overlap_status` | how two tensors share memory, from addresses and strides | `08_overlap_status_test` (3), `08_overlap_status_test2` (2) | 5 |
+# | | | | **total** | **27** |
+#
+# Hidden tests also run your functions on random inputs and compare them with the library's own.
+
+# %% [markdown]
+# ### How an exercise works
+#
+# As before: a comment `# PyTorch: ...` says what PyTorch 2.13 prints on that line. The last lines of an
+# **answer cell**, `exercises.plug(...)`, install your functions in `autograd_lib`, so the cells after it
+# run the library with your code inside. A failing **test cell** says what it expected, what it saw, and
+# which rule of the task text is broken.
+#
+# **The way out.** Every in-place write runs the functions of exercise 1: until you solve it, the cells
+# after its answer cell fail, each with one line naming the exercise. To go on without an exercise, put the
+# library's version back: `exercises.unplug("08.view_grad_fn")`; exercise 1 fills three slots, unplug
+# `"08.increment_version"`, `"08.check_version"` and `"08.check_inplace"`.
+
+# %% nbgrader={"grade": false, "grade_id": "08_setup", "locked": true, "schema_version": 3, "solution": false}
+import numpy as np
+import matplotlib.pyplot as plt
+
+import autograd_lib as ag
+from autograd_lib import exercises
+from autograd_course import grading
+from autograd_course.checks import inplace as check
+from autograd_course.checks.inplace import backward_error, versions   # for the demos
+from autograd_course.notebook import outcome
+
+_ = ag.manual_seed(0)      # seeds randn, rand, ... (it returns a generator we don't need)
+
+# %% [markdown]
+# Demo helpers: `versions(*tensors)` gives each tensor's `_version`, `backward_error(loss)` the middle of
+# the error of `loss.backward()` (or "no error"), `outcome(fn, ...)` what `fn` returned or the error it
+# raised, as text.
+#
+# ## 1. In-place operations and `_version`
+#
+# An **in-place** operation writes its result into an existing tensor's memory: the methods whose name ends
+# in `_` (`add_`, `mul_`, `zero_`, `fill_`, `copy_`, `clamp_`, ...), the augmented assignments `+=`, `-=`,
+# `*=`, `/=`, and item assignment `t[...] = v`. Every tensor has a **version counter**, `t._version`: 0 for
+# a new tensor, one more after each in-place write. It counts writes, not changes: `x.mul_(1)` counts too.
+
+# %%
+x = ag.tensor([1., 2., 3.])
+print("new tensor:   ", x._version)                  # PyTorch: 0
+x.add_(1)                                            # a method ending in _
+print("x.add_(1):    ", x._version)                  # PyTorch: 1
+x += 1                                               # an augmented assignment
+print("x += 1:       ", x._version)                  # PyTorch: 2
+x[0] = 5.                                            # an item assignment
+print("x[0] = 5.:    ", x._version)                  # PyTorch: 3
+x.zero_()
+x.fill_(2.)
+x.copy_(ag.ones(3))
+print("zero_, fill_, copy_:", x._version)            # PyTorch: 6
+y = x + 1                                            # out of place
+print("y = x + 1:    ", x._version, y._version)      # PyTorch: 6 0
+x.mul_(1)
+print("x.mul_(1):    ", x._version, x)               # PyTorch: 7 tensor([1., 1., 1.])
+
+# %% [markdown]
+# ### One counter per storage
+#
+# A view (`x[1:3]`, `x.t()`, `x.view(...)`) and `x.detach()` are new tensor objects on `x`'s memory. A write
+# through any of them changes what all of them see, so they share one counter: one object that each of them
+# holds (`_version_counter` in `autograd_lib`; `_version` reads its `value`). `x.data` is the exception
+# (assignment 07): the same memory, a counter of its own.
+
+# %%
+x = ag.tensor([1., 2., 3., 4.])
+v, d, e = x[1:3], x.detach(), x.data
+print("one counter:", x._version_counter is v._version_counter is d._version_counter,
+      "  .data's own:", e._version_counter is not x._version_counter)
+v.mul_(10)
+print(x, versions(x, v, d, e))      # PyTorch: tensor([ 1., 20., 30.,  4.]) (1, 1, 1, 0)
+d.zero_()
+print(versions(x, v, d, e))         # PyTorch: (2, 2, 2, 0)
+e.add_(1)
+print(versions(x, v, d, e))         # PyTorch: (2, 2, 2, 1)
+
+# %% [markdown]
+# ## 2. Saved tensors remember their version
+#
+# A node saves the tensors its gradient formula needs (assignment 06): `h.exp()` saves its output, since
+# $(e^h)' = e^h$, and `h * y` saves both factors. Change a saved tensor in place, and backward would compute
+# with the wrong numbers. So a saved tensor also remembers the **version** it was saved at, and unpacking it
+# compares that with the tensor's version now. `ag.viz.version_snapshot` reads the versions of some tensors
+# and of the tensors a graph saved; `ag.viz.draw_versions` draws them before and after a write:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+h = x * 2
+y = h.exp()                      # ExpBackward0 saves its output y
+loss = (h * y).sum()             # MulBackward0 saves h and y
+before = ag.viz.version_snapshot({"y": y, "y[1:]": y[1:], "y.detach()": y.detach(), "y.data": y.data, "h": h},
+                                 roots=[loss])
+y.add_(1)
+ag.viz.draw_versions(before, label="after y.add_(1)", title="y = h.exp();  loss = (h * y).sum()")
+
+# %% [markdown]
+# The write moved the one counter of `y`, its view and `detach()` (not `.data`'s). Both nodes saved `y` at
+# version 0, so backward refuses, and so does reading `node._saved_result`, which unpacks the same way:
+
+# %%
+print(backward_error(loss))
+# PyTorch: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead.
+print(outcome(lambda: y.grad_fn.next_functions[0][0]._saved_result))
+# PyTorch: RuntimeError: one of the variables needed for gradient computation has been modified by an inplace
+# operation: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead.
+# Hint: enable anomaly detection to find the operation that failed to compute its gradient, with
+# torch.autograd.set_detect_anomaly(True, check_nan=False).
+
+# %% [markdown]
+# ### Reading the message
+#
+# * `[torch.FloatTensor [3]]`: the tensor's type and shape (here `autograd_lib.FloatTensor`);
+# * `which is output 0 of Exp`: the node that produced it. For a saved **output**, the node that saved it,
+#   although `y.grad_fn` is now the write's `AddBackward0`. For a saved **input** (`MulBackward0` saved `y`
+#   as an input), its producer now: after the write, the write's node, which points at the line to fix. A
+#   tensor without a producer (a constant, a leaf) gets no such part;
+# * `is at version 1; expected version 0`: its version now, and the version it was saved at.
+#
+# Only the hint differs from PyTorch's. Three writes, and PyTorch's messages:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+w = ag.tensor([4., 5., 6.], requires_grad=True)
+y = x.exp()
+y.add_(1)                       # exp saved its output
+print(backward_error(y.sum()))  # PyTorch: [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead.
+
+h = x * 2
+z = h * w                       # mul saves both inputs
+h.add_(1)                       # h.grad_fn is now AddBackward0
+print(backward_error(z.sum()))  # PyTorch: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead.
+
+c = ag.tensor([4., 5., 6.])
+z = x * c                       # c is a constant: no grad_fn
+c.mul_(2)
+print(backward_error(z.sum()))  # PyTorch: [torch.FloatTensor [3]] is at version 1; expected version 0 instead.
+
+# %% [markdown]
+# Only writes **after** the save count: a tensor written before an operation saves it is saved at its new
+# version. Below, `h` is tripled before anything saved it, and the gradient of $\sum (6x)^2$ is $72x$:
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+h = x * 2
+h.mul_(3)                # before anything saved h: fine
+loss = (h * h).sum()
+before = ag.viz.version_snapshot({"h": h}, roots=[loss], label="h.mul_(3), then saved")
+loss.backward()
+print(x.grad)            # PyTorch: tensor([ 72., 144., 216.])
+ag.viz.draw_versions(before, label="after backward")
+
+# %% [markdown]
+# ## 3. Which in-place edits are safe?
+#
+# It depends on what the nodes saved, which depends on the derivative. `exp`, `sigmoid`, `tanh`, `relu` and
+# `sqrt` save their **output** ($\sigma' = \sigma(1 - \sigma)$, $\tanh' = 1 - \tanh^2$): writing into the
+# output breaks backward, writing into the input is safe. `sin`, `log`, `** 2` and `h * w` save their
+# **inputs**: the other way round. `h + 1`, `h * 3` and `sum` save no tensor, so every edit is safe. The cell
+# tries each case: `y = op(h)`, then `h.mul_(1)` or `y.mul_(1)` (no value changes, but a write), then
+# backward. PyTorch gives the same table.
+
+# %%
+OPS = {"h + 1": lambda h, w: h + 1, "h * 3": lambda h, w: h * 3, "h.sum()": lambda h, w: h.sum(),
+       "h * w": lambda h, w: h * w, "h ** 2": lambda h, w: h ** 2, "h.sin()": lambda h, w: h.sin(),
+       "h.log()": lambda h, w: h.log(), "h.exp()": lambda h, w: h.exp(), "h.sigmoid()": lambda h, w: h.sigmoid(),
+       "h.tanh()": lambda h, w: h.tanh(), "h.relu()": lambda h, w: h.relu(), "h.sqrt()": lambda h, w: h.sqrt()}
+
+
+def edit_outcome(make, edit):
+    """Build y = make(h, w), write into h ("input") or y ("output") with mul_(1), run backward."""
+    x = ag.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    h = x * 1                     # a non-leaf (a leaf that requires grad can't be written: section 4)
+    y = make(h, w)
+    (h if edit == "input" else y).mul_(1)
+    return "safe" if backward_error(y.sum()) == "no error" else "error"
+
+
+table = {name: [edit_outcome(make, edit) for edit in ("input", "output")] for name, make in OPS.items()}
+fig, ax = plt.subplots(figsize=(7, 4.4))
+ax.imshow([[result == "safe" for result in row] for row in table.values()], cmap="RdYlGn", vmin=-0.3, vmax=1.3,
+          aspect="auto")
+for i, row in enumerate(table.values()):
+    for j, result in enumerate(row):
+        ax.text(j, i, result, ha="center", va="center", fontsize=10)
+for row in (2.5, 6.5):
+    ax.axhline(row, color="white", linewidth=4)
+for middle, label in ((1, "saves no tensor"), (4.5, "saves its inputs"), (9, "saves its output")):
+    ax.text(1.6, middle, label, va="center", fontsize=11)
+ax.set_xticks([0, 1], ["write into the input h", "write into the output y"])
+ax.set_yticks(range(len(table)), list(table))
+ax.set_title("y = op(h); then h.mul_(1) or y.mul_(1); then backward")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# So `nn.ReLU(inplace=True)` is safe after a linear layer, which saved its input, not after a `sigmoid`,
+# which saved its output.
+#
+# ## 4. The leaf rule
+#
+# A leaf that requires grad (a weight) cannot be written in place while autograd records, not even through
+# a view. Recording the write would give `w` a `grad_fn`: it would **stop being a leaf**, `backward()` would
+# no longer fill `w.grad`, and the gradient would go to old values that no tensor holds any more. PyTorch
+# refuses instead. A non-leaf and a tensor that does not require grad may be written (PyTorch's output in
+# the comments):
+
+# %%
+w = ag.tensor([1., 2., 3.], requires_grad=True)
+print(outcome(lambda: w.add_(1)))       # PyTorch: RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+print(outcome(lambda: w[1:].mul_(2)))   # PyTorch: RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
+
+h = w * 2
+h.add_(1)
+print("a non-leaf:", h, h.is_leaf)      # PyTorch: tensor([3., 5., 7.], grad_fn=<AddBackward0>) False
+c = ag.zeros(3)
+c.add_(1)
+print("a constant:", c)                 # PyTorch: tensor([1., 1., 1.])
+
+# %% [markdown]
+# Yet an optimizer *must* change the weights in place: the model and the optimizer hold the same tensor
+# objects. Under `no_grad` (assignment 07) nothing is recorded, so the write is just a change of values: `w`
+# stays a leaf, and the next forward pass builds a new graph from the new values. Every `torch.optim` step
+# runs under `no_grad`. The counter still counts there, so the order matters: an update between the forward
+# pass and `backward()` is noticed (with no "which is output ...": a leaf has no producer). A training step
+# is forward, backward, update.
+
+# %%
+w = ag.tensor([1., 2., 3.], requires_grad=True)
+loss = (w * w).sum()
+with ag.no_grad():
+    w -= 0.1                    # allowed: nothing recorded
+print(w, w.is_leaf, w._version)  # PyTorch: tensor([0.9000, 1.9000, 2.9000], requires_grad=True) True 1
+print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version 1; expected version 0 instead.
+
+
+# %% [markdown]
+# ### Exercise 1: `safe_writes` (12 points)
+#
+# Make in-place writes safe: a user of `autograd_lib` must see what sections 1 to 4 showed of PyTorch. The
+# library writes and records; it asks three functions of yours, which you write and plug in one answer cell:
+#
+# * `increment_version(tensor)`, called right after every in-place write into `tensor`'s storage (also the
+#   engine's addition into `.grad`, which runs under `no_grad`). A tensor's `_version` is a read-only
+#   property: it reads `tensor._version_counter.value`. Returns None.
+# * `check_version(saved, node)`, the method `SavedTensor.check_version`, called whenever `node`'s backward
+#   (or `node._saved_<name>`) unpacks `saved`, a tensor it kept. A `SavedTensor` holds `tensor`, `version`
+#   (the tensor's version when it was saved) and `is_output` (whether it is `node`'s own output, as `exp`'s).
+#   Returns None when the tensor may be used, else raises PyTorch's error, which
+#   `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns: "which is output 0 of ..."
+#   names the node `producer`, and is left out for `None`.
+# * `check_inplace(t)`, called before every in-place write into `t`, in the grad mode the write runs in.
+#   Returns None when PyTorch allows the write, else raises PyTorch's error. A view knows the tensor whose
+#   memory it shares, `t._base` (`None` for a tensor that is not a view).
+#
+# An example worked out (PyTorch's output in the comments):
+#
+# ```python
+# x = ag.tensor([1., 2., 3.], requires_grad=True)
+# h = x * 2
+# y = h.exp()
+# z = h * x
+# h.add_(1)                   # h, h[1:] and h.detach() are now at version 1, h.data still at 0
+# y.sum().backward()          # fine: exp saved its output y, which was not written
+# z.sum().backward()          # RuntimeError: ...: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. ...
+# x.add_(1)                   # RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+# x[1:].mul_(2)               # RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
+# with ag.no_grad():
+#     x.add_(1)               # allowed: x stays a leaf, now at version 1
+# ```
+#
+# **Rules**
+# - `count`: every in-place write adds exactly one to the version of the tensor written, in any grad mode,
+#   whether the tensor requires grad or not, and changes nothing else.
+# - `shared`: a write through any tensor of a storage (the tensor, a view, `detach()`) moves the version of
+#   all of them; `.data` keeps a count of its own.
+# - `unchanged`: a saved tensor still at the version it was saved at may be used (`check_version` returns
+#   None), also when it was written before it was saved.
+# - `modified`: a saved tensor written since it was saved is refused with PyTorch's `RuntimeError`, which
+#   says "is at version N; expected version M instead.": N its version now, M the version it was saved at.
+# - `output-name`: a saved output is named after the node that saved it ("which is output 0 of Exp"),
+#   whatever the tensor's `grad_fn` is now.
+# - `input-name`: a saved input is named after its producer now (after a write, the write's node), and not
+#   named when it has none (a constant, a leaf).
+# - `leaf`: while grad mode is on, a write into a leaf that requires grad is refused:
+#   `RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
+# - `view-of-leaf`: while grad mode is on, a write into a view of such a leaf is refused:
+#   `RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`
+# - `allowed`: every other write is allowed: into a non-leaf or its views, into a tensor that does not
+#   require grad (a constant, `w.detach()` and its views), and any write under `no_grad`.
+
+# %% nbgrader={"grade": false, "grade_id": "08_safe_writes_answer", "locked": false, "schema_version": 3, "solution": true}
+def increment_version(tensor):
+    """Record one in-place write into tensor's storage. Returns None."""
+    ### BEGIN SOLUTION
+    tensor._version_counter.value += 1
+    ### END SOLUTION
+
+
+def check_version(self, node):
+    """None when node may use the tensor it saved as self (a SavedTensor), else PyTorch's error."""
+    ### BEGIN SOLUTION
+    tensor = self.tensor
+    if tensor._version != self.version:
+        producer = node if self.is_output else tensor.grad_fn
+        raise ag.graph.modified_by_inplace_error(tensor, producer, self.version)
+    ### END SOLUTION
+
+
+def check_inplace(t):
+    """None when PyTorch allows an in-place write into t now, else PyTorch's error."""
+    ### BEGIN SOLUTION
+    if not ag.is_grad_enabled():
+        return
+    if t.requires_grad and t.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = t._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    ### END SOLUTION
+
+
+exercises.plug("08.increment_version", increment_version)
+exercises.plug("08.check_version", check_version)
+exercises.plug("08.check_inplace", check_inplace)
+
+# %% [markdown]
+# Every in-place write now runs your functions. The example of the task, then gradient descent on
+# $y = 2x - 1$ plus noise, the weights updated under `no_grad` and the gradients cleared with
+# `.grad = None` (assignment 04):
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+h = x * 2
+y = h.exp()
+z = h * x
+h.add_(1)
+print(versions(h, h[1:], h.detach(), h.data))      # PyTorch: (1, 1, 1, 0)
+print(backward_error(y.sum()))                     # PyTorch: no error
+print(backward_error(z.sum()))                     # PyTorch: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead.
+print(outcome(lambda: x.add_(1)))                  # PyTorch: RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+print(outcome(lambda: x[1:].mul_(2)))              # PyTorch: RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
+
+rng = np.random.default_rng(0)
+inputs = ag.tensor(rng.uniform(-1, 1, size=(64, 1)), dtype=ag.float32)
+targets = 2 * inputs - 1 + ag.tensor(rng.normal(0, 0.1, size=(64, 1)), dtype=ag.float32)
+weight, bias = ag.zeros(1, 1, requires_grad=True), ag.zeros(1, requires_grad=True)
+losses = []
+for step in range(60):
+    loss = ((inputs @ weight + bias - targets) ** 2).mean()
+    loss.backward()
+    with ag.no_grad():                 # your check_inplace allows it here
+        weight -= 0.3 * weight.grad
+        bias -= 0.3 * bias.grad
+    weight.grad, bias.grad = None, None
+    losses.append(loss.item())
+print(f"weight = {weight.item():.3f}, bias = {bias.item():.3f}, leaves: {weight.is_leaf}, "
+      f"weight._version = {weight._version}")
+fig, ax = plt.subplots(figsize=(6, 2.6))
+ax.semilogy(losses)
+ax.set_xlabel("step")
+ax.set_ylabel("mean squared error")
+ax.set_title("gradient descent, updates under no_grad")
+plt.show()
+
+# %% [markdown]
+# **Tests.** Each grades your three functions together: `check.versions_counted` the counting,
+# `check.saved_tensors_checked` the saved tensors, `check.leaf_rule` the leaf rule, each calling your
+# function directly, then through the library. Hidden tests do the same on random tensors, graphs and writes.
+
+# %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+check.versions_counted(increment_version, check_version, check_inplace)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.safe_writes import (VERSION_KINDS, expect_version_stories, expect_write_stories,
+                                                grad_versions, plugs, random_version_case, version_story,
+                                                write_story)
+from autograd_course.notebook import library_version
+
+cases = [random_version_case(rng, VERSION_KINDS[n % len(VERSION_KINDS)])
+         for n, rng in enumerate(grading.random_cases(seed=804, count=9))]
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=801, count=16)]
+reference = exercises.reference("08.increment_version")
+with library_version("08"):
+    expected = [version_story(reference, case) for case in cases]
+    expected_writes = [(write_story(seed), grad_versions(seed)) for seed in seeds]
+with grading.checking(plugs(increment_version, check_version, check_inplace)):
+    seen = [version_story(increment_version, case) for case in cases]
+    seen_writes = [(write_story(seed), grad_versions(seed)) for seed in seeds]
+expect_version_stories(seen, expected, cases)
+expect_write_stories(seen_writes, expected_writes)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test2", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+check.saved_tensors_checked(increment_version, check_version, check_inplace)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.safe_writes import (edited_graph, expect_edited_graphs, expect_saved_checks,
+                                                expect_written_constants, plugs, random_saved_case, saved_checks,
+                                                written_constant)
+from autograd_course.notebook import library_version
+
+cases = [random_saved_case(rng) for rng in grading.random_cases(seed=805, count=12)]
+graphs = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=802, count=30)]
+constants = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=803, count=6)]
+reference = exercises.reference("08.check_version")
+with library_version("08"):
+    expected = ([saved_checks(reference, case) for case in cases], [edited_graph(reference, s) for s in graphs],
+                [written_constant(s) for s in constants])
+with grading.checking(plugs(increment_version, check_version, check_inplace)):
+    seen = ([saved_checks(check_version, case) for case in cases], [edited_graph(check_version, s) for s in graphs],
+            [written_constant(s) for s in constants])
+expect_written_constants(seen[2], expected[2])
+expect_saved_checks(seen[0], expected[0], cases)
+expect_edited_graphs(seen[1], expected[1])
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test3", "locked": true, "points": 4, "schema_version": 3, "solution": false}
+check.leaf_rule(increment_version, check_version, check_inplace)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.safe_writes import (expect_leaf_outcomes, expect_leaf_stories, leaf_outcomes, leaf_story,
+                                                plugs)
+from autograd_course.notebook import library_version
+
+reference = exercises.reference("08.check_inplace")
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=806, count=10)]
+with library_version("08"):
+    cases = leaf_outcomes(reference, seed=807)
+    expected = [leaf_story(reference, seed) for seed in seeds]
+with grading.checking(plugs(increment_version, check_version, check_inplace)):
+    expect_leaf_outcomes(check_inplace, cases)
+    seen = [leaf_story(check_inplace, seed) for seed in seeds]
+expect_leaf_stories(seen, expected)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. Writing through a view
+#
+# A view is a window on its base's storage, so a write through it is a write into the base: the base's
+# history must change, and so must that of every other view of it. PyTorch has two rules:
+#
+# 1. **The write is recorded on the base.** An in-place op on a view gives the *base* a new `grad_fn`, a
+#    `CopySlices` node. It wraps the op's own node (here `MulBackward0`): backward sends the gradient of the
+#    view's cells through that node, and the rest of the base's gradient on to the base's old history.
+# 2. **Views regenerate their history.** When the shared counter has moved since a view's `grad_fn` was set,
+#    the next read of it builds a new one, an `AsStridedBackward0` whose input is the base's *current*
+#    history. This happens to every view of the base, also those made before the write.
+#
+# Below, two overlapping views of `b` before and after a write through one of them, and the storage: each
+# view's cells, each tensor's `grad_fn` and `_version` (`b[::2]`, made after the write, has no need to
+# regenerate).
+
+# %%
+x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+b = x * 1
+u, v = b[3:], b[1:4]          # two views of b; they overlap at b[3]
+print("before:", b.grad_fn.name(), v.grad_fn.name(), u.grad_fn.name())  # PyTorch: MulBackward0 SliceBackward0 SliceBackward0
+v.mul_(10)
+print("after: ", b.grad_fn.name(), v.grad_fn.name(), u.grad_fn.name())  # PyTorch: torch::autograd::CopySlices AsStridedBackward0 AsStridedBackward0
+ag.viz.draw_views(b, {"v = b[1:4]": v, "u = b[3:]": u, "b[::2]": b[::2]}, base_name="b",
+                  title="b = x * 1;  u, v = b[3:], b[1:4];  v.mul_(10)")
+
+# %% [markdown]
+# `u`'s first cell, `b[3]`, was multiplied by 10 through `v`. Had `u` kept its old `SliceBackward0`, the
+# gradient of `u[0]` would reach `x[3]` with factor 1: silently wrong. Through the regenerated history it
+# passes `CopySlices`, which runs `mul_(10)`'s `MulBackward0` on the written cells. `x[3]` gets 10, in
+# PyTorch as here. (The `MulBackward0` under `CopySlices` in the drawing is `b = x * 1`, the old history.)
+
+# %%
+(u * ag.tensor([1., 2., 3.])).sum().backward()
+print(x.grad)       # PyTorch: tensor([ 0.,  0.,  0., 10.,  2.,  3.])
+ag.viz.draw_graph(u, names={"x": x, "u": u}, title="u's history after v.mul_(10)")
+
+# %% [markdown]
+# ### Exercise 2: `copy_slices_backward` (5 points)
+#
+# Take `b = x * x`, then `b[1:4].mul_(w)`. `b` now holds new values: cells 1 to 3 are `w * (their old
+# values)`, the others their old values. Its `grad_fn` is a `CopySlices`, and backward hands it one
+# gradient, that of `b`'s **new** values. It returns one gradient per entry of its `next_functions`: first
+# for `b`'s **old** values (the base's old history, here `MulBackward0` of `x * x`), then for each other
+# input of the op that wrote (here `w`), in order.
+
+# %%
+x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+w = ag.tensor([2., 3., 4.], requires_grad=True)
+b = x * x
+b[1:4].mul_(w)
+node = b.grad_fn
+print(node.name(), "wraps", node.fn.name())     # the op's own node, as if mul ran on the view
+print([None if f is None else f.name() for f, _ in node.next_functions])
+# PyTorch: ['MulBackward0', 'torch::autograd::AccumulateGrad']
+
+# %% [markdown]
+# Write `copy_slices_backward(self, grad_outputs)`, installed as the method `CopySlices.apply`: `self` is the
+# node, `grad_outputs` a list holding the gradient of the base. What you have:
+#
+# * `self.fn`, the op's node: `self.fn(g)`, given the gradient `g` of the written cells, returns a tuple with
+#   one gradient per input of the op, first for the view's old values, then for the op's other inputs
+#   (`None` for an input that needs none);
+# * `self.key`, where the written cells are in the base: for a tensor `t` of the base's shape, `t[self.key]`
+#   reads them and `t[self.key] = value` writes them.
+#
+# Work out, cell by cell, how `b`'s new values depend on its old values and on `w`. For the example,
+# `b.sum().backward()` must give `x` the gradient $2x$ in the untouched cells and $2x \cdot w$ in the written
+# ones, and `w` the old values $x_{1:4}^2$.
+#
+# **Rules**
+# - `untouched`: a cell the write did not touch passes its gradient on unchanged, to the base's old history.
+# - `through`: a written cell's old value reaches the new value only through the op: its gradient is what
+#   `self.fn` gives for the view's old values, and nothing else.
+# - `none`: where `self.fn` gives `None` for the view's old values, the written cells get zero.
+# - `others`: after the base's gradient come the op's gradients for its other inputs, in order: one
+#   gradient per entry of `self.next_functions`.
+# - `keep-grad`: the gradient you receive is not yours to change: the engine may hand the same tensor to
+#   another node (in `b + d` both inputs get it), and a hook on `b` may have kept it.
+# - `differentiable`: with `create_graph=True` your computation is itself differentiated, so second
+#   derivatives through a write come out right.
+
+# %% nbgrader={"grade": false, "grade_id": "08_copy_slices_backward_answer", "locked": false, "schema_version": 3, "solution": true}
+def copy_slices_backward(self, grad_outputs):
+    """Backward of a write through a view, recorded on the base (installed as CopySlices.apply).
+
+    Args:
+        self: the CopySlices node. self.fn is the op's node, self.key the written cells' positions
+            in the base.
+        grad_outputs: [the gradient of the base's new values], a tensor of the base's shape.
+    Returns:
+        A list with one gradient per entry of self.next_functions: the base's old values first,
+        then the op's other inputs (None where the op's node gives None).
+    """
+    ### BEGIN SOLUTION
+    grad = grad_outputs[0]
+    base_grad = grad.clone()
+    written = self.fn(grad[self.key])
+    base_grad[self.key] = 0. if written[0] is None else written[0]
+    return [base_grad] + list(written[1:])
+    ### END SOLUTION
+
+exercises.plug("08.copy_slices_backward", copy_slices_backward)
+
+# %% [markdown]
+# Every write through a view now goes back through your function. The example of the task; the base's
+# retained gradient is the gradient it received, all ones:
+
+# %%
+b = x * x
+b[1:4].mul_(w)
+b.retain_grad()
+b.sum().backward()
+print(x.grad)     # PyTorch: tensor([ 2.,  8., 18., 32., 10., 12.])
+print(w.grad)     # PyTorch: tensor([ 4.,  9., 16.])
+print(b.grad)     # PyTorch: tensor([1., 1., 1., 1., 1., 1.])
+
+# %% [markdown]
+# **Tests.** `check.copy_slices_backward` calls your function on the nodes of five writes through views;
+# `check.copy_slices_in_the_engine` runs backward through writes (a retained or shared gradient, three
+# writes, second derivatives). Hidden tests do the same with random views, ops and graphs.
+
+# %% nbgrader={"grade": true, "grade_id": "08_copy_slices_backward_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.copy_slices_backward(copy_slices_backward)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.inplace import WRITES, base_gradient, copy_slices_case, expect_copy_slices
+from autograd_course.notebook import library_version
+
+HIDDEN_VIEWS = {"[1:4]": lambda b: b[1:4], "[::2]": lambda b: b[::2], "[-3:]": lambda b: b[-3:],
+                ".view(2, 3)[:, 1]": lambda b: b.view(2, 3)[:, 1], ".view(3, 2)[1:, 0]": lambda b: b.view(3, 2)[1:, 0],
+                ".view(2, 3)[1]": lambda b: b.view(2, 3)[1], "[2:5]": lambda b: b[2:5]}
+HIDDEN_BASES = {"x * 1": lambda x: x * 1, "x * x": lambda x: x * x, "x.sin()": lambda x: x.sin(),
+                "ag.zeros(6) (a constant)": lambda x: ag.zeros(6, dtype=x.dtype)}
+reference = exercises.reference("08.copy_slices_backward")
+hidden_cases = {}
+with library_version("08"):
+    for n, rng in enumerate(grading.random_cases(seed=811, count=24)):
+        dtype = [ag.float32, ag.float64][int(rng.integers(2))]
+        x = ag.tensor(rng.standard_normal(6), dtype=dtype, requires_grad=True)
+        w = ag.tensor(rng.standard_normal(3), dtype=dtype, requires_grad=bool(rng.integers(3)))
+        base = list(HIDDEN_BASES)[int(rng.integers(len(HIDDEN_BASES)))]
+        view = list(HIDDEN_VIEWS)[int(rng.integers(len(HIDDEN_VIEWS)))]
+        label, write = WRITES[int(rng.integers(len(WRITES)))]
+        b = HIDDEN_BASES[base](x)
+        v = HIDDEN_VIEWS[view](b)
+        write(v, w[:v.shape[0]])
+        if b.grad_fn is None:
+            continue
+        node, seed = b.grad_fn, int(rng.integers(2**32))
+        expected = copy_slices_case(reference, node, base_gradient(node, seed))[0]
+        hidden_cases[f"b = {base}; b{view}.{label}, {dtype}, w requires_grad={w.requires_grad} "
+                     f"(random case #{n})"] = (node, base_gradient(node, seed), expected)
+with grading.checking("08.copy_slices_backward", copy_slices_backward):
+    expect_copy_slices(copy_slices_backward, hidden_cases)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "08_copy_slices_backward_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.copy_slices_in_the_engine(copy_slices_backward)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.inplace import ENGINE_RULES, through_views
+from autograd_course.notebook import library_version
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=812, count=16)]
+with library_version("08"):
+    expected = [through_views(seed) for seed in seeds]
+with grading.checking("08.copy_slices_backward", copy_slices_backward):
+    seen = [through_views(seed) for seed in seeds]
+for i, (s, e) in enumerate(zip(seen, expected)):
+    grading.expect_equal(s, e, what=f"(x.grad, w.grad) after one to three random writes through views of a base, "
+                                    f"random case #{i} (shape, dtype, values; some with second derivatives)",
+                         rule=ENGINE_RULES)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. A view's history after a write
+#
+# Rule 2 of section 5 lives where a view's `grad_fn` is read: for a view, `Tensor.grad_fn` calls
+# `view._view_grad_fn()` (so does a write through the view, once it rewrote the base's history). A view keeps:
+#
+# * `view._base`: the tensor whose storage it shares;
+# * `view._grad_fn`: the node it was given when it was made (`SliceBackward0` for `b[1:4]`), or `None`
+#   (made under `no_grad`, or from a base that did not require grad);
+# * `view._view_version`: the counter's value when `view._grad_fn` was set (`view._version` is its value now);
+# * `view._creation_meta`: `None`, or how the view was made when that forbids following a write:
+#   `"no_grad"`, `"multi_output"` (an output of `unbind` or `split`), `"custom_function"`.
+#
+# Below, a view before a write into its base, after it, and once its `grad_fn` is read. The new node's input
+# is the base's history *now*, the `MulBackward0` of `b.mul_(2)`; `ag.views.positions_in_base(v)` says where
+# `v`'s cells are in `b` (one array of indices per dim of the base):
+
+# %%
+x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+b = x * 1
+v = b[1:4]
+print("made:   ", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version)
+b.mul_(2)
+print("written:", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version)
+node = v.grad_fn                                    # reading grad_fn regenerates it
+print("read:   ", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version)
+print("the same node at the next read:", v.grad_fn is node)                  # PyTorch: True
+print("its input:", node.next_functions[0][0].name(), "  b.grad_fn:", node.next_functions[0][0] is b.grad_fn)
+# PyTorch: its input: MulBackward0   b.grad_fn: True
+print("v's cells in b:", ag.views.positions_in_base(v))
+
+# %% [markdown]
+# Some views cannot follow a write, and reading their `grad_fn` afterwards is refused. One made under
+# `no_grad` has no history of its own while its base's was rewritten by a recorded write: whether the write
+# counts for the view is ambiguous. The outputs of `unbind` share one node, which cannot be replaced for one
+# of them alone. `ag.views.view_write_error` builds PyTorch's errors (in the comments):
+
+# %%
+with ag.no_grad():
+    n = b[:2]                           # made under no_grad
+r0, r1 = b.view(2, 3).unbind(0)         # one node for both outputs
+b.add_(1)
+print(outcome(lambda: n.grad_fn))
+# PyTorch: RuntimeError: A view was created in no_grad mode and its base or another view of its base has been
+# modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden.
+# You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you
+# don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).
+print(outcome(lambda: r1.grad_fn))
+# PyTorch: RuntimeError: Output 1 of Unbind is a view and its base or another view of its base has been modified
+# inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output
+# views to be modified inplace. You should replace the inplace operation by an out-of-place one.
+
+# %% [markdown]
+# ### Exercise 3: `view_grad_fn` (5 points)
+#
+# Write `view_grad_fn(view)`, installed as the method `Tensor._view_grad_fn`: return the view's node as
+# PyTorch does. A new node is an `ag.views.AsStridedBackward0()`; besides `next_functions`, the engine reads
+# its `_input_meta` (each input's `(shape, NumPy dtype)`, assignment 05) and its rule reads its `_params`:
+# `"self_shape"`, `"key"` and `"accumulate"` (whether to add up the gradients of cells the view shows more
+# than once, as `b[:2].expand(3, 2)` shows each of two cells three times). `ag.views.move_retained_grad(view,
+# old_node, new_node)` moves a retained grad (assignment 04) to a new node; a view's hooks stay with the old
+# one, as in PyTorch. The rules apply in this order:
+#
+# **Rules**
+# - `no-history`: a view without a node of its own whose base does not require grad has none: `None`.
+# - `keep`: until its storage is written again (the counter still reads `view._view_version`), a view keeps
+#   `view._grad_fn`, the same object (or `None`) at every read.
+# - `refuse`: once its storage was written, a view with a `_creation_meta` is refused with PyTorch's
+#   `RuntimeError`, which `ag.views.view_write_error` builds for it with `indirect=True` (the write did not
+#   go through this view: "its base or another view of its base has been modified inplace").
+# - `new`: any other view whose storage was written gets a new `AsStridedBackward0`, which becomes its node.
+# - `current`: the new node's one input is the base's current history: its gradient edge now (assignment
+#   02), through the write's node.
+# - `params`: the new node holds the base's `(shape, NumPy dtype)` in `_input_meta`, and in `_params` the
+#   base's shape as `self_shape` and the view's positions in the base (`ag.views.positions_in_base`) as `key`.
+# - `accumulate`: `accumulate` is True exactly when the view shows some cell of the base more than once;
+#   a view without elements shows none.
+# - `version`: after a new node, the next read returns the same node, until the next write.
+# - `retain`: a view that retains its grad goes on retaining it through its new node.
+# - `gradients`: so backward through a written view reaches its base's current history: the leaves get the
+#   gradients PyTorch gives.
+
+# %% nbgrader={"grade": false, "grade_id": "08_view_grad_fn_answer", "locked": false, "schema_version": 3, "solution": true}
+def view_grad_fn(view):
+    """The grad_fn of a view (installed as Tensor._view_grad_fn; view.grad_fn calls it): its node,
+    None, or PyTorch's refusal; after a write since its node was set, a new
+    ag.views.AsStridedBackward0 whose input is the base's current history.
+    """
+    ### BEGIN SOLUTION
+    base = view._base
+    if view._grad_fn is None and not base.requires_grad:
+        return None
+    if view._view_version == view._version:
+        return view._grad_fn
+    if view._creation_meta:
+        raise ag.views.view_write_error(view, indirect=True)
+    node = ag.views.AsStridedBackward0()
+    node.next_functions = (base._gradient_edge(),)
+    node._input_meta = ((base._data.shape, base._data.dtype),)
+    repeats = view.numel() > 0 and any(step == 0 and size > 1 for size, step in zip(view.shape, view.stride()))
+    node._params = {"self_shape": base.shape, "key": ag.views.positions_in_base(view), "accumulate": repeats}
+    ag.views.move_retained_grad(view, view._grad_fn, node)
+    view._grad_fn, view._view_version = node, view._version
+    return node
+    ### END SOLUTION
+
+exercises.plug("08.view_grad_fn", view_grad_fn)
+
+# %% [markdown]
+# Every read of a view's `grad_fn` now goes through your function. Section 5's views again, with an expanded
+# view `e` that shows `b[0]` and `b[1]` three times each, and `u` retaining its gradient. `x[1]` gets 30:
+# three copies in `e`, each multiplied by 10 by `v.mul_(10)`:
+
+# %%
+x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+b = x * 1
+u, v = b[3:], b[1:4]
+e = b[:2].unsqueeze(0).expand(3, 2)     # b[0] and b[1], three times each
+u.retain_grad()
+v.mul_(10)
+print(u.grad_fn.name(), e.grad_fn.name(), v.grad_fn.name())  # PyTorch: AsStridedBackward0 AsStridedBackward0 AsStridedBackward0
+((u * ag.tensor([1., 2., 3.])).sum() + e.sum()).backward()
+print(x.grad)       # PyTorch: tensor([ 3., 30.,  0., 10.,  2.,  3.])
+print(u.grad)       # PyTorch: tensor([1., 2., 3.])
+
+# %% [markdown]
+# **Tests.** `check.view_grad_fn` reads thirteen views twice each (written or not, expanded, made under
+# `no_grad`, by `unbind`, of a constant, of a leaf, retaining a grad); `check.view_grad_fn_in_the_engine`
+# runs backward through written views. Hidden tests do the same with random views and writes.
+
+# %% nbgrader={"grade": true, "grade_id": "08_view_grad_fn_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.view_grad_fn(view_grad_fn)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.aliasing import expect_view_summary, random_view_case, view_summary
+from autograd_course.notebook import library_version
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=813, count=30)]
+reference = exercises.reference("08.view_grad_fn")
+with library_version("08"):
+    expected = {seed: view_summary(reference, *random_view_case(seed)[1:]) for seed in seeds}
+with grading.checking("08.view_grad_fn", view_grad_fn):
+    for seed in seeds:
+        label, view, base = random_view_case(seed)
+        expect_view_summary(view_summary(view_grad_fn, view, base), expected[seed], label)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "08_view_grad_fn_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.view_grad_fn_in_the_engine(view_grad_fn)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.aliasing import VG_STORY, random_view_story
+from autograd_course.notebook import library_version, outcome
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=814, count=16)]
+with library_version("08"):
+    expected = [random_view_story(seed) for seed in seeds]
+with grading.checking("08.view_grad_fn", view_grad_fn):
+    seen = [outcome(random_view_story, seed) for seed in seeds]
+for i, (s, e) in enumerate(zip(seen, expected)):
+    grading.expect_equal(s, e, what=f"random story #{i} through views of a base (dtype, views, writes, weights): "
+                                    "at each read, each view's (grad_fn name, the same node at a second read); "
+                                    "the writes' errors; the gradients of x and w (and their own, with create_graph)",
+                         rule=VG_STORY)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 7. When the source overlaps the destination
+#
+# `x[2:5].copy_(x[0:3])` copies three cells into three others, and the two windows share `x[2]`. Copied from
+# the front, `x[2]` is overwritten before it is read for `x[4]`; copied from the back, it is not. The result
+# depends on the order of the writes, which no library promises, so PyTorch refuses. It lets through what
+# cannot depend on the order: `x.add_(x)` reads each cell where it writes it, and windows that share no cell
+# are independent. Some writes into `x = ag.arange(6.)` and `m`, its first four cells as a 2 x 2 matrix:
+
+# %%
+writes = {"x[2:5].copy_(x[0:3])": lambda x, m: x[2:5].copy_(x[0:3]),
+          "x[0:3].copy_(x[3:6])": lambda x, m: x[0:3].copy_(x[3:6]),
+          "x.add_(x)": lambda x, m: x.add_(x),
+          "m.add_(m.t())": lambda x, m: m.add_(m.t()),
+          "x[::2].copy_(x[:3])": lambda x, m: x[::2].copy_(x[:3])}
+for text, write in writes.items():
+    x = ag.arange(6.)
+    m = x[:4].view(2, 2)
+    result = outcome(write, x, m)
+    print(f"{text:22}", result[:60] + " ..." if isinstance(result, str) else x)
+# PyTorch:
+# x[2:5].copy_(x[0:3])   RuntimeError: unsupported operation: some elements of the in ...
+# x[0:3].copy_(x[3:6])   tensor([3., 4., 5., 3., 4., 5.])
+# x.add_(x)              tensor([ 0.,  2.,  4.,  6.,  8., 10.])
+# m.add_(m.t())          RuntimeError: unsupported operation: some elements of the in ...
+# x[::2].copy_(x[:3])    tensor([0., 1., 1., 3., 1., 5.])
+
+# %% [markdown]
+# The last write goes through although `x[::2]` and `x[:3]` share cells, and shows the problem: PyTorch read
+# `x[2]` after writing it (`x[4]` is 1), NumPy copied from a buffer (`x[4]` is 2). Telling whether two
+# windows with gaps share a cell takes real work, so PyTorch does not try.
+#
+# When does it tell? A tensor is a window on its storage: the address of its first element
+# (`t.data_ptr()`, in bytes), how far a step along each dim jumps (`t.stride()`, in elements), its `shape`,
+# and `t.itemsize`, the bytes of one element. Windows on `x = ag.arange(12.)` (float32, 4 bytes an element;
+# PyTorch gives the same numbers):
+
+# %%
+x = ag.arange(12.)
+m = x[:9].view(3, 3)
+windows = {"x": x, "x[2:5]": x[2:5], "x[0:3]": x[0:3], "x[::2]": x[::2], "m": m, "m.t()": m.t(),
+           "m[:, :1]": m[:, :1], "x[:1].expand(3)": x[:1].expand(3)}
+for name, t in windows.items():
+    print(f"{name:16} starts at byte {t.data_ptr() - x.data_ptr():2}, stride {t.stride()}, shape {tuple(t.shape)}, "
+          f"{t.numel() * t.itemsize} bytes of elements")
+
+
+# %% [markdown]
+# PyTorch compares only windows whose elements fill a block of consecutive bytes, each byte once:
+# **non-overlapping and dense**. A contiguous tensor is, and so is one with its dims permuted: `m.t()` covers
+# the same 36 bytes as `m`, in another order. `x[::2]` is not (it skips every other element), nor
+# `m[:, :1]` (a column: gaps), nor `x[:1].expand(3)` (one element three times). Two dense blocks are compared
+# as ranges of addresses; for anything else PyTorch gives up and lets the write through.
+#
+# ### Exercise 4: `overlap_status` (5 points)
+#
+# Write `overlap_status(a, b)`, PyTorch's `get_overlap_status`, installed as
+# `autograd_lib.ops.inplace.overlap_status`: every in-place op calls it with its target and each tensor
+# operand, and refuses `"partial"` with the error above. It returns `"full"`, `"partial"`, `"no"` or
+# `"too hard"`. Addresses are real addresses: tensors on different storages never share a byte. You have
+# `data_ptr()`, `numel()`, `itemsize`, `stride()` and `shape`. Examples on `x = ag.arange(12.)`, `m =
+# x[:9].view(3, 3)`: `x, x.detach()` is full; `x[2:5], x[0:3]` and `m, m.t()` are partial; `x[0:3], x[3:6]`
+# (they touch) is no; `x[::2], x[:3]` is too hard.
+#
+# **Rules** (decided in this order)
+# - `same`: a tensor and itself: `"full"`.
+# - `empty`: a tensor without elements shares no memory: `"no"`.
+# - `dense`: a layout that is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an expand) is
+#   `"too hard"`, whatever the other tensor; a permuted contiguous layout (`m.t()`) is dense, a dim of size
+#   1 is never stepped along, and a single element is dense.
+# - `range`: two dense tensors that cover the same bytes are `"full"` when their strides are the same
+#   (`x` and `x.detach()`, two slices `x[0:3]`), `"partial"` when not (`m` and `m.t()`; `x[:6]` and
+#   `x[:6].view(1, 6)`: PyTorch compares the strides as they are).
+# - `share`: other blocks that share a byte are `"partial"`; blocks that only touch or lie apart are `"no"`.
+# - `refuse`: so an in-place op refuses an operand that partially overlaps its target (PyTorch's
+#   `RuntimeError`), and allows the others, their result unchanged.
+
+# %% nbgrader={"grade": false, "grade_id": "08_overlap_status_answer", "locked": false, "schema_version": 3, "solution": true}
+def overlap_status(a, b):
+    """How the memory of tensors a and b overlaps, as PyTorch's get_overlap_status: "full", "no",
+    "too hard" or "partial".
+    """
+    ### BEGIN SOLUTION
+    if a is b:
+        return "full"
+    if a.numel() == 0 or b.numel() == 0:
+        return "no"
+    for t in (a, b):
+        step = 1                            # the stride the next dim needs, in elements
+        for stride, size in sorted((st, n) for st, n in zip(t.stride(), t.shape) if n != 1):
+            if stride != step:
+                return "too hard"
+            step *= size
+    a_begin, b_begin = a.data_ptr(), b.data_ptr()
+    a_end, b_end = a_begin + a.numel() * a.itemsize, b_begin + b.numel() * b.itemsize
+    if (a_begin, a_end) == (b_begin, b_end):
+        return "full" if a.stride() == b.stride() else "partial"
+    if a_begin < b_end and b_begin < a_end:
+        return "partial"
+    return "no"
+    ### END SOLUTION
+
+exercises.plug("08.overlap_status", overlap_status)
+
+# %% [markdown]
+# Every in-place op now asks your function about its operands (here through the library, as the ops do).
+# Some pairs of windows, then a write that is refused and one that is not:
+
+# %%
+x = ag.arange(12.)
+m = x[:9].view(3, 3)
+pairs = {"x[2:5], x[0:3]": (x[2:5], x[0:3]), "x[0:3], x[3:6]": (x[0:3], x[3:6]), "x, x.detach()": (x, x.detach()),
+         "m, m.t()": (m, m.t()), "m.t(), m.t()": (m.t(), m.t()), "x[::2], x[:3]": (x[::2], x[:3])}
+for text, (a, b) in pairs.items():
+    print(f"{text:16}", ag.ops.inplace.overlap_status(a, b))
+y = ag.arange(6.)
+print(outcome(lambda: y[1:4].copy_(y[2:5])))
+# PyTorch: RuntimeError: unsupported operation: some elements of the input tensor and the written-to tensor refer to
+# a single memory location. Please clone() the tensor before performing the operation.
+print(y[:3].copy_(y[3:]))           # PyTorch: tensor([3., 4., 5.])
+
+# %% [markdown]
+# **Tests.** `check.overlap_status` tries twenty-one pairs of windows, `check.overlap_in_the_library`
+# in-place writes between windows of one storage. Hidden tests do the same with random windows and writes.
+
+# %% nbgrader={"grade": true, "grade_id": "08_overlap_status_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.overlap_status(overlap_status)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.aliasing import expect_statuses, random_windows
+
+reference = exercises.reference("08.overlap_status")
+cases = {}
+for n, rng in enumerate(grading.random_cases(seed=815, count=6)):
+    windows = random_windows(rng, int(rng.integers(9, 17)))
+    names = list(windows)
+    for _ in range(30):
+        i, j = (int(k) for k in rng.integers(len(names), size=2))
+        a, b = windows[names[i]], windows[names[j]]
+        cases[f"{names[i]}, {names[j]}, random case #{n}"] = (a, b, reference(a, b))
+with grading.checking("08.overlap_status", overlap_status):
+    expect_statuses(overlap_status, cases)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "08_overlap_status_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.overlap_in_the_library(overlap_status)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.aliasing import OV_REFUSE, random_writes
+from autograd_course.notebook import library_version
+
+seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=816, count=12)]
+with library_version("08"):
+    expected = [random_writes(seed) for seed in seeds]
+with grading.checking("08.overlap_status", overlap_status):
+    seen = [random_writes(seed) for seed in seeds]
+for i, (story, wanted) in enumerate(zip(seen, expected)):
+    for step, (s, e) in enumerate(zip(story, wanted)):
+        grading.expect_equal(s, e, what=f"random story #{i}, write {step + 1}: (the write, its error, x's values, "
+                                        "x._version)", rule=OV_REFUSE)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 8. The `.data` anti-pattern
+#
+# Old PyTorch code often changes tensors through `.data`: `w.data -= lr * w.grad`. `.data` shares the
+# storage but has its **own** counter and no history, so a write through it escapes every check of this
+# notebook: no leaf rule, no version for a saved tensor to notice. Backward then silently uses the new
+# values. Below, `y = exp(x)` and `loss = y.sum()`, whose gradient is $e^x$; between the forward pass and
+# `backward()`, `y` is doubled through `.data`, then, on a fresh graph, through `detach()`, which shares the
+# counter:
+
+# %%
+x = ag.tensor([0., 1., 2.], requires_grad=True)
+y = x.exp()
+loss = y.sum()
+y.data.mul_(2)                          # autograd does not see this write
+loss.backward()
+print(".data:   ", y._version, x.grad)  # PyTorch: 0 tensor([ 2.0000,  5.4366, 14.7781])
+print("e^x:     ", np.exp([0., 1., 2.]).round(4))
+
+x = ag.tensor([0., 1., 2.], requires_grad=True)
+y = x.exp()
+loss = y.sum()
+y.detach().mul_(2)
+print("detach():", y._version, backward_error(loss), x.grad)
+# PyTorch: 1 [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. None
+
+# %% [markdown]
+# Through `.data`, `ExpBackward0` multiplied by its saved output, which now held $2e^x$: twice the gradient,
+# and nothing warned. Through `detach()`, an error that points at the line to fix. A wrong gradient only
+# shows up as a model that trains badly. So: `detach()` for a tensor without history, `with no_grad():` to
+# change weights, and `.data` only when no graph saved the tensor.
+#
+# ## Summary
+#
+# * Every **in-place** write adds one to the **version counter** of its storage, shared by views and
+#   `detach()`, not by `.data`.
+# * A **saved tensor** remembers its version; backward refuses it once the version moved on. Which edits
+#   are safe follows from what the derivative needs.
+# * The **leaf rule**: while recording, a leaf that requires grad, or a view of one, cannot be written.
+#   Optimizers update under **`no_grad`**, after backward.
+# * A write through a view is recorded on the base by **`CopySlices`**, and a view's **history follows its
+#   base's** (`AsStridedBackward0`).
+# * A write whose operand **partially overlaps** its target is refused.
+# * A write through **`.data`** escapes every check and can give a silently wrong gradient.
+#
+# Next, assignment 09 puts it all together: modules, optimizers and a training loop.

@@ -30,8 +30,9 @@ import weakref
 
 import numpy as np
 
+from . import grad_mode as _grad_mode
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad, SavedTensor, SavedValue
+from .graph import AccumulateGrad, SavedTensor, SavedValue, expose_saved
 from .tensor import Tensor
 from .views import make_view
 
@@ -179,8 +180,8 @@ def record_outputs(op, outputs, inputs, params=None):
 def _attach(op, outputs, inputs, params):
     """Give ``outputs`` their node of ``op`` (02's :func:`record_node`) and save what its
     formulas need; returns the node, or None when nothing was recorded."""
-    if _grad_state.inference:           # inference_mode records nothing, even inside enable_grad:
-        return None                     # PyTorch leaves autograd out of its dispatch there
+    if _grad_mode.inference_used and _grad_state.inference:   # inference_mode records nothing, even
+        return None                     # inside enable_grad: PyTorch leaves autograd out of its dispatch there
     out = outputs[0]
     # A type-promoted copy stands for its original (ops.operands.cast_operand).  Most ops
     # have none: then the inputs are used as they are, without building a new list.
@@ -284,5 +285,6 @@ def _save_plan(node_cls, edges):
         raise TypeError(f"{node_cls.__name__} has inputs {node_cls.input_names}, but the op recorded "
                         f"{len(mask)} input(s)")
     plan = tuple(plan_saves(node_cls, mask))
+    expose_saved(value_name for value_name, _ in plan)   # grad_fn._saved_<name> for each
     _PLANS.setdefault(node_cls, {})[mask] = plan
     return plan

@@ -84,7 +84,7 @@ class _InferenceVersionCounter(_VersionCounter):
 
 
 def _new_counter():
-    return _InferenceVersionCounter() if _grad_state.inference else _VersionCounter()
+    return _InferenceVersionCounter() if _grad_mode.inference_used and _grad_state.inference else _VersionCounter()
 
 
 NON_LEAF_REQUIRES_GRAD_OFF = (
@@ -129,7 +129,8 @@ class Tensor:
         t = object.__new__(cls)
         t._data = array
         if version_counter is None:
-            version_counter = _InferenceVersionCounter() if _grad_state.inference else _VersionCounter()
+            version_counter = (_InferenceVersionCounter() if _grad_mode.inference_used and _grad_state.inference
+                               else _VersionCounter())
         t._version_counter = version_counter
         return t
 

@@ -508,19 +508,20 @@ class Node:
         """Gradients for each input (None where not needed) from the output gradients.  A
         value two formulas need is asked for once, as PyTorch unpacks each saved tensor once
         per node (an unpack hook sees each call; a checkpoint's hook allows one)."""
-        grad = grad_outputs if self._all_grads else grad_outputs[0]
-        formulas = self.formulas
-        known = _SHARED_NEEDS.get(type(self))
+        cls = type(self)
+        grad = grad_outputs if cls._all_grads else grad_outputs[0]
+        formulas = cls.formulas
+        known = _BY_INPUT.get(cls)
         if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)
-            known = _SHARED_NEEDS[type(self)] = (formulas, _formulas_share_a_value(formulas))
+            known = _BY_INPUT[cls] = _formulas_by_input(cls, formulas)
         if known[1]:
             return self._apply_sharing(grad)
         grads = []
-        for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
+        for (name, formula), (next_node, _) in zip(known[2], self.next_functions):
             if next_node is None:
                 grads.append(None)
                 continue
-            fn, needs = formulas[name]
+            fn, needs = formula if formula is not None else formulas[name]   # (none: KeyError)
             grads.append(fn(grad, *self.saved_values(needs)))
         return grads
 
@@ -537,7 +538,13 @@ class Node:
         return tuple(self.apply(list(grad_outputs)))
 
 
-_SHARED_NEEDS = {}              # node class -> (its formulas, whether two of them need one value)
+# node class -> (its formulas, whether two of them need one value, its formulas in input
+# order): read once per class, as the engine runs every node through ``apply``.
+_BY_INPUT = {}
+
+
+def _formulas_by_input(cls, formulas):
+    return formulas, _formulas_share_a_value(formulas), tuple((name, formulas.get(name)) for name in cls.input_names)
 
 
 def _formulas_share_a_value(formulas):

@@ -197,9 +197,13 @@ def _attach(op, outputs, inputs, params):
     if node is None:
         return None                                   # nothing to differentiate
     edges = node.next_functions
-    # Save what the formulas of the inputs that need a gradient say they need.
+    # Save what the formulas of the inputs that need a gradient say they need: the plan
+    # for this pattern of inputs needing one, planned once (the common case: found here).
+    plan = _PLANS.get(node_cls, _NO_PLANS).get(tuple([next_node is not None for next_node, _ in edges]))
+    if plan is None:
+        plan = _save_plan(node_cls, edges)
     saved, kept = {}, {}
-    for value_name, source in _save_plan(node_cls, edges):
+    for value_name, source in plan:
         if source.__class__ is int:                   # input number `source`
             if tensors[source] is None:               # an optional input left out (clamp's max)
                 kept[value_name] = None
@@ -232,6 +236,7 @@ SAVED_PARAM = "saved param"         # a plain value kept with the saved tensors,
 PARAM_IF_GIVEN = "param if given"   # a plain value only a no-gradient input's formula names
 
 _PLANS = {}                         # node class -> {which inputs need a gradient: its plan}
+_NO_PLANS = {}                      # (a class with none yet; never written)
 
 
 def plan_saves(node_cls, needs_grad):

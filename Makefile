@@ -55,6 +55,7 @@ test: venv sandbox
 
 # The library's benchmarks, then grading a class against stock nbgrader (benchmarks/README.md).
 bench: venv sandbox
+	$(BIN)/pip install --quiet -e ".[bench]"
 	status=0; $(BIN)/python -m benchmarks.run || status=$$?; \
 	$(BIN)/python -m benchmarks.cnn || status=$$?; \
 	$(BIN)/python -m benchmarks.grading || status=$$?; exit $$status

@@ -26,7 +26,7 @@ driver, then the callbacks queued meanwhile.  ``AccumulateGrad`` nodes add into 
 leaves' ``.grad``; for ``autograd.grad`` the captured gradients are the result.
 """
 
-import heapq
+from heapq import heappop, heappush
 import threading
 import warnings
 
@@ -262,7 +262,9 @@ def execute(root_edges, root_grads, dependencies, run_node):
     buffers = {}                        # node -> [the gradient summed so far at each output]
 
     def arrive(node, nr, grad):
-        slots = buffers.setdefault(node, [None] * node.num_outputs)
+        slots = buffers.get(node)
+        if slots is None:
+            slots = buffers[node] = [None] * node.num_outputs
         slots[nr] = grad if slots[nr] is None else slots[nr] + grad
 
     for (node, nr), grad in zip(root_edges, root_grads):
@@ -270,18 +272,19 @@ def execute(root_edges, root_grads, dependencies, run_node):
     ready = []                          # pushed one by one, as PyTorch's GraphRoot pushes its edges
     for node in dict.fromkeys(node for node, _ in root_edges):
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, _Ready(node))
+            heappush(ready, _Ready(node))
     while ready:
-        node = heapq.heappop(ready).node
+        node = heappop(ready).node
         grad_inputs = run_node(node, buffers.pop(node, None))
         for (next_node, nr), grad in zip(node.next_functions, grad_inputs):
             if next_node not in dependencies:           # no node (None), or one not visited
                 continue
             if grad is not None:
                 arrive(next_node, nr, grad)
-            dependencies[next_node] -= 1
-            if dependencies[next_node] == 0:
-                heapq.heappush(ready, _Ready(next_node))
+            waiting = dependencies[next_node] - 1
+            dependencies[next_node] = waiting
+            if waiting == 0:
+                heappush(ready, _Ready(next_node))
 
 
 class _Ready:
@@ -325,17 +328,18 @@ def validate_outputs(node, grad_inputs):
 
     (Exercise 05.validate_outputs: the engine runs it after every node.)"""
     out = []
-    for i, (grad, (next_node, _), meta) in enumerate(zip(grad_inputs, node.next_functions,
-                                                         node._input_meta)):
+    for grad, (next_node, _), meta in zip(grad_inputs, node.next_functions, node._input_meta):
         if grad is not None and next_node is not None:
             shape, dtype = meta
-            if grad._data.shape != shape:
-                if not broadcasting.is_expandable_to(shape, grad._data.shape):
+            data = grad._data
+            if data.shape != shape:
+                if not broadcasting.is_expandable_to(shape, data.shape):
                     raise RuntimeError(
-                        f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                        f"Function {node.name()} returned an invalid gradient at index {len(out)} - got "
                         f"{list(grad.shape)} but expected shape compatible with {list(shape)}")
                 grad = broadcasting.sum_to(grad, shape)
-            if grad._data.dtype is not dtype and grad._data.dtype != dtype:   # `is`: cheap, usual
+                data = grad._data
+            if data.dtype is not dtype and data.dtype != dtype:   # `is`: cheap, usual
                 grad = grad.to(dtype)
         out.append(grad)
     return out

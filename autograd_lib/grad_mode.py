@@ -22,6 +22,10 @@ class _GradState(threading.local):
 
 
 _state = _GradState()
+# Whether any thread ever entered inference_mode: until then no tensor is an inference
+# tensor, and the ops that make one tensor each skip reading the thread-local state (a
+# tenth of the cost of making a tensor).  Set once, never cleared.
+inference_used = False
 
 
 def is_grad_enabled():
@@ -201,6 +205,8 @@ class inference_mode(_GradModeContext):
         self.mode = mode
 
     def __enter__(self):
+        global inference_used
+        inference_used = True
         self._previous = (_state.enabled, _state.inference)
         _state.enabled, _state.inference = not self.mode, self.mode
 

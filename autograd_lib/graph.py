@@ -31,7 +31,8 @@ from .grad_mode import is_grad_enabled
 from .tensor import Tensor
 from .op_table import methods
 
-__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE", "UNPACK_HOOK_TYPE", "type_name"]
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "SavedValue", "FREED_MESSAGE", "UNPACK_HOOK_TYPE", "type_name",
+           "expose_saved"]
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -195,7 +196,7 @@ class SavedTensor:
         self.unpack_hook = None
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
         # kept as it is, as PyTorch keeps it outside the hooks.
-        if saved_hooks.active.hooks and tensor._wrapped_number is None:
+        if saved_hooks.used and saved_hooks.active.hooks and tensor._wrapped_number is None:
             pack, unpack = saved_hooks.active.hooks[-1]
             self.packed, self.unpack_hook = pack(tensor), with_history(unpack, tensor)
             self.tensor = None
@@ -345,6 +346,59 @@ def _names_an_unsaved_tensor(node_cls, key):
     return key == "result" or key in node_cls.input_names or key in getattr(node_cls, "saves", ())
 
 
+class _SavedAttribute:
+    """``grad_fn._saved_<name>`` and ``grad_fn._raw_saved_<name>``, as PyTorch's nodes show
+    what they keep: one of these per name on :class:`Node` (:func:`expose_saved`).
+
+    They are descriptors rather than a ``__getattr__``: a class with ``__getattr__`` makes
+    CPython look up every attribute of its instances the slow way, and the engine reads a
+    node's attributes some twenty times per node."""
+
+    __slots__ = ("key", "raw", "attr")
+
+    def __init__(self, key, raw):
+        self.key, self.raw = key, raw
+        self.attr = ("_raw_saved_" if raw else "_saved_") + key
+
+    def __get__(self, node, owner=None):
+        if node is None:
+            return self
+        key = self.key
+        if self.raw:
+            saved = node._saved.get(key)
+            if saved is not None:
+                return saved
+            if _names_an_unsaved_tensor(type(node), key):
+                return _NOT_KEPT           # (x * 3)._raw_saved_self: a saved tensor with no value
+        else:
+            saved = node._saved
+            if key in saved:
+                if node._freed:
+                    raise RuntimeError(FREED_MESSAGE)
+                value = saved[key].unpack(node)
+                if isinstance(value, Tensor) and value._wrapped_number is not None:
+                    # PyTorch saves a number operand as a tensor of the number's own type:
+                    # x * 3 shows tensor(3), an int64, whatever x's dtype.
+                    return Tensor._make(np.asarray(value._wrapped_number))
+                return value
+            params = node._params
+            if key in params:
+                return params[key]
+            if _names_an_unsaved_tensor(type(node), key):
+                return None             # (x * c)._saved_self when c needs no gradient: not kept
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{self.attr}'")
+
+
+def expose_saved(names):
+    """Make ``grad_fn._saved_<name>`` and ``grad_fn._raw_saved_<name>`` readable on every
+    node for each of ``names`` (what formulas name, what ``record`` keeps)."""
+    for key in names:
+        for raw in (False, True):
+            attr = ("_raw_saved_" if raw else "_saved_") + key
+            if attr not in Node.__dict__:
+                setattr(Node, attr, _SavedAttribute(key, raw))
+
+
 class Node:
     """Base class of every backward node (``grad_fn``)."""
 
@@ -355,27 +409,36 @@ class Node:
     formulas = {}
     variadic = False                  # the op takes a list of tensors (cat, stack): for_inputs(n)
     saves = ()                        # parameters kept as SavedValues, freed after backward (indices)
-    _pre_hooks = None                 # output_nr -> HookDict of tensor hooks (t.register_hook)
-    _node_prehooks = None             # HookDict of grad_fn.register_prehook hooks
     _all_grads = False                # formulas take every output's gradient (``grads``)
-
-    # Defaults, overridden per instance only where they differ.
-    next_functions = ()
-    _freed = False
-    _input_meta = ()                  # (shape, NumPy dtype) of each input, to reduce/cast gradients
-    _retains_grad = None              # output_nr -> weakref to the tensor that retains its grad
-    _hooks = None                     # post hooks: fn(grad_inputs, grad_outputs)
-    num_outputs = 1
     _output_meta = None               # [(shape, dtype)] per output, for zero-filling
-    # name -> SavedTensor, and name -> plain value (shapes, dims, ...: never freed).  Most
-    # nodes keep few of either: a node gets its own dict only when it keeps something
-    # (recording.record), saving two dicts per node.  The shared empty default is only
-    # read: code that adds a name to a node's dict gives the node its own dict first.
-    _saved = _NOTHING_KEPT
-    _params = _NOTHING_KEPT
+
+    # What every node has, in slots: CPython reads a slot fast, while a default left on the
+    # class is looked up through the class on every read (the engine reads these for every
+    # node).  Other attributes (a custom node's, metadata) go in the instance's __dict__.
+    __slots__ = (
+        "_sequence_nr",               # creation order; the engine runs newer nodes first
+        "next_functions",             # one (node or None, output_nr) edge per input
+        "_input_meta",                # (shape, NumPy dtype) of each input, to reduce/cast gradients
+        "num_outputs",
+        # name -> SavedTensor, and name -> plain value (shapes, dims, ...: never freed).  Most
+        # nodes keep few of either: a node gets its own dict only when it keeps something
+        # (recording.record); until then it shares the empty _NOTHING_KEPT, which is only
+        # read: code that adds a name to a node's dict gives the node its own dict first.
+        "_saved", "_params",
+        "_freed",                     # its saved tensors were released (after backward)
+        "_pre_hooks",                 # output_nr -> HookDict of tensor hooks (t.register_hook)
+        "_node_prehooks",             # HookDict of grad_fn.register_prehook hooks
+        "_hooks",                     # post hooks: fn(grad_inputs, grad_outputs)
+        "_retains_grad",              # output_nr -> weakref to the tensor that retains its grad
+        "__dict__", "__weakref__")
 
     def __init__(self):
         self._sequence_nr = next(_sequence)
+        self.next_functions = self._input_meta = ()
+        self.num_outputs = 1
+        self._saved = self._params = _NOTHING_KEPT
+        self._freed = False
+        self._pre_hooks = self._node_prehooks = self._hooks = self._retains_grad = None
         for hook in NEW_NODE_HOOKS:     # empty unless anomaly mode was ever turned on
             hook(self)
 
@@ -392,43 +455,16 @@ class Node:
             self._metadata = {}
         return self._metadata
 
-    def __getattr__(self, attr):
-        # grad_fn._saved_self, grad_fn._saved_result, grad_fn._saved_dim ... as in PyTorch
-        if attr.startswith("_raw_saved_"):
-            key = attr[len("_raw_saved_"):]
-            saved = self.__dict__.get("_saved", {}).get(key)
-            if saved is not None:
-                return saved
-            if _names_an_unsaved_tensor(type(self), key):
-                return _NOT_KEPT           # (x * 3)._raw_saved_self: a saved tensor with no value
-        if attr.startswith("_saved_"):
-            key = attr[len("_saved_"):]
-            saved = self.__dict__.get("_saved", {})
-            if key in saved:
-                if self.__dict__.get("_freed"):
-                    raise RuntimeError(FREED_MESSAGE)
-                value = saved[key].unpack(self)
-                if isinstance(value, Tensor) and value._wrapped_number is not None:
-                    # PyTorch saves a number operand as a tensor of the number's own type:
-                    # x * 3 shows tensor(3), an int64, whatever x's dtype.
-                    return Tensor._make(np.asarray(value._wrapped_number))
-                return value
-            params = self.__dict__.get("_params", {})
-            if key in params:
-                return params[key]
-            if _names_an_unsaved_tensor(type(self), key):
-                return None             # (x * c)._saved_self when c needs no gradient: not kept
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
-
     def __dir__(self):
         # As PyTorch's nodes list them: _saved_<name> for what the node keeps (saved tensors
         # and plain values), _raw_saved_<name> for a saved tensor not yet freed.
-        names = set(super().__dir__())
-        for key, saved in self.__dict__.get("_saved", {}).items():
+        names = {name for name in super().__dir__()
+                 if name in self.__dict__ or not isinstance(Node.__dict__.get(name), _SavedAttribute)}
+        for key, saved in self._saved.items():
             names.add(f"_saved_{key}")
             if saved is not None:
                 names.add(f"_raw_saved_{key}")
-        names.update(f"_saved_{key}" for key in self.__dict__.get("_params", {}))
+        names.update(f"_saved_{key}" for key in self._params)
         return sorted(names)
 
     def register_hook(self, fn):
@@ -459,7 +495,7 @@ class Node:
     def release_saved(self):
         """Drop saved tensors so their memory can be reclaimed (after backward)."""
         if self._saved:
-            self._saved = {name: None for name in self._saved}
+            self._saved = dict.fromkeys(self._saved)     # every name, its value None
             self._freed = True
 
     @property
@@ -473,19 +509,20 @@ class Node:
         """Gradients for each input (None where not needed) from the output gradients.  A
         value two formulas need is asked for once, as PyTorch unpacks each saved tensor once
         per node (an unpack hook sees each call; a checkpoint's hook allows one)."""
-        grad = grad_outputs if self._all_grads else grad_outputs[0]
-        formulas = self.formulas
-        known = _SHARED_NEEDS.get(type(self))
+        cls = type(self)
+        grad = grad_outputs if cls._all_grads else grad_outputs[0]
+        formulas = cls.formulas
+        known = _BY_INPUT.get(cls)
         if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)
-            known = _SHARED_NEEDS[type(self)] = (formulas, _formulas_share_a_value(formulas))
+            known = _BY_INPUT[cls] = _formulas_by_input(cls, formulas)
         if known[1]:
             return self._apply_sharing(grad)
         grads = []
-        for (name, (next_node, _)) in zip(self.input_names, self.next_functions):
+        for (name, formula), (next_node, _) in zip(known[2], self.next_functions):
             if next_node is None:
                 grads.append(None)
                 continue
-            fn, needs = formulas[name]
+            fn, needs = formula if formula is not None else formulas[name]   # (none: KeyError)
             grads.append(fn(grad, *self.saved_values(needs)))
         return grads
 
@@ -502,7 +539,13 @@ class Node:
         return tuple(self.apply(list(grad_outputs)))
 
 
-_SHARED_NEEDS = {}              # node class -> (its formulas, whether two of them need one value)
+# node class -> (its formulas, whether two of them need one value, its formulas in input
+# order): read once per class, as the engine runs every node through ``apply``.
+_BY_INPUT = {}
+
+
+def _formulas_by_input(cls, formulas):
+    return formulas, _formulas_share_a_value(formulas), tuple((name, formulas.get(name)) for name in cls.input_names)
 
 
 def _formulas_share_a_value(formulas):
@@ -530,6 +573,11 @@ class AccumulateGrad(Node):
         # A leaf's hooks live on the tensor, so they outlive this (cached) node.
         hooks = self.variable._hooks
         return {0: hooks} if hooks else None
+
+    @_pre_hooks.setter
+    def _pre_hooks(self, value):
+        if value is not None:           # Node.__init__ writes the default, None: nothing to keep
+            raise AttributeError("a leaf's hooks live on the tensor (register_hook), not on its AccumulateGrad")
 
     def apply(self, grad_outputs):
         accumulate_grad(self.variable, grad_outputs[0])

@@ -30,8 +30,9 @@ import weakref
 
 import numpy as np
 
+from . import grad_mode as _grad_mode
 from .grad_mode import _state as _grad_state
-from .graph import AccumulateGrad, SavedTensor, SavedValue
+from .graph import AccumulateGrad, SavedTensor, SavedValue, expose_saved
 from .tensor import Tensor
 from .views import make_view
 from .op_table import methods
@@ -180,8 +181,8 @@ def record_outputs(op, outputs, inputs, params=None):
 def _attach(op, outputs, inputs, params):
     """Give ``outputs`` their node of ``op`` (02's :func:`record_node`) and save what its
     formulas need; returns the node, or None when nothing was recorded."""
-    if _grad_state.inference:           # inference_mode records nothing, even inside enable_grad:
-        return None                     # PyTorch leaves autograd out of its dispatch there
+    if _grad_mode.inference_used and _grad_state.inference:   # inference_mode records nothing, even
+        return None                     # inside enable_grad: PyTorch leaves autograd out of its dispatch there
     out = outputs[0]
     # A type-promoted copy stands for its original (ops.operands.cast_operand).  Most ops
     # have none: then the inputs are used as they are, without building a new list.
@@ -197,9 +198,13 @@ def _attach(op, outputs, inputs, params):
     if node is None:
         return None                                   # nothing to differentiate
     edges = node.next_functions
-    # Save what the formulas of the inputs that need a gradient say they need.
+    # Save what the formulas of the inputs that need a gradient say they need: the plan
+    # for this pattern of inputs needing one, planned once (the common case: found here).
+    plan = _PLANS.get(node_cls, _NO_PLANS).get(tuple([next_node is not None for next_node, _ in edges]))
+    if plan is None:
+        plan = _save_plan(node_cls, edges)
     saved, kept = {}, {}
-    for value_name, source in _save_plan(node_cls, edges):
+    for value_name, source in plan:
         if source.__class__ is int:                   # input number `source`
             if tensors[source] is None:               # an optional input left out (clamp's max)
                 kept[value_name] = None
@@ -232,6 +237,7 @@ SAVED_PARAM = "saved param"         # a plain value kept with the saved tensors,
 PARAM_IF_GIVEN = "param if given"   # a plain value only a no-gradient input's formula names
 
 _PLANS = {}                         # node class -> {which inputs need a gradient: its plan}
+_NO_PLANS = {}                      # (a class with none yet; never written)
 
 
 def plan_saves(node_cls, needs_grad):
@@ -285,5 +291,6 @@ def _save_plan(node_cls, edges):
         raise TypeError(f"{node_cls.__name__} has inputs {node_cls.input_names}, but the op recorded "
                         f"{len(mask)} input(s)")
     plan = tuple(plan_saves(node_cls, mask))
+    expose_saved(value_name for value_name, _ in plan)   # grad_fn._saved_<name> for each
     _PLANS.setdefault(node_cls, {})[mask] = plan
     return plan

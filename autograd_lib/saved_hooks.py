@@ -21,6 +21,9 @@ class _Stack(threading.local):
 
 
 active = _Stack()
+# Whether any thread ever entered a saved_tensors_hooks block: until then every saved
+# tensor skips reading the thread-local stack.  Set once, never cleared.
+used = False
 
 
 def current():
@@ -36,8 +39,10 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
+        global used
         if active.disabled is not None:
             raise RuntimeError(active.disabled)
+        used = True
         active.hooks.append((self.pack_hook, self.unpack_hook))
         return self
 

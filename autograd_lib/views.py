@@ -55,7 +55,7 @@ import numpy as np
 
 from .devices import CPU
 from .grad_mode import is_grad_enabled
-from .graph import Node, forward_name
+from .graph import Node, expose_saved, forward_name
 from .tensor import Tensor, storage_owner
 from .op_table import methods
 
@@ -172,6 +172,7 @@ def regenerate_grad_fn(view, key=None):
         any(s == 0 and n > 1 for n, s in zip(view._data.shape, view._data.strides))
         or base._data.ndim > 0 and repeats_an_element(key, base._data.shape))
     node._params = {"self_shape": base.shape, "accumulate": overlapping, "key": key}
+    expose_saved(node._params)
     move_retained_grad(view, view._grad_fn, node)
     view._grad_fn, view._output_nr = node, 0
     view._view_version = view._version_counter.value

@@ -12,8 +12,8 @@ Three measurements (benchmarks/README.md explains each one and its target):
                    floor) and vs PyTorch.
 2. ``per_op``      the Python overhead per recorded op: a 100-op elementwise
                    chain on a 10-element tensor, forward (recording) and
-                   backward, autograd_lib vs PyTorch (NumPy without recording
-                   for context).
+                   backward, autograd_lib vs PyTorch and HIPS autograd (NumPy
+                   without recording for context).
 3. ``long_chains`` backward through 10^5- and 10^6-node chains, each run in a
                    fresh subprocess: time per node (linearity), tracemalloc
                    bytes per node, peak RSS, no RecursionError, ``del`` works.
@@ -68,11 +68,13 @@ import numpy as np  # noqa: E402  (after the thread pinning above)
 
 DEFAULT_JSON = ROOT / "benchmarks" / "results" / "latest.json"
 
-# Targets (benchmarks/README.md).
-MLP_FLOOR_TARGET = 1.15         # autograd_lib step / NumPy floor step
-PER_OP_TARGET = 1.0             # autograd_lib / PyTorch, forward and backward, per op
+# Targets (benchmarks/README.md; issue 38 restated them for a graph of Python objects).
+MLP_FLOOR_TARGET = 1.30         # autograd_lib step / NumPy floor step
+PER_OP_TARGET = 2.0             # autograd_lib / PyTorch, forward and backward, per op
+PER_OP_HIPS_TARGET = 1.0        # autograd_lib / HIPS autograd (pure Python), forward and backward
 LINEARITY_TARGET = 1.5          # per-node cost at the largest chain / at the smallest
-GC_SHARE_TARGET = 0.05          # share of the largest chain's build and backward spent in the cyclic GC
+# The share of the largest chain's build and backward spent in the cyclic GC is reported, no
+# longer a target (issue 38: as long as every node is a Python object, the collector scans it).
 
 GRAD_RTOL = 1e-5                # MLP: autograd_lib's (and torch's) gradients vs the NumPy floor's
 
@@ -362,6 +364,46 @@ def numpy_chain(y, n_ops):
     return y
 
 
+def hips_chain(anp, y, n_ops):
+    """The same ops with HIPS autograd's NumPy wrapper (``autograd.numpy``), traced."""
+    for _ in range(n_ops // 3):
+        y = y * 1.0001
+        y = y + 0.001
+        y = anp.tanh(y)
+    if n_ops % 3 >= 1:
+        y = y * 1.0001
+    if n_ops % 3 == 2:
+        y = y + 0.001
+    return y
+
+
+def import_hips():
+    """HIPS autograd (``pip install autograd``), the pure-Python peer, or None."""
+    try:
+        import autograd.numpy as anp
+        from autograd.core import make_vjp
+    except ImportError:
+        return None
+    return anp, make_vjp
+
+
+def _hips_sampler(hips, data, n_ops):
+    """HIPS autograd: forward = tracing the chain (``make_vjp``), backward = the
+    vector-Jacobian product with ones, which is the gradient of ``y.sum()`` (HIPS
+    records no sum: its backward has one node fewer than the others')."""
+    anp, make_vjp = hips
+    ones = np.ones_like(data)
+
+    def sample():
+        t0 = _now()
+        vjp, _ = make_vjp(lambda x: hips_chain(anp, x, n_ops), data)
+        t1 = _now()
+        vjp(ones)
+        t2 = _now()
+        return (_seconds(t0, t1) / n_ops, _seconds(t1, t2) / n_ops)
+    return sample
+
+
 def _per_op_sampler(x, n_ops):
     """Time building the chain from leaf ``x`` and ``y.sum().backward()``, per op."""
     def sample():
@@ -375,8 +417,9 @@ def _per_op_sampler(x, n_ops):
     return sample
 
 
-def bench_per_op(ag, torch, reps):
-    """Forward (recording) and backward cost per op of a short elementwise chain."""
+def bench_per_op(ag, torch, reps, hips=None):
+    """Forward (recording) and backward cost per op of a short elementwise chain, for
+    autograd_lib, PyTorch and HIPS autograd (when installed) taking turns."""
     warmup, rounds, per_round = reps
     data = np.random.default_rng(1).standard_normal(CHAIN_NUMEL).astype(np.float32)
 
@@ -404,27 +447,38 @@ def bench_per_op(ag, torch, reps):
             raise BenchmarkError(f"per-op chain: autograd_lib's gradient differs from torch's "
                                  f"(relative error {err:.2e})")
         samplers["torch"] = _per_op_sampler(x_t, CHAIN_OPS)
+    if hips is not None:
+        anp, make_vjp = hips
+        grad_h = make_vjp(lambda x: hips_chain(anp, x, CHAIN_OPS), data)[0](np.ones_like(data))
+        err = float(np.max(np.abs(grad_ag - grad_h)) / np.max(np.abs(grad_h)))
+        check["grad_rel_error_vs_hips"] = err
+        if err > 1e-4:
+            raise BenchmarkError(f"per-op chain: autograd_lib's gradient differs from HIPS autograd's "
+                                 f"(relative error {err:.2e})")
+        samplers["hips"] = _hips_sampler(hips, data, CHAIN_OPS)
 
     samples = rotate(samplers, warmup, rounds, per_round)
     us = 1e6
     result = {"numpy": {"forward_us": summarize([s[0] for s in samples["numpy"]], us),
                         "backward_us": None}}
-    for name in ("autograd_lib", "torch"):
+    for name in ("autograd_lib", "torch", "hips"):
         if name in samples:
             result[name] = {"forward_us": summarize([s[0] for s in samples[name]], us),
                             "backward_us": summarize([s[1] for s in samples[name]], us)}
         else:
             result[name] = None
     ratios = {"forward": None, "backward": None}
-    if result["torch"] is not None:
-        for phase in ratios:
-            ratios[phase] = _ratio(result["autograd_lib"][f"{phase}_us"]["median"],
-                                   result["torch"][f"{phase}_us"]["median"])
+    hips_ratios = {"forward": None, "backward": None}
+    for peer, peer_ratios in (("torch", ratios), ("hips", hips_ratios)):
+        if result[peer] is not None:
+            for phase in peer_ratios:
+                peer_ratios[phase] = _ratio(result["autograd_lib"][f"{phase}_us"]["median"],
+                                            result[peer][f"{phase}_us"]["median"])
     return {"config": {"ops": CHAIN_OPS, "numel": CHAIN_NUMEL, "dtype": "float32",
                        "op_mix": "(y * 1.0001, y + 0.001, y.tanh()) repeated, then y * 1.0001",
                        "backward": "y.sum().backward(), divided by the number of ops",
                        "warmup": warmup, "rounds": rounds, "per_round": per_round},
-            "check": check, "per_op": result, "ratio_vs_torch": ratios}
+            "check": check, "per_op": result, "ratio_vs_torch": ratios, "ratio_vs_hips": hips_ratios}
 
 
 # ======================================================================
@@ -702,6 +756,14 @@ def _blas_name():
         return "unknown"
 
 
+def _version_of(distribution):
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def _loadavg():
     return [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None
 
@@ -716,6 +778,7 @@ def environment(args, torch):
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(), "numpy": np.__version__, "blas": _blas_name(),
         "torch": torch.__version__ if torch is not None else "not installed",
+        "hips_autograd": _version_of("autograd"),
         "cpu": _cpu_model(), "cpu_count": os.cpu_count(), "usable_cpus": usable,
         "threads": args.threads if args.threads > 0 else "library defaults",
         "thread_env": {v: os.environ.get(v) for v in THREAD_VARS},
@@ -771,6 +834,14 @@ def evaluate_targets(results):
         else:
             missing = "torch not installed" if per_op["per_op"]["torch"] is None else ""
             targets.append(_target(name, per_op["ratio_vs_torch"][phase], PER_OP_TARGET, missing))
+    for phase in ("forward", "backward"):
+        name = f"per-op {phase}: autograd_lib / HIPS autograd"
+        if "error" in per_op:
+            targets.append(_failed(name, per_op["error"]))
+        else:
+            missing = "autograd (HIPS) not installed" if per_op["per_op"].get("hips") is None else ""
+            targets.append(_target(name, per_op.get("ratio_vs_hips", {}).get(phase), PER_OP_HIPS_TARGET,
+                                   missing))
 
     chains = results["long_chains"]
     if "error" in chains:
@@ -797,7 +868,7 @@ def evaluate_targets(results):
                                        ("backward", r["backward_gc_s"], r["backward_s"])):
                 targets.append(_target(f"long chain {r['op']} {phase}: share of time in the cyclic GC at "
                                        f"{largest:.0e}", gc_s / total if total else None,
-                                       GC_SHARE_TARGET, unit="%"))
+                                       None, unit="%"))
     for r in chains["runs"]:
         if r["lib"] == "autograd_lib" and r["mode"] == "memory" and "error" not in r:
             targets.append(_target(f"long chain {r['op']}: bytes per node held by the graph at "
@@ -825,7 +896,7 @@ def report_environment(env):
     load = env["loadavg_start"][0] if env["loadavg_start"] else None
     return [f"Measured {env['date_utc']}{' with --quick' if env['quick'] else ''} at commit "
             f"{env['git_commit'] or '?'}{dirty}: Python {env['python']}, NumPy {env['numpy']} "
-            f"({env['blas']}), PyTorch {env['torch']}; {env['cpu']}, {env['usable_cpus']} usable "
+            f"({env['blas']}), PyTorch {env['torch']}, HIPS autograd {env.get('hips_autograd', '?')}; {env['cpu']}, {env['usable_cpus']} usable "
             f"core(s), {env['threads']} BLAS/OpenMP/torch thread(s); load average "
             f"{_f(load, 2)} at start, {_f((env.get('loadavg_end') or [None])[0], 2)} at end.", ""]
 
@@ -862,9 +933,9 @@ def report_per_op(per_op):
     out = [title + f", median (best) of {n} chains)", "",
            "| library | forward (recording) µs/op | backward µs/op |", "|---|---:|---:|"]
     labels = {"numpy": "NumPy, no recording (floor)", "autograd_lib": "autograd_lib",
-              "torch": "PyTorch"}
+              "torch": "PyTorch", "hips": "HIPS autograd (pure Python)"}
     for key, label in labels.items():
-        r = per_op["per_op"][key]
+        r = per_op["per_op"].get(key)
         if r is None:
             out.append(f"| {label} | not installed | not installed |")
             continue
@@ -876,6 +947,12 @@ def report_per_op(per_op):
     else:
         ratios = per_op["ratio_vs_torch"]
         out.append(f"| **autograd_lib / PyTorch** | {_x(ratios['forward'])} | "
+                   f"{_x(ratios['backward'])} |")
+    if per_op["per_op"].get("hips") is None:
+        out.append("| **autograd_lib / HIPS autograd** | not installed | not installed |")
+    else:
+        ratios = per_op["ratio_vs_hips"]
+        out.append(f"| **autograd_lib / HIPS autograd** | {_x(ratios['forward'])} | "
                    f"{_x(ratios['backward'])} |")
     return out + [""]
 
@@ -973,6 +1050,8 @@ def parse_args(argv=None):
                              "0 = leave the libraries' defaults)")
     parser.add_argument("--no-torch", action="store_true",
                         help="behave as if PyTorch were not installed")
+    parser.add_argument("--no-hips", action="store_true",
+                        help="behave as if HIPS autograd (autograd on PyPI) were not installed")
     parser.add_argument("--chain-timeout", type=float, default=None, metavar="SECONDS",
                         help="time allowed per long-chain subprocess "
                              f"(default {FULL['chain_timeout']}, {QUICK['chain_timeout']} with --quick)")
@@ -1024,7 +1103,8 @@ def main(argv=None):
         results["mlp_step"] = run_measurement(
             "1/3 MLP step ...", lambda: bench_mlp_step(ag, torch, plan["mlp"]))
         results["per_op"] = run_measurement(
-            "2/3 per-op overhead ...", lambda: bench_per_op(ag, torch, plan["per_op"]))
+            "2/3 per-op overhead ...", lambda: bench_per_op(ag, torch, plan["per_op"],
+                                                            None if args.no_hips else import_hips()))
         results["long_chains"] = run_measurement(
             "3/3 long chains (one subprocess each) ...",
             lambda: bench_long_chains(args, plan["chain_sizes"], plan["memory_sizes"],

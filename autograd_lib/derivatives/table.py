@@ -8,7 +8,7 @@ which the exercises' rule slots use).  It refuses a second rule for an op that h
 
 import sys
 
-from ..graph import Node
+from ..graph import Node, expose_saved
 from ..recording import RULES
 
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT", "DECLARED_AT", "DuplicateRule"]
@@ -46,6 +46,7 @@ def rule(op, node, /, *, all_grads=False, variadic=False, saves=(), **formulas):
     for input_name, spec in formulas.items():
         needs, fn = ("", spec) if callable(spec) else spec
         compiled[input_name] = (fn, tuple(needs.split()))
+    expose_saved(list(formulas) + [name for _, needs in compiled.values() for name in needs])
     attributes = {"input_names": tuple(formulas), "formulas": compiled, "_all_grads": all_grads,
                   "saves": tuple(saves)}
     if isinstance(node, str):

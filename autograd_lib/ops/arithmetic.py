@@ -28,7 +28,8 @@ def _check_alpha(a, b, alpha):
 
 @op("add", "__add__", public=True, inplace="add_")
 def add(input, other, *, alpha=1):
-    _check_alpha(input, other, alpha)
+    if alpha != 1:
+        _check_alpha(input, other, alpha)
     a, b, _ = promote(input, other)
     bd = b._data if alpha == 1 else b._data * alpha
     return record("add.Tensor", quietly(np.add, a._data, bd), (a, b), {"alpha": alpha})

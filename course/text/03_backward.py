@@ -17,9 +17,8 @@
 # | | **total** | **38** |
 #
 # **How to work.** Each answer cell ends with `exercises.plug(...)`: from then on the library runs
-# *your* function. A test cell checks it and says what was expected, what it saw, and which rule of the
-# exercise's **Rules** list is broken (the checks are in `autograd_course/checks/backward.py`; hidden
-# tests run more cases at grading). Stuck? `exercises.unplug("03.execute")` (any exercise's id) puts
+# *your* function. A test cell says what was expected, what it saw, and which rule of the
+# exercise's **Rules** list is broken (hidden tests run more cases at grading). Stuck? `exercises.unplug("03.execute")` (any exercise's id) puts
 # the library's own version back, so the cells after it run again.
 
 # %% nbgrader={"grade": false, "grade_id": "03_setup", "locked": true, "schema_version": 3, "solution": false}
@@ -679,26 +678,36 @@ random_loops(execute, seed=309)
 # %% [markdown]
 # ## 7. One node: `run_node`
 #
-# When a node runs, PyTorch does more than apply its rule. In order: the **tensor hooks** of its outputs
-# (`y.register_hook(fn)`: `fn(grad)` may return a replacement) and `retain_grad` (assignment 04); the
-# node's **pre-hooks** (`y.grad_fn.register_prehook(fn)`: `fn(grad_outputs)`); the **rule**; each input
-# gradient **fitted** to its input's shape and dtype (assignment 05); the node's **post-hooks**
-# (`y.grad_fn.register_hook(fn)`: `fn(grad_inputs, grad_outputs)`). A pre- or post-hook that returns a
-# tuple replaces the gradients. Then, unless `retain_graph=True`, the node **frees** its saved tensors
-# (assignment 06): the graph can be run only once.
+# A node does more than apply its rule. Four places let your code watch or change the gradients:
+#
+# | registered with | called as | may return |
+# |---|---|---|
+# | `y.register_hook(fn)`, `y` an output of the node | `fn(grad)` | a tensor replacing `y`'s gradient |
+# | `y.retain_grad()` | keeps `y`'s gradient in `y.grad` | |
+# | `y.grad_fn.register_prehook(fn)` | `fn(grad_outputs)` | a tuple replacing them |
+# | `y.grad_fn.register_hook(fn)` | `fn(grad_inputs, grad_outputs)` | a tuple replacing `grad_inputs` |
+#
+# The node also fits each input gradient to its input (a broadcast input's gradient is summed back:
+# 05) and, unless `retain_graph=True`, frees the tensors it saved (06). In which order? What each hook
+# below saw tells you what ran before it (`s` is 0-d, broadcast in `x * s`):
 
 # %%
 x = ag.tensor([2.0, 3.0], requires_grad=True)
-y = x * x
+s = ag.tensor(1.5, requires_grad=True)
+y = x * s
 log = []
-y.register_hook(lambda g: log.append(f"tensor hook on y: {g.tolist()}"))
+y.register_hook(lambda g: (log.append(f"tensor hook: {g.tolist()}"), g * 10)[1])
+y.retain_grad()
 y.grad_fn.register_prehook(lambda go: log.append(f"pre-hook: {[g.tolist() for g in go]}"))
-y.grad_fn.register_hook(lambda gi, go: log.append(f"post-hook: {[g.tolist() for g in gi]}"))
+y.grad_fn.register_hook(lambda gi, go: log.append(f"post-hook: {[g.tolist() for g in gi]} for "
+                                                  f"{[g.tolist() for g in go]}, saved x {y.grad_fn._saved_self.tolist()}"))
 y.sum().backward()
 print(*log, sep="\n")
-# PyTorch: tensor hook on y: [1.0, 1.0]
-#          pre-hook: [[1.0, 1.0]]
-#          post-hook: [[2.0, 3.0], [2.0, 3.0]]
+print("y.grad:", y.grad, " s.grad:", s.grad)
+# PyTorch: tensor hook: [1.0, 1.0]
+#          pre-hook: [[10.0, 10.0]]
+#          post-hook: [[15.0, 15.0], 50.0] for [[10.0, 10.0]], saved x [2.0, 3.0]
+#          y.grad: tensor([10., 10.])  s.grad: tensor(50.)
 
 # %% [markdown]
 # **Predict, then run.** `L = (x * x).sum()` has run `L.backward()` once. What does a second
@@ -724,40 +733,41 @@ reveal(prediction, actual, why="MulBackward0 freed the two tensors it saved when
 # %% [markdown]
 # ### Exercise 5: `run_node` (5 points)
 #
-# Write `run_node(task, node, grads)`: run one node on `grads` (the list of gradients summed at its
-# outputs, or None when nothing arrived) and return its input gradients, a list with one entry per edge
-# of `node.next_functions`. `task` is the pass (a `GraphTask`); what you need of it:
-# `task.runs(node, grads)` says whether the node runs in this pass (with `inputs=` some do not; it also
-# keeps the gradients `autograd.grad` returns: assignment 04), and `task.retain_graph`.
+# Write `run_node(task, node, grads)`: run one node of a pass on `grads`, the list of gradients summed
+# at its outputs (None when nothing arrived), and return its input gradients, a list with one entry per
+# edge of `node.next_functions`, everything happening as in PyTorch's cells above: the order is yours
+# to work out. Example: for `y = a * b`, `a = [1., 2.]`, `b = [3., -1.]`, a pre-hook returning
+# `(go[0] * 10,)` and a post-hook returning `(gi[0] * 2, gi[1])`, `run_node(task, y.grad_fn,
+# [ag.ones(2)])` returns `[[60., -20.], [10., 20.]]`.
 #
-# The pieces later assignments write, each a slot you call through `ag.engine` (so that your
-# `run_node` runs whatever is plugged there, and a mistake in one exercise costs no points in another):
+# What you can use (a reference, in no particular order):
 #
-# * `ag.engine.call_tensor_hooks(node, grads)` runs the tensor hooks and `retain_grad`, and returns the
-#   gradients to go on with (04);
-# * `ag.engine.validate_outputs(node, grad_inputs)` fits each input gradient to its input (05);
-# * `ag.engine.hook_result(hook, returned, grads)` checks what a node's hook returned as PyTorch does,
-#   and gives the gradients to go on with (`grads` for None);
-# * `ag.engine.NODE_CHECKS`: functions `check(node, grad_inputs)` that debugging modes add
-#   (`ag.autograd.detect_anomaly` adds a NaN check).
-#
-# A node's rule is `node.apply(grads)`; its pre-hooks are the values of the dict `node._node_prehooks`
-# and its post-hooks of `node._hooks`, in registration order (each None when there are none); a pre-hook
-# is given the gradients as a tuple, a post-hook the input gradients and the output gradients, as tuples.
-# The node's `release_saved()` frees what it saved.
+# | | |
+# |---|---|
+# | `node.apply(grads)` | the node's rule: its input gradients, not yet fitted |
+# | `node._node_prehooks`, `node._hooks` | None, or dicts of its pre-hooks, post-hooks (values, in registration order) |
+# | `node.release_saved`, a method | frees what the node saved |
+# | `task.runs(node, grads)` | whether this pass runs the node (with `inputs=` some do not: assignment 04) |
+# | `task.retain_graph` | the pass's `retain_graph` |
+# | `ag.engine.call_tensor_hooks(node, grads)` | the tensor hooks and `retain_grad` of its outputs (04): the gradients to go on with |
+# | `ag.engine.validate_outputs(node, grad_inputs)` | each input gradient fitted to its input (05) |
+# | `ag.engine.hook_result(hook, returned, grads)` | checks what a pre- or post-hook returned: the gradients to go on with |
+# | `ag.engine.NODE_CHECKS` | functions `check(node, grad_inputs)` of debugging modes (`detect_anomaly`'s NaN check) |
 #
 # **Rules**
 # - `nothing`: when nothing arrived, the node does not run: None for each edge, no hook called.
 # - `task`: the node runs only when `task.runs(node, grads)` says so; otherwise None for each edge, and
 #   no hook is called.
-# - `order`: the tensor hooks and `retain_grad`, the pre-hooks in registration order, the rule, the
-#   gradients fitted, the post-hooks in registration order, then every check of `NODE_CHECKS`.
-# - `replace`: what a pre-hook returns (if not None) is what the next pre-hook and the rule get; what a
-#   post-hook returns, what the next post-hook gets and the node returns; both checked by `hook_result`.
-# - `free`: unless `task.retain_graph`, the node frees its saved values after its post-hooks and before
-#   the checks of `NODE_CHECKS`, so a second backward through it fails, even after a check refused its
-#   gradients (PyTorch: after `detect_anomaly`'s NaN error, a second `backward()` says the graph was freed).
-# - `slots`: the pieces above are reached through `ag.engine`, never a copy taken at import.
+# - `order`: each sees what PyTorch's sees: the pre-hooks, what the tensor hooks left; the rule, what
+#   the pre-hooks left; the post-hooks, the input gradients fitted (`50.0` above) and the output
+#   gradients the rule got; each check of `NODE_CHECKS`, what the post-hooks left.
+# - `replace`: hooks of one kind run in registration order; what one returns (if not None) is what the
+#   next gets, checked by `hook_result`; the node returns what its last post-hook left.
+# - `free`: unless `task.retain_graph`, the saved values are freed after the post-hooks (they may read
+#   them), also when a check refuses the gradients (PyTorch: after `detect_anomaly`'s NaN error, a
+#   second `backward()` says the graph was freed).
+# - `slots`: the engine's pieces are reached through `ag.engine` (later assignments plug theirs
+#   there), never a copy taken at import.
 
 # %% nbgrader={"grade": false, "grade_id": "03_run_node_answer", "locked": false, "schema_version": 3, "solution": true}
 def run_node(task, node, grads):
@@ -782,7 +792,7 @@ def run_node(task, node, grads):
 exercises.plug("03.run_node", run_node)
 
 # %% [markdown]
-# Your `run_node` runs every node now: the hooks of section 7 again, a post-hook that replaces a
+# Your `run_node` runs every node now: the hooks of this section again, a post-hook that replaces a
 # gradient, and the second backward (PyTorch's output in the comments):
 
 # %%
@@ -818,8 +828,8 @@ broadcast_hooks(run_node, seed=315)
 # %% [markdown]
 # ## 8. The driver
 #
-# `backward()` and `autograd.grad()` call one function, the driver: it makes the starting gradients,
-# finds where they enter the graph, counts, and runs the loop. First the starting gradients. For a
+# `backward()` and `autograd.grad()` call one function, the driver, which runs a whole pass from the
+# roots. First, what it starts from. For a
 # scalar loss it is $\partial L / \partial L = 1$. A tensor `Q` of several elements has no single
 # gradient: `Q.backward(gradient=v)` computes $v^{\top} J$, the gradient of $\sum_i v_i Q_i$. PyTorch
 # checks what it is given before anything runs (its errors are in the comments):
@@ -895,43 +905,63 @@ random_starts(initial_gradients, seed=307)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The driver runs the loop in the grad mode the pass asks for. Normally the rules record nothing. With
-# `create_graph=True` they record, so a gradient carries a graph of its own and can be differentiated
-# again: for $y = x^3$ at $x = 3$, the first derivative $27$, then the second, $6x = 18$.
+# The driver also decides where each starting gradient enters the graph, in which dtype, in which grad
+# mode the rules run (with `create_graph=True` they record, so a gradient can be differentiated again),
+# and which error comes first. PyTorch's answers, with hooks that print what they see:
 
 # %%
-x = ag.tensor(3.0, requires_grad=True)
-(dy_dx,) = ag.autograd.grad(x ** 3, x, create_graph=True)
-print(dy_dx)                 # PyTorch: tensor(27., grad_fn=<MulBackward0>)
-dy_dx.backward()
-print(x.grad)                # PyTorch: tensor(18.)
+w = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+p, q, r = w.unbind()                                      # one node, outputs 0, 1, 2
+ag.autograd.backward([r, p], [None, ag.tensor(2.0)])
+print(w.grad)                                             # PyTorch: tensor([2., 0., 1.])
 
+u = w * 2
+u.register_hook(lambda g: print(g.dtype, "grad mode", ag.is_grad_enabled()))
+u.backward(gradient=ag.tensor([1, 3, 5]))                 # PyTorch: torch.float32 grad mode False
+x = ag.tensor(3.0, requires_grad=True)
+cube = x ** 3
+cube.register_hook(lambda g: print(g.dtype, "grad mode", ag.is_grad_enabled()))
+(dy_dx,) = ag.autograd.grad(cube, x, create_graph=True)   # PyTorch: torch.float32 grad mode True
+print(dy_dx)                                              # PyTorch: tensor(27., grad_fn=<MulBackward0>)
+dy_dx.backward()
+print(x.grad)                                             # PyTorch: tensor(18.)
+
+v = ag.tensor([1.0, -1.0], requires_grad=True)
+for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.tensor(1.0)]):
+    try:
+        ag.autograd.backward(roots)                       # no gradients given
+    except RuntimeError as error:
+        print(error)
+# PyTorch: grad can be implicitly created only for scalar outputs
+#          element 1 of tensors does not require grad and does not have a grad_fn
 
 # %% [markdown]
 # ### Exercise 7: `run_backward` (5 points)
 #
-# Write `run_backward(task, roots, grad_outputs)`, the driver: `roots` is a list of tensors,
-# `grad_outputs` a list of the same length (a gradient or None each); run the whole pass and return None.
-# Everything it needs is a slot, called through its module so that the pass runs what is plugged there:
+# Write `run_backward(task, roots, grad_outputs)`, the driver that `backward()` and `autograd.grad()`
+# call: `roots` is a list of tensors, `grad_outputs` a list of the same length (a gradient or None
+# each); run the whole pass as PyTorch's in the cell above, and return None. Exercises 3 to 6 are its
+# pieces. What you can use (a reference, not an order):
 #
-# * `ag.engine.initial_gradients`, `ag.engine.count_dependencies`, `ag.engine.execute` and
-#   `ag.engine.run_node` (yours, exercises 3 to 6);
-# * `root._gradient_edge()`, where a tensor's gradient enters the graph: `(grad_fn, output_nr)`, or a
-#   leaf's `AccumulateGrad` (your 02.gradient_edge);
-# * `task.start(root_edges, root_grads, dependencies)` returns the three, pruned to what the pass needs
-#   when it was given `inputs=` (assignment 04); `task.create_graph` says whether it records.
+# | | |
+# |---|---|
+# | `ag.engine.initial_gradients`, `count_dependencies`, `execute`, `run_node` | exercises 3 to 6, through their slots |
+# | `t._gradient_edge()` | where `t`'s gradient enters the graph (your 02.gradient_edge) |
+# | `task.start(root_edges, root_grads, dependencies)` | given where the starting gradients enter, the gradients, and the counts of every node reachable from the roots' nodes, returns the three trimmed to what `inputs=` needs |
+# | `task.create_graph` | the pass's `create_graph` |
 #
 # **Rules**
-# - `start`: the starting gradients come from `initial_gradients`, checked before anything else.
+# - `start`: the starting gradients are `initial_gradients`', and its errors come first: before a root
+#   that does not require grad is refused, before the graph is looked at.
 # - `requires-grad`: a root that does not require grad raises `RuntimeError: element 1 of tensors does
 #   not require grad and does not have a grad_fn` (its position in `roots`).
-# - `edges`: each starting gradient enters at its root's gradient edge.
-# - `dtype`: each starting gradient is cast to its root's dtype (PyTorch accepts an integer or float64
-#   gradient for a float32 output).
-# - `counts`: the counts are those of the roots' nodes, and `task.start` sees them before the loop
-#   runs on what it returns.
-# - `loop`: the loop is `execute`, running each node with `run_node` for this task.
-# - `grad-mode`: the loop runs with grad mode on exactly when `task.create_graph`.
+# - `edges`: each starting gradient enters the graph where its root's gradient does (`w.grad` above; a
+#   leaf root gets its `.grad`).
+# - `dtype`: each starting gradient takes its root's dtype before it enters (the hook on `u` above).
+# - `counts`: `task.start` is given the counts of every node reachable from the roots' nodes, and the
+#   loop runs on what it returns (so `autograd.grad(out, [h])` runs no `AccumulateGrad`).
+# - `loop`: every node runs in the loop of exercise 4, through `run_node` for this pass's `task`.
+# - `grad-mode`: the nodes run with grad mode on exactly when `task.create_graph` (the hooks above).
 # - `slots`: the pieces are reached through `ag.engine`, never a copy taken at import or the
 #   notebook's own functions.
 
@@ -957,13 +987,13 @@ def run_backward(task, roots, grad_outputs):
 exercises.plug("03.run_backward", run_backward)
 
 # %% [markdown]
-# The driver at work: a float64 gradient for a float32 output, a second derivative, and
-# `autograd.grad`, which fills no `.grad` (PyTorch's output in the comments):
+# The driver at work: a leaf as the root, and `autograd.grad`, which fills no `.grad` (PyTorch's
+# output in the comments):
 
 # %%
-w = ag.tensor([1.0, 2.0], requires_grad=True)
-(w * w).backward(gradient=ag.tensor([1.0, 0.5], dtype=ag.float64))
-print(w.grad, w.grad.dtype)                   # PyTorch: tensor([2., 2.]) torch.float32
+leaf = ag.tensor([1.0, 2.0], requires_grad=True)
+leaf.backward(gradient=ag.tensor([1.0, 0.5], dtype=ag.float64))
+print(leaf.grad, leaf.grad.dtype)             # PyTorch: tensor([1.0000, 0.5000]) torch.float32
 
 x = ag.tensor(3.0, requires_grad=True)
 (dy_dx,) = ag.autograd.grad(x ** 3, x, create_graph=True)

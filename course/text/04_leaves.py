@@ -41,7 +41,7 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.checks import leaves as check
-from autograd_course.notebook import error_of, quietly, reveal
+from autograd_course.notebook import error_of, outcome, quietly, reveal
 
 _ = ag.manual_seed(0)      # seeds randn, rand, ... (it returns a generator we don't need)
 
@@ -278,50 +278,44 @@ print(a.retains_grad, b.retains_grad, c.retains_grad)   # PyTorch: False True Fa
 # %% [markdown]
 # `retain_grad` is not `retain_graph`: `t.retain_grad()` keeps one tensor's gradient, while
 # `backward(retain_graph=True)` keeps the graph's saved tensors for a second backward (assignment
-# 06). PyTorch's other rules: on a leaf `retain_grad()` does nothing, twice is harmless, after
-# `backward()` it is too late (the gradient has gone by), and a tensor that does not require grad
-# has no gradient to keep:
-#
-# ```python
-# >>> torch.tensor([1., 2.]).retain_grad()
-# RuntimeError: can't retain_grad on Tensor that has requires_grad=False
-# ```
-#
-# **How backward finds the tensors to keep.** Backward walks nodes, not tensors, so a retained
-# tensor is registered with the node that produced it: `node._retains_grad` is `None` or a dict
-# that maps an **output number** (`t._output_nr`, assignment 02) to a weak reference to the tensor.
-# `p, q = w.unbind(0)` gives `p` and `q` one node, as outputs 0 and 1:
+# 06). What PyTorch does with a constant, a leaf, a call made twice, and two outputs of one node
+# (`p, q = w.unbind(0)` gives `p` and `q` one `UnbindBackward0`, as outputs 0 and 1):
 
 # %%
+for t in (ag.tensor([1., 2.]), ag.tensor([1., 2.], requires_grad=True)):     # a constant, a leaf
+    print(error_of(t.retain_grad), t.retains_grad)
+# PyTorch: RuntimeError: can't retain_grad on Tensor that has requires_grad=False False
+#          None False
 w = ag.tensor([[1., 2.], [3., 4.]], requires_grad=True)
 p, q = w.unbind(0)
 p.retain_grad()
 q.retain_grad()
-registry = p.grad_fn._retains_grad
-print("the same node:", p.grad_fn is q.grad_fn, "  output numbers:", p._output_nr, q._output_nr)
-print({k: type(ref).__name__ for k, ref in registry.items()}, registry[0]() is p, registry[1]() is q)
+q.retain_grad()                                     # twice
+(p * 2 + q * 3).sum().backward()
+print(p.grad, q.grad, p.grad_fn is q.grad_fn)       # PyTorch: tensor([2., 2.]) tensor([3., 3.]) True
 
 
 # %% [markdown]
-# > **Aside.** Why a **weak** reference (`weakref.ref(t)`: calling it gives `t` back, or `None`
-# > once `t` was freed)? A node lives as long as any graph through it. If it held `b`, then `b`,
-# > its values and its `.grad` would live as long as `c`'s graph, even after your code dropped it,
-# > in a cycle `b → b.grad_fn → b` that only the garbage collector frees. PyTorch does the same: a
-# > retained tensor that is gone gets no gradient, and backward still works.
+# **What the engine reads.** Backward walks nodes, not tensors. Just before a node runs, the engine
+# (your exercise 3; the library's until then) reads `node._retains_grad`: `None`, or a dict whose
+# entries `k: f` mean "call `f()`; if it gives back a tensor, store in its `.grad` the gradient that
+# arrived at output `k` of this node". The property `t.retains_grad` reads the field
+# `t._retains_grad`. What to leave there is yours to work out, with one more fact of PyTorch's: the
+# graph does not keep a retained tensor alive. After `b.retain_grad(); c = (b * 3).sum(); del b`,
+# `b` is freed although `c`'s graph holds `b`'s node, and `c.backward()` still works.
 
 # %% [markdown]
 # ### Exercise 2: `retain_grad` (4 points)
 #
-# Write `retain_grad(tensor)`, installed as the method `Tensor.retain_grad` (so `b.retain_grad()`
-# calls it with `tensor = b`), that behaves as PyTorch's. Backward (your exercise 3) finds what to
-# store through `tensor.grad_fn._retains_grad`, as described above; `tensor.retains_grad` reads the
-# flag `tensor._retains_grad`. Return nothing.
+# Write `retain_grad(tensor)`, installed as the method `Tensor.retain_grad` (`b.retain_grad()` calls it
+# with `tensor = b`), so that `.grad` and `retains_grad` behave as PyTorch's above, through what the
+# engine reads. Return nothing.
 #
 # **Rules**
-# - `no-grad`: a tensor that does not require grad raises PyTorch's `RuntimeError`, quoted above.
+# - `no-grad`: a tensor that does not require grad raises PyTorch's `RuntimeError`, shown above.
 # - `leaf`: on a leaf nothing happens, and `retains_grad` stays `False`.
-# - `register`: on a non-leaf, `retains_grad` becomes `True` and its node maps its output number to
-#   a weak reference to it, so that backward stores its gradient in `.grad`.
+# - `register`: on a non-leaf, `retains_grad` becomes `True`, and its node holds an entry that gives it
+#   back, so that backward stores its gradient in `.grad`.
 # - `outputs`: several outputs of one node can be retained, each getting its own gradient.
 # - `weak`: the graph does not keep a retained tensor alive: dropped by your code, it is freed, and
 #   backward still runs.
@@ -424,29 +418,30 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 
 
 # %% [markdown]
-# **Where the engine does it.** Your `run_node` of 03 calls `call_tensor_hooks(node, grads)` first,
-# once `task.runs(node, grads)` says the node runs, then the node's pre-hooks and its rule. For
-# `autograd.grad`, `task.runs` also calls it for a node the pass visits only to take an input's
-# gradient (section 6). The node keeps what it needs: `node._pre_hooks` is `None` or a dict
-# `{output number: hooks}`, the values of `hooks` being the hook functions in the order they were
-# registered (a leaf's `AccumulateGrad` node shows the leaf's hooks under output 0), and
-# `node._retains_grad` is the dict of exercise 2.
+# **What you work with.** Your `run_node` of 03 calls `ag.engine.call_tensor_hooks(node, grads)` when
+# the node runs, before its pre-hooks (for `autograd.grad`, `task.runs` also calls it for a node visited
+# only to take an input's gradient: section 6). A node keeps the tensor hooks of its outputs in
+# `node._pre_hooks`: `None` or `{output number: dict}`, each dict's values the hooks of that output in
+# registration order (a leaf's hooks sit on its `AccumulateGrad`, under output 0); its retained outputs
+# are in `node._retains_grad` (exercise 2). `t._grad` is the field behind `t.grad` (reading `t.grad` on
+# a non-leaf that is not retained warns).
 
 # %% [markdown]
 # ### Exercise 3: `tensor_hooks` (8 points)
 #
-# Write the step that runs just before each node, as two functions of one answer cell, so that
-# hooks and retained gradients behave as PyTorch's in the two cells above:
+# Write the step that runs just before each node, as two functions of one answer cell, so that hooks
+# and retained gradients behave as PyTorch's in the cells of this section:
 #
-# - `call_tensor_hooks(node, grads)`, installed as `ag.engine.call_tensor_hooks`. `grads` is a list
-#   with the gradient that arrived at each output of `node` (`None` where nothing arrived), or
-#   `None` when nothing arrived at all. It returns the gradients that flow on.
-# - `store_retained_grad(tensor, grad)`, installed as `ag.engine.store_retained_grad`: how the
-#   `.grad` of a retained non-leaf `tensor` receives `grad`, a gradient of its shape and dtype. It
-#   updates `tensor._grad` and returns nothing.
+# - `call_tensor_hooks(node, grads)`, installed as `ag.engine.call_tensor_hooks`: `grads` is the list of
+#   gradients summed at `node`'s outputs (`None` where nothing arrived), or `None` when nothing arrived
+#   at all; it returns the gradients that flow on into the node.
+# - `store_retained_grad(tensor, grad)`, installed as `ag.engine.store_retained_grad`: `grad`, a
+#   gradient of `tensor`'s shape and dtype, reaches the retained non-leaf `tensor`; afterwards its
+#   `.grad` is what PyTorch's would be. It returns nothing.
 #
-# For `y = x * 3` retained, with a hook that doubles and one that adds 1, `call_tensor_hooks` given
-# `[[1., -1.]]` returns `[[3., -1.]]`, and `y.grad` is `[3., -1.]`.
+# Example: `y = x * 3` retained, with three hooks registered in this order: one doubles, one only
+# looks, one adds 1. Given `[[1., -1.]]`, the second sees `[2., -2.]`, `call_tensor_hooks` returns
+# `[[3., -1.]]`, and `y.grad` is `[3., -1.]`.
 #
 # **Rules**
 # - `nothing`: when nothing arrived at all (`grads` is `None`), no hook runs and the result is
@@ -454,12 +449,12 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 # - `list`: otherwise the result is a list with one gradient per output of the node.
 # - `chain`: an output's hooks run in the order they were registered, each given the gradient the
 #   previous one left.
-# - `replace`: a hook that returns a tensor replaces the gradient, for the next hook,
-#   `retain_grad` and the node; a hook that returns `None` keeps it.
-# - `skip`: the hooks of an output that received no gradient do not run; its entry stays `None`.
-# - `retain`: after the hooks, each retained output gets its gradient stored, unless its tensor is
-#   gone, no gradient arrived there, or the tensor's `grad_fn` is no longer this node (an in-place
-#   write changed its history: assignment 08).
+# - `replace`: a hook that returns a tensor replaces the gradient, for the next hook, `retain_grad`
+#   and the node; a hook that returns `None` keeps it.
+# - `skip`: the hooks of an output that received no gradient do not run, and its entry stays `None`
+#   (PyTorch calls them with `None`; this library does not).
+# - `retain`: a retained output's `.grad` gets the gradient that flows on, after all its hooks; a
+#   retained tensor that is gone, or whose output received nothing, gets nothing, and the pass goes on.
 # - `copy`: a retained gradient is first stored in a tensor of its own, never `grad` nor a tensor
 #   sharing its memory; with `create_graph=True` it is recorded, so it can be differentiated again.
 # - `adds`: after several backward passes, a retained `.grad` holds the sum of their gradients.
@@ -689,48 +684,48 @@ nodes_to_run_in_the_engine_random(nodes_to_run, grading.random_cases(seed=406, c
 #
 # `autograd.grad(outputs, inputs)` runs the pass of section 6 with the inputs' nodes as targets and
 # *captures* the gradient that arrives for each input instead of storing it in `.grad`. An input
-# that the outputs do not depend on captures nothing. By default that is an error (usually a
-# parameter the forward pass forgot), raised after the backward pass has run;
-# `allow_unused=True` gives `None` instead, and `materialize_grads=True` zeros, which is what its
-# gradient is. Asking for zeros means an unused input is expected, so `allow_unused`, whose
-# default is `None`, then counts as true, and `allow_unused=False` with it is refused before
-# anything runs:
+# that the outputs do not depend on captures nothing: usually a parameter the forward pass forgot.
+# Two flags say what to do about it, `allow_unused` (default `None`, "not passed") and
+# `materialize_grads` (default `False`). PyTorch, for each combination (`y` does not use `b`):
 
 # %%
 a = ag.tensor([1., 2.], requires_grad=True)
 b = ag.tensor([[3.]], dtype=ag.float64, requires_grad=True)       # y does not use b
 y = (a * 2).sum()
-print(error_of(lambda: ag.autograd.grad(y, [a, b], retain_graph=True)))
-# PyTorch: RuntimeError: The differentiated Tensor at index 1 appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.
-print(ag.autograd.grad(y, [a, b], retain_graph=True, allow_unused=True))
-# PyTorch: (tensor([2., 2.]), None)
-print(ag.autograd.grad(y, [a, b], retain_graph=True, materialize_grads=True))
-# PyTorch: (tensor([2., 2.]), tensor([[0.]], dtype=torch.float64))
-print(error_of(lambda: ag.autograd.grad(y, [a, b], materialize_grads=True, allow_unused=False)))
-# PyTorch: ValueError: Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.
+for allow_unused in (None, True, False):
+    for materialize_grads in (False, True):
+        flags = dict(allow_unused=allow_unused, materialize_grads=materialize_grads)
+        found = outcome(ag.autograd.grad, y, [a, b], retain_graph=True, **flags)
+        print(flags, found if isinstance(found, str) else found[1])
+# PyTorch: {'allow_unused': None, 'materialize_grads': False} RuntimeError: The differentiated Tensor at index 1 appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.
+#          {'allow_unused': None, 'materialize_grads': True} tensor([[0.]], dtype=torch.float64)
+#          {'allow_unused': True, 'materialize_grads': False} None
+#          {'allow_unused': True, 'materialize_grads': True} tensor([[0.]], dtype=torch.float64)
+#          {'allow_unused': False, 'materialize_grads': False} RuntimeError: The differentiated Tensor at index 1 ...
+#          {'allow_unused': False, 'materialize_grads': True} ValueError: Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False.
 
 # %% [markdown]
 # ### Exercise 5: `grad_results` (4 points)
 #
 # Write `grad_results(inputs, captured, allow_unused, materialize_grads)`, installed as
-# `ag.autograd.functional.grad_results`: `autograd.grad` calls it once the backward pass has run,
-# with the tuple of `inputs` asked for, `captured[i]` the gradient captured for `inputs[i]` (`None`
-# when none arrived), and the two flags as the caller gave them. It also calls it before anything
-# runs, as `grad_results((), (), allow_unused, materialize_grads)`, to refuse contradictory flags.
-# It keeps `create_graph` to itself (it detaches the results, or keeps their history and makes zeros
-# require grad: assignment 06). The tests compare an error by its type and the index it names.
+# `ag.autograd.functional.grad_results`: `autograd.grad` calls it once the backward pass has run, with
+# the tuple of `inputs` asked for, `captured[i]` the gradient captured for `inputs[i]` (`None` when none
+# arrived), and the two flags as the caller gave them; it returns what `autograd.grad` returns, as in
+# the cell above. `autograd.grad` also calls it before anything runs, as `grad_results((), (),
+# allow_unused, materialize_grads)`, so that a contradiction costs no backward pass (`create_graph` is
+# handled after it: assignment 06). The tests compare an error by its type and the index it names.
 #
 # **Rules**
 # - `tuple`: the result is a tuple with one entry per input, in order.
 # - `keep`: a gradient that arrived is returned as it is: that very tensor.
 # - `unused`: an input without a gradient raises PyTorch's `RuntimeError` above, naming the index
-#   of the first such input, unless `allow_unused` is true.
-# - `none`: an allowed unused input's entry is `None`, unless `materialize_grads`.
-# - `zeros`: with `materialize_grads`, an unused input's entry is a new tensor of zeros of its
-#   shape and dtype, with memory of its own and not requiring grad; the input is left as it was.
-# - `default`: `allow_unused=None` stands for the value of `materialize_grads`.
-# - `flags`: `materialize_grads=True` with `allow_unused=False` raises PyTorch's `ValueError` above,
-#   whatever was captured, with no inputs at all too.
+#   of the first such input, unless the flags accept an unused input.
+# - `none`: an accepted unused input's entry is `None`, unless `materialize_grads`.
+# - `zeros`: with `materialize_grads`, an unused input's entry is zeros like PyTorch's above (the
+#   input's shape and dtype), a tensor of its own that does not require grad; the input is left as it was.
+# - `default`: `allow_unused` not passed (`None`) accepts an unused input as PyTorch's does, with
+#   `materialize_grads` and without it.
+# - `flags`: the `ValueError` above comes whatever was captured, with no inputs at all too.
 
 # %% nbgrader={"grade": false, "grade_id": "04_grad_results_answer", "locked": false, "schema_version": 3, "solution": true}
 def grad_results(inputs, captured, allow_unused, materialize_grads):

@@ -201,62 +201,69 @@ sum_to_in_the_engine_random(sum_to, grading.random_cases(seed=502, count=12))
 # %% [markdown]
 # ## 3. Fitting each gradient to its input
 #
-# A node's rule computes one gradient per input, and nothing forces it to have the input's shape:
-# `MulBackward0` returns a `(2, 3)` gradient for an `x` of shape `(3,)`. So the engine you wrote in
-# 03 passes what each node's rule returns through `validate_outputs(node, grad_inputs)`, which
-# fits each gradient to its input before it flows on. The node knows what its inputs looked like:
-# `node._input_meta[i]` is input `i`'s `(shape, dtype)` when it was recorded (the dtype as NumPy's,
-# `t._data.dtype`).
-#
-# A custom `autograd.Function` (assignment 06 writes one) shows it best, since its backward returns
-# whatever you like. `Loose` returns a `(2, 3)` float64 gradient for a float32 input of shape `(3,)`;
-# `Wrong` returns two elements for three:
+# A node's rule computes one gradient per input, and nothing forces it to have the input's shape or
+# dtype. So the engine you wrote in 03 passes what each node's rule returns through
+# `validate_outputs(node, grad_inputs)` before the gradients flow on. A custom `autograd.Function`
+# (assignment 06 writes one) shows what PyTorch does there, since its backward returns whatever you
+# like. `returning(shape_it)` below is `y = x * c` with a backward that returns `shape_it(g)` for `x`
+# (a float32 `(3,)` leaf) and, for the constant `c`, a gradient of the wrong shape:
 
 # %%
-class Loose(ag.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
+def returning(shape_it):
+    """A custom Function y = x * c whose backward returns shape_it(grad) for x and grad[:1] for c."""
+    class Returns(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, c):
+            return x * c
 
-    @staticmethod
-    def backward(ctx, grad):
-        return (grad * 2).expand(2, 3).double()
-
-
-class Wrong(ag.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad[:2]
+        @staticmethod
+        def backward(ctx, grad):
+            return shape_it(grad), grad[:1]
+    return Returns
 
 
-x = ag.tensor([1., 2., 3.], requires_grad=True)
-Loose.apply(x).sum().backward()
-print(x.grad, x.grad.dtype)           # PyTorch: tensor([4., 4., 4.]) torch.float32
-print(error_of(lambda: Wrong.apply(x).sum().backward()))
-# PyTorch: RuntimeError: Function WrongBackward returned an invalid gradient at index 0 - got [2] but expected shape compatible with [3]
+x, c = ag.tensor([1., 2., 3.], requires_grad=True), ag.ones(3)
+for text, shape_it in {"g.expand(2, 3)": lambda g: g.expand(2, 3), "g.unsqueeze(0)": lambda g: g.unsqueeze(0),
+                       "g.double()": lambda g: g.double(), "None": lambda g: None, "g[:2]": lambda g: g[:2],
+                       "g.unsqueeze(1)": lambda g: g.unsqueeze(1), "g.sum()": lambda g: g.sum()}.items():
+    x.grad = None
+    done = error_of(lambda: returning(shape_it).apply(x, c).sum().backward())
+    print(f"{text:15}", done or (x.grad, None if x.grad is None else x.grad.dtype))
+# PyTorch:
+# g.expand(2, 3)  (tensor([2., 2., 2.]), torch.float32)
+# g.unsqueeze(0)  (tensor([1., 1., 1.]), torch.float32)
+# g.double()      (tensor([1., 1., 1.]), torch.float32)
+# None            (None, None)
+# g[:2]           RuntimeError: Function ReturnsBackward returned an invalid gradient at index 0 - got [2] but expected shape compatible with [3]
+# g.unsqueeze(1)  RuntimeError: Function ReturnsBackward returned an invalid gradient at index 0 - got [3, 1] but expected shape compatible with [3]
+# g.sum()         RuntimeError: Function ReturnsBackward returned an invalid gradient at index 0 - got [] but expected shape compatible with [3]
 
 # %% [markdown]
 # ### Exercise 2: `validate_outputs` (4 points)
 #
-# Write `validate_outputs(node, grad_inputs)`, installed as `ag.engine.validate_outputs`.
-# `grad_inputs[i]` is the gradient the node's rule returned for input `i` (a tensor, or `None`);
-# `node.next_functions[i]` is that input's edge, `(None, 0)` when no gradient is needed there.
-# Return the gradients fitted to their inputs, as PyTorch's engine does. `ag.broadcasting.sum_to` is
-# your exercise 1, and `ag.broadcasting.is_expandable_to(shape, desired)` says whether a tensor of
-# `shape` broadcasts to `desired`.
+# Write `validate_outputs(node, grad_inputs)`, installed as `ag.engine.validate_outputs`: what
+# PyTorch's engine does with the gradients a node's rule returned, before they flow on. Work out from
+# the experiment above which gradients PyTorch accepts as they are, which it changes and how, and
+# which it refuses (why does `(1, 3)` pass for a `(3,)` input, and `(3, 1)` not?), and why `c`'s
+# one-element gradient never caused an error.
+#
+# What you are given: `grad_inputs[i]` is the gradient the rule returned for input `i` (a tensor or
+# `None`); `node.next_functions[i]` is that input's edge, `(None, 0)` when it needs no gradient;
+# `node._input_meta[i]` is input `i`'s `(shape, dtype)` when it was recorded (the dtype as NumPy's,
+# `t._data.dtype`). `ag.broadcasting.sum_to` is your exercise 1, and
+# `ag.broadcasting.is_expandable_to(shape, desired)` says whether a tensor of `shape` broadcasts to
+# `desired`. Example: for the node of `x * y`, `x` of shape `(3,)` and `y` of shape `(2, 3)`, the
+# gradients `[g, g]` with `g = [[1, 2, 3], [4, 5, 6]]` come back as `[[5, 7, 9], g]`.
 #
 # **Rules**
 # - `list`: the result is a list with one gradient per input, in input order.
-# - `shape`: a gradient whose shape broadcasts to its input's shape is summed to that shape.
-# - `dtype`: a gradient of another dtype is converted to its input's dtype.
-# - `refuse`: a gradient whose shape does not broadcast to its input's raises PyTorch's
-#   `RuntimeError`, worded as above (the node's `name()`, the index, the shapes as lists).
-# - `keep`: `None`, a gradient that already fits, and the gradient of an input without an edge
-#   pass as they are.
+# - `shape`: an input whose shape broadcasts to its gradient's receives a gradient of its own shape,
+#   with the values PyTorch gives (`[2., 2., 2.]` for `g.expand(2, 3)` above).
+# - `dtype`: an input that needs a gradient receives one of its own dtype.
+# - `refuse`: any other shape is refused with PyTorch's `RuntimeError`, worded as above (the node's
+#   `name()`, the index, the shapes as lists).
+# - `keep`: `None`, a gradient that already fits, and the gradient of an input that needs none pass
+#   as they are.
 
 # %% nbgrader={"grade": false, "grade_id": "05_validate_outputs_answer", "locked": false, "schema_version": 3, "solution": true}
 def validate_outputs(node, grad_inputs):

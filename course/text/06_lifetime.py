@@ -20,10 +20,9 @@
 # %% [markdown]
 # ### How an exercise works
 #
-# As before: an answer cell ends with `exercises.plug(...)`, which installs your function in
-# `autograd_lib`. Each task ends with its **Rules**; a failing test prints what it expected, what it
-# saw, and the rule broken; hidden tests also use random inputs. The checks are in
-# `autograd_course/checks/`. `# PyTorch: ...` gives what PyTorch 2.13 prints.
+# As before: an answer cell ends with `exercises.plug(...)`, which installs your function; a failing
+# test prints what it expected, what it saw, and the rule broken. `# PyTorch: ...` gives what PyTorch
+# 2.13 prints.
 #
 # From their answer cells on, every node uses your exercises 1 to 3 (what it keeps, freeing, handing
 # out). Stuck on one? `exercises.unplug("06.plan_saves")` (or `"06.release_saved"`, `"06.saved_values"`,
@@ -259,25 +258,24 @@ reveal(prediction, "RuntimeError" if error else x.grad,
 # %% [markdown]
 # ### Exercise 2: `free_saved` (10 points)
 #
-# The engine frees and reads saved values through two methods of `Node`; write both:
+# Make a node behave after backward as section 2 showed of PyTorch: what only the graph held is
+# reclaimed, `_saved_result` and a second backward raise the error printed there
+# (`ag.graph.FREED_MESSAGE`), `_saved_exponent` is still `3`, and `(x + 1).sum()` runs backward twice.
+# The engine frees and reads saved values through two methods of `Node`, which you write:
 #
-# * `release_saved(node)` is `node.release_saved()`: the engine calls it on each node right after
-#   running it, unless the pass retains the graph.
-# * `saved_values(node, names)` is `node.saved_values(names)`: each time backward runs a formula,
-#   `Node.apply` calls it with the names the formula needs, in the formula's order (`("self",
-#   "exponent")` for `x ** 3`), and passes the list it returns to the formula as its arguments.
+# | your function | called | returns |
+# |---|---|---|
+# | `release_saved(node)`, the method `node.release_saved()` | by the engine on each node right after running it, unless the pass retains the graph | None |
+# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`) | the formula's arguments, as a list |
 #
-# What a node holds: `node._saved` maps a saved name to a `SavedTensor`, whose method `unpack(node)`
-# gives the tensor back, checked for in-place writes since the forward pass (exercise 3);
-# `node._params` maps a name to a plain value; `node._freed` is `False` on a new node. The library
-# reads them too: `grad_fn._saved_<name>` raises the freed error when `node._freed` is true and the
-# name is in `node._saved`, and shows None for a name the node never kept.
-#
-# PyTorch's behaviour is section 2's: after backward, what only the graph held is reclaimed,
-# `_saved_result` and a second backward raise the error printed there (`ag.graph.FREED_MESSAGE`),
-# `_saved_exponent` is still `3`, and `(x + 1).sum()` runs backward twice. For the node of `x ** 3`,
-# `saved_values(node, ("self", "exponent"))` is `[x, 3]` and with the names reversed `[3, x]`; once the
-# node is freed, the first raises and `saved_values(node, ("exponent",))` is still `[3]`.
+# What a node holds, for reference: `node._saved` maps a saved name to a `SavedTensor` (its
+# `unpack(node)` gives the tensor back, checked for in-place writes: exercise 3); `node._params` maps a
+# name to a plain value; `node._freed` is `False` on a new node. The library's `grad_fn._saved_<name>`
+# looks a name up in `node._saved` (the freed error if `node._freed` is true), then in `node._params`,
+# else shows None. What a released node must hold is yours to work out.
+# For the node of `x ** 3`, `saved_values(node, ("self", "exponent"))` is `[x, 3]`, and with the names
+# reversed `[3, x]`; once the node is freed, the first raises and `saved_values(node, ("exponent",))` is
+# still `[3]`.
 #
 # **Rules**
 # - `frees`: once released, a node holds no reference to the tensors it saved, so their memory can be
@@ -927,19 +925,22 @@ ag.viz.draw_checkpoint(loss, recomputed=watched.recomputed, names={"x": x, "w": 
 # in PyTorch. With a function that draws random numbers (a dropout mask), PyTorch's
 # `preserve_rng_state=False` may give a mask different from the forward pass's.
 #
-# At hand (the answer cell imports them): `get_rng_state()` and `set_rng_state(state)`, the default
-# generator's state;
-# `with fork_rng(enabled=True):`, which puts the generator back as it was when the block began (with
-# `enabled=False` it does nothing); `detach_variable(args)`, a tuple with each tensor of `args`
-# detached and requiring grad exactly when its original does; `checkpoint_valid()`, False inside
-# `autograd.grad` or `backward(inputs=...)`; and, as always, `ag.autograd.backward(tensors,
-# grad_tensors)`, one backward pass from several outputs.
+# What exists, for reference (the answer cell imports it; which of it you need is yours to work out):
+#
+# | name | what it is |
+# |---|---|
+# | `get_rng_state()`, `set_rng_state(state)` | read and set the default generator's state |
+# | `fork_rng(enabled)` | a `with` block after which the generator is as it was when the block began; with `enabled=False` it does nothing |
+# | `detach_variable(args)` | a tuple with each tensor of `args` detached, requiring grad exactly when its original does |
+# | `checkpoint_valid()` | False inside `autograd.grad` or `backward(inputs=...)` |
+# | `ag.autograd.backward(tensors, grad_tensors)` | one backward pass from several outputs |
+# | `NOT_VALID_MESSAGE`, `NO_OUTPUT_MESSAGE` | PyTorch's two messages of the rules below |
 #
 # **Rules**
 # - `outputs`: the outputs are the function's on the arguments, each with the checkpoint's node as
 #   its `grad_fn`.
-# - `keeps-inputs`: between the passes the node keeps only its tensor arguments, saved with
-#   `ctx.save_for_backward` in their order: no output, no intermediate result, and no tensor in any
+# - `keeps-inputs`: between the passes the node keeps only its tensor arguments: its `saved_tensors`
+#   are they, in their order, as PyTorch's; no output, no intermediate result, and no tensor in any
 #   other attribute of `ctx`.
 # - `same-grads`: backward gives the gradients of the function run without checkpoint, to the tensor
 #   arguments and to the tensors the function reaches through a closure (a layer's weights).
@@ -954,9 +955,9 @@ ag.viz.draw_checkpoint(loss, recomputed=watched.recomputed, names={"x": x, "w": 
 # - `rng-fresh`: with `preserve_rng_state=False` the recomputation draws from the caller's generator
 #   as it stands, advancing it, as in PyTorch.
 # - `refuses-grad`: inside `autograd.grad` or `backward(inputs=...)`, where a reentrant backward
-#   cannot deliver, backward raises `RuntimeError(NOT_VALID_MESSAGE)`.
+#   cannot deliver, backward raises PyTorch's `RuntimeError` (`NOT_VALID_MESSAGE`).
 # - `no-output`: when no output of the recomputation requires grad, backward raises
-#   `RuntimeError(NO_OUTPUT_MESSAGE)`.
+#   PyTorch's `RuntimeError` (`NO_OUTPUT_MESSAGE`).
 
 # %% nbgrader={"grade": false, "grade_id": "06_checkpoint_answer", "locked": false, "schema_version": 3, "solution": true}
 from autograd_lib.utils.checkpoint import (NO_OUTPUT_MESSAGE, NOT_VALID_MESSAGE, checkpoint_valid, detach_variable,
@@ -1037,8 +1038,7 @@ plt.show()
 # recomputes all 20 steps at once: the peak is as high as without checkpoint, and the forward pass
 # ran twice. Four pieces of 5 hold 4 inputs, and during backward one piece's 5 results: about half the
 # peak. With $n$ steps cut into about $\sqrt{n}$ pieces, memory grows like $\sqrt{n}$ instead of $n$,
-# for one extra forward pass: how large models are trained on memory that could not hold all their
-# activations.
+# for one extra forward pass.
 
 # %% [markdown]
 # **Tests.** What the node keeps; gradients (a direct call, a chain, a closure parameter, two

@@ -8,23 +8,22 @@
 # does: the backward of such a write, a view's history after it, and the refusal of a write whose source
 # overlaps its destination.
 #
-# | # | exercise | what you write | test cells (points) | points |
-# |---|---|---|---|---|
-# | 1 | `08.safe_writes` | the version counter, the check of saved tensors, the leaf rule | `08_safe_writes_test` (4), `08_safe_writes_test2` (4), `08_safe_writes_test3` (4) | 12 |
-# | 2 | `08.copy_slices_backward` | the backward of a write through a view | `08_copy_slices_backward_test` (3), `08_copy_slices_backward_test2` (2) | 5 |
-# | 3 | `08.view_grad_fn` | a view's `grad_fn` once its storage was written | `08_view_grad_fn_test` (3), `08_view_grad_fn_test2` (2) | 5 |
-# | 4 | `08.overlap_status` | how two tensors share memory, from addresses and strides | `08_overlap_status_test` (3), `08_overlap_status_test2` (2) | 5 |
-# | | | | **total** | **27** |
+# | # | exercise | what you write | points |
+# |---|---|---|---|
+# | 1 | `08.safe_writes` | the version counter, the check of saved tensors, the leaf rule | 12 |
+# | 2 | `08.copy_slices_backward` | the backward of a write through a view | 5 |
+# | 3 | `08.view_grad_fn` | a view's `grad_fn` once its storage was written | 5 |
+# | 4 | `08.overlap_status` | how two tensors share memory, from addresses and strides | 5 |
+# | | | **total** | **27** |
 #
 # Hidden tests also run your functions on random inputs and compare them with the library's own.
 
 # %% [markdown]
 # ### How an exercise works
 #
-# As before: a comment `# PyTorch: ...` says what PyTorch 2.13 prints on that line. The last lines of an
-# **answer cell**, `exercises.plug(...)`, install your functions in `autograd_lib`, so the cells after it
-# run the library with your code inside. A failing **test cell** says what it expected, what it saw, and
-# which rule of the task text is broken.
+# As before: `# PyTorch: ...` is what PyTorch 2.13 prints; an **answer cell** ends with
+# `exercises.plug(...)`, which installs your functions in `autograd_lib`; a failing **test cell** says what it
+# expected, what it saw, and which rule is broken.
 #
 # **The way out.** Every in-place write runs the functions of exercise 1: until you solve it, the cells
 # after its answer cell fail, each with one line naming the exercise. To go on without an exercise, put the
@@ -46,8 +45,7 @@ _ = ag.manual_seed(0)      # seeds randn, rand, ... (it returns a generator we d
 
 # %% [markdown]
 # Demo helpers: `versions(*tensors)` gives each tensor's `_version`, `backward_error(loss)` the middle of
-# the error of `loss.backward()` (or "no error"), `outcome(fn, ...)` what `fn` returned or the error it
-# raised, as text.
+# `loss.backward()`'s error (or "no error"), `outcome(fn, ...)` what `fn` returned or raised.
 #
 # ## 1. In-place operations and `_version`
 #
@@ -129,14 +127,10 @@ print(outcome(lambda: y.grad_fn.next_functions[0][0]._saved_result))
 # %% [markdown]
 # ### Reading the message
 #
-# * `[torch.FloatTensor [3]]`: the tensor's type and shape (here `autograd_lib.FloatTensor`);
-# * `which is output 0 of Exp`: the node that produced it. For a saved **output**, the node that saved it,
-#   although `y.grad_fn` is now the write's `AddBackward0`. For a saved **input** (`MulBackward0` saved `y`
-#   as an input), its producer now: after the write, the write's node, which points at the line to fix. A
-#   tensor without a producer (a constant, a leaf) gets no such part;
-# * `is at version 1; expected version 0`: its version now, and the version it was saved at.
-#
-# Only the hint differs from PyTorch's. Three writes, and PyTorch's messages:
+# `[torch.FloatTensor [3]]` is the tensor's type and shape (here `autograd_lib.FloatTensor`), `is at
+# version 1; expected version 0` its version now and the version it was saved at. Only the hint differs
+# from PyTorch's. What does "which is output 0 of ..." name? Three writes, and PyTorch's messages: `exp`
+# saved its output, `h * w` its inputs, `x * c` a constant among them:
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -220,9 +214,8 @@ plt.show()
 # ## 4. The leaf rule
 #
 # A leaf that requires grad (a weight) cannot be written in place while autograd records, not even through
-# a view. Recording the write would give `w` a `grad_fn`: it would **stop being a leaf**, `backward()` would
-# no longer fill `w.grad`, and the gradient would go to old values that no tensor holds any more. PyTorch
-# refuses instead. A non-leaf and a tensor that does not require grad may be written (PyTorch's output in
+# a view: recorded, the write would make `w` **stop being a leaf**, and `backward()` would no longer fill
+# `w.grad`. A non-leaf and a tensor that does not require grad may be written (PyTorch's output in
 # the comments):
 
 # %%
@@ -257,23 +250,23 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # %% [markdown]
 # ### Exercise 1: `safe_writes` (12 points)
 #
-# Make in-place writes safe: a user of `autograd_lib` must see what sections 1 to 4 showed of PyTorch. The
-# library writes and records; it asks three functions of yours, which you write and plug in one answer cell:
+# Make in-place writes safe: a user of `autograd_lib` must see what sections 1 to 4 showed of PyTorch.
+# The library does the writing and the recording; at three moments it asks a function of yours, and you
+# write all three in one answer cell:
 #
-# * `increment_version(tensor)`, called right after every in-place write into `tensor`'s storage (also the
-#   engine's addition into `.grad`, which runs under `no_grad`). A tensor's `_version` is a read-only
-#   property: it reads `tensor._version_counter.value`. Returns None.
-# * `check_version(saved, node)`, the method `SavedTensor.check_version`, called whenever `node`'s backward
-#   (or `node._saved_<name>`) unpacks `saved`, a tensor it kept. A `SavedTensor` holds `tensor`, `version`
-#   (the tensor's version when it was saved) and `is_output` (whether it is `node`'s own output, as `exp`'s).
-#   Returns None when the tensor may be used, else raises PyTorch's error, which
-#   `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns: "which is output 0 of ..."
-#   names the node `producer`, and is left out for `None`.
-# * `check_inplace(t)`, called before every in-place write into `t`, in the grad mode the write runs in.
-#   Returns None when PyTorch allows the write, else raises PyTorch's error. A view knows the tensor whose
-#   memory it shares, `t._base` (`None` for a tensor that is not a view).
+# | your function | called | returns |
+# |---|---|---|
+# | `increment_version(tensor)` | right after every in-place write into `tensor`'s storage (also the engine's addition into `.grad`, under `no_grad`) | None |
+# | `check_version(saved, node)`, the method `SavedTensor.check_version` | whenever `node`'s backward (or `node._saved_<name>`) unpacks `saved`, a tensor `node` kept | None when the tensor may be used, else raises PyTorch's error |
+# | `check_inplace(t)` | before every in-place write into `t`, in the grad mode the write runs in | None when PyTorch allows the write, else raises PyTorch's error |
 #
-# An example worked out (PyTorch's output in the comments):
+# What exists, for reference: `t._version` is read-only, and reads the `value` of `t._version_counter`,
+# section 1's counter object. A `SavedTensor` holds `tensor`, `version` (the tensor's version when it was
+# saved) and `is_output` (whether it is `node`'s own output).
+# `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns PyTorch's error for a
+# modified saved tensor, with "which is output 0 of" the node `producer` (no such part for `None`). A
+# view's `t._base` is the tensor whose memory it shares (`None` for a tensor that is not a view). Which
+# node the message names, and which writes are refused, you work out from sections 2 and 4. An example:
 #
 # ```python
 # x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -282,7 +275,7 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # z = h * x
 # h.add_(1)                   # h, h[1:] and h.detach() are now at version 1, h.data still at 0
 # y.sum().backward()          # fine: exp saved its output y, which was not written
-# z.sum().backward()          # RuntimeError: ...: [torch.FloatTensor [3]], which is output 0 of Add, is at version 1; expected version 0 instead. ...
+# z.sum().backward()          # RuntimeError: ... which is output 0 of Add, is at version 1; expected version 0 instead. ...
 # x.add_(1)                   # RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
 # x[1:].mul_(2)               # RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
 # with ag.no_grad():
@@ -298,10 +291,10 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 #   None), also when it was written before it was saved.
 # - `modified`: a saved tensor written since it was saved is refused with PyTorch's `RuntimeError`, which
 #   says "is at version N; expected version M instead.": N its version now, M the version it was saved at.
-# - `output-name`: a saved output is named after the node that saved it ("which is output 0 of Exp"),
-#   whatever the tensor's `grad_fn` is now.
-# - `input-name`: a saved input is named after its producer now (after a write, the write's node), and not
-#   named when it has none (a constant, a leaf).
+# - `output-name`: the message for a saved output names the node that saved it ("which is output 0 of
+#   Exp"), whatever the tensor's `grad_fn` is now.
+# - `input-name`: the message for a saved input names the node that produced the tensor as it is now
+#   (after a write, the write's node), and no node for a tensor that has none (a constant, a leaf).
 # - `leaf`: while grad mode is on, a write into a leaf that requires grad is refused:
 #   `RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
 # - `view-of-leaf`: while grad mode is on, a write into a view of such a leaf is refused:
@@ -630,7 +623,8 @@ for i, (s, e) in enumerate(zip(seen, expected)):
 # ## 6. A view's history after a write
 #
 # Rule 2 of section 5 lives where a view's `grad_fn` is read: for a view, `Tensor.grad_fn` calls
-# `view._view_grad_fn()` (so does a write through the view, once it rewrote the base's history). A view keeps:
+# `view._view_grad_fn()` (so does a write through the view, once it rewrote the base's history). A view
+# keeps:
 #
 # * `view._base`: the tensor whose storage it shares;
 # * `view._grad_fn`: the node it was given when it was made (`SliceBackward0` for `b[1:4]`), or `None`
@@ -639,9 +633,8 @@ for i, (s, e) in enumerate(zip(seen, expected)):
 # * `view._creation_meta`: `None`, or how the view was made when that forbids following a write:
 #   `"no_grad"`, `"multi_output"` (an output of `unbind` or `split`), `"custom_function"`.
 #
-# Below, a view before a write into its base, after it, and once its `grad_fn` is read. The new node's input
-# is the base's history *now*, the `MulBackward0` of `b.mul_(2)`; `ag.views.positions_in_base(v)` says where
-# `v`'s cells are in `b` (one array of indices per dim of the base):
+# A view before a write into its base, after it, and once its `grad_fn` is read;
+# `ag.views.positions_in_base(v)` says where `v`'s cells are in `b` (one array of indices per dim of `b`):
 
 # %%
 x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
@@ -657,62 +650,121 @@ print("its input:", node.next_functions[0][0].name(), "  b.grad_fn:", node.next_
 # PyTorch: its input: MulBackward0   b.grad_fn: True
 print("v's cells in b:", ag.views.positions_in_base(v))
 
+
 # %% [markdown]
-# Some views cannot follow a write, and reading their `grad_fn` afterwards is refused. One made under
-# `no_grad` has no history of its own while its base's was rewritten by a recorded write: whether the write
-# counts for the view is ambiguous. The outputs of `unbind` share one node, which cannot be replaced for one
-# of them alone. `ag.views.view_write_error` builds PyTorch's errors (in the comments):
+# What does reading `grad_fn` give in general? An experiment: views of `b = x * 2`, of a constant `c`
+# and of the leaf `x`, made in grad mode, under `no_grad` or by `unbind`, then written or not. For each,
+# its `grad_fn` (`<-` its input) and whether a second read gives the same node; PyTorch's output in the
+# comments, and its two errors in full below:
 
 # %%
-with ag.no_grad():
-    n = b[:2]                           # made under no_grad
-r0, r1 = b.view(2, 3).unbind(0)         # one node for both outputs
-b.add_(1)
-print(outcome(lambda: n.grad_fn))
-# PyTorch: RuntimeError: A view was created in no_grad mode and its base or another view of its base has been
-# modified inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden.
-# You can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you
+def written(view_of, write=None, base="x * 2"):
+    """Make b (x * 2, a constant, or the leaf x itself) and v = view_of(b), then write(b, x)."""
+    x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
+    b = {"x * 2": lambda: x * 2, "constant": lambda: ag.zeros(6), "leaf": lambda: x}[base]()
+    v = view_of(b)
+    if write is not None:
+        write(b, x)
+    return v
+
+
+def no_grad_view(b):
+    with ag.no_grad():
+        return b[1:]
+
+
+def under_no_grad(write):
+    def run(b, x):
+        with ag.no_grad():
+            write(b, x)
+    return run
+
+
+views = {
+    "b[1:4], not written": written(lambda b: b[1:4]),
+    "b[1:4], b.add_(1)": written(lambda b: b[1:4], lambda b, x: b.add_(1)),
+    "b[1:4], b[4:].mul_(2)": written(lambda b: b[1:4], lambda b, x: b[4:].mul_(2)),
+    "b[:2].expand(3, 2), b.add_(1)": written(lambda b: b[:2].expand(3, 2), lambda b, x: b.add_(1)),
+    "c[2:], c.add_(1)": written(lambda b: b[2:], lambda b, x: b.add_(1), "constant"),
+    "c[2:], c.copy_(x)": written(lambda b: b[2:], lambda b, x: b.copy_(x), "constant"),
+    "x[1:], no_grad x.mul_(2)": written(lambda b: b[1:], under_no_grad(lambda b, x: b.mul_(2)), "leaf"),
+    "no_grad b[1:], not written": written(no_grad_view),
+    "no_grad b[1:], b.add_(1)": written(no_grad_view, lambda b, x: b.add_(1)),
+    "unbind(0)[1], b.add_(1)": written(lambda b: b.view(2, 3).unbind(0)[1], lambda b, x: b.add_(1)),
+}
+for text, v in views.items():
+    node = outcome(lambda: v.grad_fn)
+    if node is None or isinstance(node, str):
+        print(f"{text:30}", node if node is None else node[:70] + " ...")
+    else:
+        print(f"{text:30}", node.name(), "<-", node.next_functions[0][0].name(), "  same at the next read:",
+              v.grad_fn is node)
+# PyTorch:
+# b[1:4], not written            SliceBackward0 <- MulBackward0   same at the next read: True
+# b[1:4], b.add_(1)              AsStridedBackward0 <- AddBackward0   same at the next read: True
+# b[1:4], b[4:].mul_(2)          AsStridedBackward0 <- torch::autograd::CopySlices   same at the next read: True
+# b[:2].expand(3, 2), b.add_(1)  AsStridedBackward0 <- AddBackward0   same at the next read: True
+# c[2:], c.add_(1)               None
+# c[2:], c.copy_(x)              AsStridedBackward0 <- torch::autograd::CopyBackwards   same at the next read: True
+# x[1:], no_grad x.mul_(2)       AsStridedBackward0 <- torch::autograd::AccumulateGrad   same at the next read: True
+# no_grad b[1:], not written     None
+# no_grad b[1:], b.add_(1)       RuntimeError: A view was created in no_grad mode and its base or anoth ...
+# unbind(0)[1], b.add_(1)        RuntimeError: Output 1 of Unbind is a view and its base or another vie ...
+# In full:
+# RuntimeError: A view was created in no_grad mode and its base or another view of its base has been modified
+# inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You
+# can clarify your code by moving both the view and the inplace either both inside the no_grad block (if you
 # don't want the inplace to be tracked) or both outside (if you want the inplace to be tracked).
-print(outcome(lambda: r1.grad_fn))
-# PyTorch: RuntimeError: Output 1 of Unbind is a view and its base or another view of its base has been modified
-# inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output
-# views to be modified inplace. You should replace the inplace operation by an out-of-place one.
+# RuntimeError: Output 1 of Unbind is a view and its base or another view of its base has been modified
+# inplace. This view is the output of a function that returns multiple views. Such functions do not allow the
+# output views to be modified inplace. You should replace the inplace operation by an out-of-place one.
 
 # %% [markdown]
 # ### Exercise 3: `view_grad_fn` (5 points)
 #
-# Write `view_grad_fn(view)`, installed as the method `Tensor._view_grad_fn`: return the view's node as
-# PyTorch does. A new node is an `ag.views.AsStridedBackward0()`; besides `next_functions`, the engine reads
-# its `_input_meta` (each input's `(shape, NumPy dtype)`, assignment 05) and its rule reads its `_params`:
-# `"self_shape"`, `"key"` and `"accumulate"` (whether to add up the gradients of cells the view shows more
-# than once, as `b[:2].expand(3, 2)` shows each of two cells three times). `ag.views.move_retained_grad(view,
+# Write `view_grad_fn(view)`, installed as the method `Tensor._view_grad_fn`: it returns what PyTorch's
+# `view.grad_fn` returns. Work out from the experiment which views keep their node, get a new one, read
+# `None` or are refused, and which answer wins where two seem to apply.
+#
+# A new node is an `ag.views.AsStridedBackward0()`, whose rule is written. What it reads:
+#
+# | field | holds |
+# |---|---|
+# | `next_functions` | its one input's edge |
+# | `_input_meta` | `((shape, NumPy dtype),)` of the base, as every node's (assignment 05) |
+# | `_params["self_shape"]` | the base's shape |
+# | `_params["key"]` | where the view's cells are in the base (`ag.views.positions_in_base`) |
+# | `_params["accumulate"]` | whether to add up the gradients of cells the view shows more than once |
+#
+# Also at hand: `ag.views.view_write_error(view, indirect)` builds PyTorch's refusal for a view
+# (`indirect` true: the write went through its base or another view, not this one), and `ag.views.move_retained_grad(view,
 # old_node, new_node)` moves a retained grad (assignment 04) to a new node; a view's hooks stay with the old
-# one, as in PyTorch. The rules apply in this order:
+# one, as in PyTorch.
 #
 # **Rules**
-# - `no-history`: a view without a node of its own whose base does not require grad has none: `None`.
-# - `keep`: until its storage is written again (the counter still reads `view._view_version`), a view keeps
-#   `view._grad_fn`, the same object (or `None`) at every read.
-# - `refuse`: once its storage was written, a view with a `_creation_meta` is refused with PyTorch's
-#   `RuntimeError`, which `ag.views.view_write_error` builds for it with `indirect=True` (the write did not
-#   go through this view: "its base or another view of its base has been modified inplace").
-# - `new`: any other view whose storage was written gets a new `AsStridedBackward0`, which becomes its node.
-# - `current`: the new node's one input is the base's current history: its gradient edge now (assignment
-#   02), through the write's node.
-# - `params`: the new node holds the base's `(shape, NumPy dtype)` in `_input_meta`, and in `_params` the
-#   base's shape as `self_shape` and the view's positions in the base (`ag.views.positions_in_base`) as `key`.
+# - `no-history`: a view without a node of its own whose base does not require grad reads `None`, written
+#   or not, however it was made.
+# - `keep`: a view whose storage was not written since its node was set reads that node (or `None`), the
+#   same object at every read.
+# - `refuse`: once its storage was written, a view made under `no_grad`, by `unbind` or `split`, or by a
+#   custom Function is refused with PyTorch's `RuntimeError` ("its base or another view of its base has
+#   been modified inplace").
+# - `new`: any other view whose storage was written since its node was set reads a new
+#   `AsStridedBackward0`.
+# - `current`: the new node's one input is the base's history at the moment of the read: its gradient
+#   edge then (assignment 02), through the write's node.
+# - `params`: the new node holds what the table says for the base and the view.
 # - `accumulate`: `accumulate` is True exactly when the view shows some cell of the base more than once;
 #   a view without elements shows none.
-# - `version`: after a new node, the next read returns the same node, until the next write.
+# - `version`: after a new node, every read returns that node, until the storage is written again.
 # - `retain`: a view that retains its grad goes on retaining it through its new node.
 # - `gradients`: so backward through a written view reaches its base's current history: the leaves get the
 #   gradients PyTorch gives.
 
 # %% nbgrader={"grade": false, "grade_id": "08_view_grad_fn_answer", "locked": false, "schema_version": 3, "solution": true}
 def view_grad_fn(view):
-    """The grad_fn of a view (installed as Tensor._view_grad_fn; view.grad_fn calls it): its node,
-    None, or PyTorch's refusal; after a write since its node was set, a new
-    ag.views.AsStridedBackward0 whose input is the base's current history.
+    """What PyTorch's view.grad_fn gives for view (installed as Tensor._view_grad_fn): its node,
+    None, or PyTorch's refusal.
     """
     ### BEGIN SOLUTION
     base = view._base
@@ -818,9 +870,9 @@ for text, write in writes.items():
 # x[::2].copy_(x[:3])    tensor([0., 1., 1., 3., 1., 5.])
 
 # %% [markdown]
-# The last write goes through although `x[::2]` and `x[:3]` share cells, and shows the problem: PyTorch read
-# `x[2]` after writing it (`x[4]` is 1), NumPy copied from a buffer (`x[4]` is 2). Telling whether two
-# windows with gaps share a cell takes real work, so PyTorch does not try.
+# The last write goes through although `x[::2]` and `x[:3]` share cells: PyTorch read `x[2]` after writing
+# it (`x[4]` is 1). Telling whether two windows with gaps share a cell takes real work, so PyTorch does not
+# try.
 #
 # When does it tell? A tensor is a window on its storage: the address of its first element
 # (`t.data_ptr()`, in bytes), how far a step along each dim jumps (`t.stride()`, in elements), its `shape`,
@@ -850,20 +902,29 @@ for name, t in windows.items():
 # `autograd_lib.ops.inplace.overlap_status`: every in-place op calls it with its target and each tensor
 # operand, and refuses `"partial"` with the error above. It returns `"full"`, `"partial"`, `"no"` or
 # `"too hard"`. Addresses are real addresses: tensors on different storages never share a byte. You have
-# `data_ptr()`, `numel()`, `itemsize`, `stride()` and `shape`. Examples on `x = ag.arange(12.)`, `m =
-# x[:9].view(3, 3)`: `x, x.detach()` is full; `x[2:5], x[0:3]` and `m, m.t()` are partial; `x[0:3], x[3:6]`
-# (they touch) is no; `x[::2], x[:3]` is too hard.
+# `data_ptr()`, `numel()`, `itemsize`, `stride()` and `shape`; telling a dense layout from its strides and
+# shape is the heart of the problem. Examples on `x = ag.arange(12.)`, `m = x[:9].view(3, 3)`, `s = x[::2]`
+# and the empty `e = x[0:0]`, from which you can also tell which answer wins where two seem to apply:
 #
-# **Rules** (decided in this order)
-# - `same`: a tensor and itself: `"full"`.
-# - `empty`: a tensor without elements shares no memory: `"no"`.
-# - `dense`: a layout that is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an expand) is
-#   `"too hard"`, whatever the other tensor; a permuted contiguous layout (`m.t()`) is dense, a dim of size
-#   1 is never stepped along, and a single element is dense.
-# - `range`: two dense tensors that cover the same bytes are `"full"` when their strides are the same
-#   (`x` and `x.detach()`, two slices `x[0:3]`), `"partial"` when not (`m` and `m.t()`; `x[:6]` and
-#   `x[:6].view(1, 6)`: PyTorch compares the strides as they are).
-# - `share`: other blocks that share a byte are `"partial"`; blocks that only touch or lie apart are `"no"`.
+# | `a, b` | status | | `a, b` | status |
+# |---|---|---|---|---|
+# | `x, x.detach()` | full | | `x[0:3], x[3:6]` (they touch) | no |
+# | `x[2:5], x[0:3]` | partial | | `s, x[:3]` | too hard |
+# | `m, m.t()` | partial | | `s, x[1::2]` (no shared cell) | too hard |
+# | `x[:6], x[:6].view(1, 6)` | partial | | `s, s` (one object) | full |
+# | `m.t(), x[:9].view(3, 3).t()` | full | | `e, e` / `e, s` | full / no |
+#
+# **Rules**
+# - `same`: a tensor and itself (one object) is `"full"`, whatever its layout or size.
+# - `empty`: a tensor without elements shares no memory with another tensor: `"no"`, whatever that
+#   one's layout.
+# - `dense`: where a layout is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an
+#   expand), the answer is `"too hard"`, whatever the other tensor; a permuted contiguous layout (`m.t()`)
+#   is dense, a dim of size 1 is never stepped along, and a single element is dense.
+# - `range`: two dense tensors that cover the same bytes are `"full"` when their strides are the same,
+#   `"partial"` when not (PyTorch compares the strides as they are).
+# - `share`: other dense blocks that share a byte are `"partial"`; blocks that only touch or lie apart are
+#   `"no"`.
 # - `refuse`: so an in-place op refuses an operand that partially overlaps its target (PyTorch's
 #   `RuntimeError`), and allows the others, their result unchanged.
 
@@ -977,9 +1038,8 @@ print("detach():", y._version, backward_error(loss), x.grad)
 # PyTorch: 1 [torch.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected version 0 instead. None
 
 # %% [markdown]
-# Through `.data`, `ExpBackward0` multiplied by its saved output, which now held $2e^x$: twice the gradient,
-# and nothing warned. Through `detach()`, an error that points at the line to fix. A wrong gradient only
-# shows up as a model that trains badly. So: `detach()` for a tensor without history, `with no_grad():` to
+# Through `.data`, `ExpBackward0` multiplied by its saved output, now $2e^x$: twice the gradient, and
+# nothing warned. Through `detach()`, an error that points at the line to fix. So: `detach()` for a tensor without history, `with no_grad():` to
 # change weights, and `.data` only when no graph saved the tensor.
 #
 # ## Summary

@@ -2144,9 +2144,6 @@ compare_plateau_runs(plateau_step, [random_plateau_case(rng) for rng in grading.
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# None
-
-# %% [markdown]
 # ## Summary
 #
 # * A **`Parameter`** assigned to a module is registered, so a model is a tree, which

@@ -365,8 +365,9 @@ def _capture(targets, captured, node, grads):
 
 def call_tensor_hooks(node, grads):
     """Just before ``node`` runs: the tensor hooks (``t.register_hook``) of each of its
-    outputs that received a gradient, in the order they were registered, each given what
-    the previous one left and free to return a replacement (None keeps it); then
+    outputs, in the order they were registered, each given what the previous one left and
+    free to return a replacement (None keeps it); an output that received no gradient has
+    its hooks called with None, which they cannot replace (as PyTorch); then
     ``retain_grad`` stores the result (it always comes last, so it sees the hooks' work).
     ``grads`` may be None (nothing arrived): then there is nothing to do.  Returns the
     gradients that flow on.  (Exercise 04.call_tensor_hooks.)"""
@@ -376,8 +377,6 @@ def call_tensor_hooks(node, grads):
         grads = list(grads)
         for nr, hooks in node._pre_hooks.items():
             for hook in list(hooks.values()):
-                if grads[nr] is None:
-                    continue
                 result = hook(grads[nr])
                 if result is not None:
                     grads[nr] = result

@@ -133,7 +133,10 @@ def _checked_hook(hook):
 
 def check_hook_result(hook, grad, result):
     """PyTorch's errors for a tensor hook that returned something other than a gradient
-    like ``grad``: not a tensor, another dtype, another shape."""
+    like ``grad``: a tensor where ``grad`` is None (an output that received no gradient),
+    not a tensor, another dtype, another shape."""
+    if grad is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     name = getattr(hook, "__name__", None)

@@ -39,7 +39,7 @@ __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "accumulate_grad_
            "ACCUMULATE_COPY", "ACCUMULATE_ADDS", "ACCUMULATE_IN_PLACE", "ACCUMULATE_CREATE_GRAPH",
            "ACCUMULATE_UNTOUCHED", "RETAIN_NO_GRAD", "RETAIN_LEAF", "RETAIN_REGISTER", "RETAIN_OUTPUTS",
            "RETAIN_WEAK", "RETAIN_TWICE", "STORE_COPY", "STORE_ADDS", "STORE_NEW_TENSOR", "STORE_UNTOUCHED",
-           "HOOKS_NOTHING", "HOOKS_LIST", "HOOKS_CHAIN", "HOOKS_REPLACE", "HOOKS_SKIP", "HOOKS_RETAIN",
+           "HOOKS_NOTHING", "HOOKS_LIST", "HOOKS_CHAIN", "HOOKS_REPLACE", "HOOKS_NO_GRADIENT", "HOOKS_RETAIN",
            "PRUNE_ANCESTORS", "PRUNE_TARGETS", "PRUNE_OTHERS", "PRUNE_DEEP"]
 
 
@@ -718,10 +718,10 @@ HOOKS_NOTHING = HOOKS("nothing")
 HOOKS_LIST = HOOKS("list")
 HOOKS_CHAIN = HOOKS("chain")
 HOOKS_REPLACE = HOOKS("replace")
-HOOKS_SKIP = HOOKS("skip")
+HOOKS_NO_GRADIENT = HOOKS("no-gradient")
 HOOKS_RETAIN = HOOKS("retain")
 HOOKS_RUN = HOOKS("chain", "replace")
-HOOKS_ORDER = HOOKS("chain", "skip")
+HOOKS_ORDER = HOOKS("chain", "no-gradient")
 
 
 def _flowing(out, count):
@@ -762,14 +762,23 @@ def tensor_hooks(store, hooks):
         w = ag.tensor([1.0, 2.0], requires_grad=True)
         u, v = w.unbind()
         calls = []
-        u.register_hook(lambda g: (calls.append("u"), g * 10)[1])
-        v.register_hook(lambda g: calls.append("v"))
+        u.register_hook(lambda g: (calls.append(("u", g.tolist())), g * 10)[1])
+        v.register_hook(lambda g: calls.append(("v", g)))
         out = call(fn, u.grad_fn, [ag.tensor(1.5), None], what="call_tensor_hooks(node of u, v, [1.5, None])",
-                   rule=HOOKS_SKIP)
+                   rule=HOOKS_NO_GRADIENT)
     out = _flowing(out, 2)
-    _expect_equal(calls, ["u"], "the hooks that ran when only u (output 0) received a gradient", HOOKS_SKIP)
+    _expect_equal(calls, [("u", 1.5), ("v", None)],
+                  "(hook, what it received) when only u (output 0) received a gradient", HOOKS_NO_GRADIENT)
     _expect_close(out[0], 15.0, "the gradient of u after its hook (x 10)", HOOKS_REPLACE)
-    _expect_equal(out[1], None, "the gradient of v, which received none", HOOKS_SKIP)
+    _expect_equal(out[1], None, "the gradient of v, which received none", HOOKS_NO_GRADIENT)
+
+    with grading.checking(slots):
+        w = ag.tensor([1.0, 2.0], requires_grad=True)
+        u, v = w.unbind()
+        v.register_hook(lambda g: ag.tensor(5.0))
+        refused = outcome(fn, u.grad_fn, [ag.tensor(1.5), None])
+    _expect_equal(refused, "RuntimeError: can't replace a None gradient with a non-None value",
+                  "call_tensor_hooks(node of u, v, [1.5, None]) when v's hook returns a tensor", HOOKS_NO_GRADIENT)
 
     with grading.checking(slots):
         a = ag.tensor([1.0, 2.0], requires_grad=True)
@@ -810,8 +819,11 @@ def _hooked_node(rng, log):
             kind, amount = _HOOK_KINDS[int(rng.integers(0, 3))], float(rng.integers(2, 5))
 
             def hook(g, k=k, h=h, kind=kind, amount=amount):
-                log.append((k, h, kind, np.round(g.numpy(), 6).tolist()))
-                return g * amount if kind == "scale" else (None if kind == "look" else g + amount)
+                # An output that received nothing has its hooks called with None (no-gradient).
+                log.append((k, h, kind, None if g is None else np.round(g.numpy(), 6).tolist()))
+                if g is None or kind == "look":
+                    return None
+                return g * amount if kind == "scale" else g + amount
             t.register_hook(hook)
         if rng.integers(0, 2):
             t.retain_grad()

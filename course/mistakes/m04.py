@@ -146,10 +146,9 @@ MISTAKES = [
             edits=[('''    grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
-            if grads[nr] is not None:
-                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
+            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
@@ -161,20 +160,19 @@ MISTAKES = [
             store_retained_grad(tensor, grads[nr])
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
-            if grads[nr] is not None:
-                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
+            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
 ''')],
             rule="retain"),
     Mistake(_HOOKS, "stores the incoming gradient itself (no copy)",
             edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad')],
             rule="copy"),
     Mistake(_HOOKS, "ignores what a hook returns",
-            edits=[('''                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
-''', '''                hook(grads[nr])
+            edits=[('''            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
+''', '''            hook(grads[nr])
 ''')],
             rule="replace"),
     Mistake(_HOOKS, "overwrites the stored gradient instead of adding",
@@ -186,26 +184,22 @@ MISTAKES = [
             rule="adds"),
     Mistake(_HOOKS, "gives every hook the gradient that arrived",
             edits=[('''        for hook in list(hooks.values()):
-            if grads[nr] is not None:
-                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
+            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
 ''', '''        arrived = grads[nr]
         for hook in list(hooks.values()):
-            if arrived is not None:
-                replaced = hook(arrived)
-                if replaced is not None:
-                    grads[nr] = replaced
+            replaced = hook(arrived)
+            if replaced is not None:
+                grads[nr] = replaced
 ''')],
             rule="chain"),
     Mistake(_HOOKS, "copies with detach().clone(), dropping the graph of create_graph=True",
             edits=[('tensor._grad = grad.clone()', 'tensor._grad = grad.detach().clone()')],
             rule="copy"),
-    Mistake(_HOOKS, "runs the hooks of an output that received nothing",
-            edits=[('''            if grads[nr] is not None:
-                replaced = hook(grads[nr])''', '''            if True:
-                replaced = hook(grads[nr])''')],
-            rule="skip"),
+    Mistake(_HOOKS, "skips the hooks of an output that received nothing (PyTorch calls them with None)",
+            edits=[('''            replaced = hook(grads[nr])''', '''            replaced = hook(grads[nr]) if grads[nr] is not None else None''')],
+            rule="no-gradient"),
     # ------------------------------------------------------------ 04.nodes_to_run
     Mistake(_PRUNE, "starts the walk with the targets already in the set",
             edits=[("    needed = set()\n", "    needed = set(targets)\n")],

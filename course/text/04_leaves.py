@@ -451,8 +451,10 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 #   previous one left.
 # - `replace`: a hook that returns a tensor replaces the gradient, for the next hook, `retain_grad`
 #   and the node; a hook that returns `None` keeps it.
-# - `skip`: the hooks of an output that received no gradient do not run, and its entry stays `None`
-#   (PyTorch calls them with `None`; this library does not).
+# - `no-gradient`: the hooks of an output that received no gradient run too, given `None`; the entry
+#   stays `None`, and a hook that returns a tensor there fails with PyTorch's
+#   `RuntimeError: can't replace a None gradient with a non-None value` (`register_hook` checks
+#   what a hook returns, as it checks dtype and shape).
 # - `retain`: a retained output's `.grad` gets the gradient that flows on, after all its hooks; a
 #   retained tensor that is gone, or whose output received nothing, gets nothing, and the pass goes on.
 # - `copy`: a retained gradient is first stored in a tensor of its own, never `grad` nor a tensor
@@ -483,10 +485,9 @@ def call_tensor_hooks(node, grads):
     grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
-            if grads[nr] is not None:
-                replaced = hook(grads[nr])
-                if replaced is not None:
-                    grads[nr] = replaced
+            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
         if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
@@ -499,7 +500,7 @@ exercises.plug("04.call_tensor_hooks", call_tensor_hooks)
 
 # %% [markdown]
 # Every backward pass now runs your functions: the examples of this section on one tensor, with one
-# more hook that only looks:
+# more hook that only looks; then a hook on an output that received nothing:
 
 # %%
 x = ag.tensor([1., 2.], requires_grad=True)
@@ -513,6 +514,11 @@ first = y.grad
 z.backward()
 print("first y.grad:", first, " y.grad now:", y.grad, " a new tensor:", y.grad is not first)
 print("x.grad:", x.grad)       # PyTorch: tensor([ 72., 144.])
+
+w = ag.tensor([1., 2.], requires_grad=True)
+p, q = w.unbind()
+q.register_hook(lambda g: print("q's hook sees", g))           # q is not used: it receives nothing
+(p * 3).backward()                                             # PyTorch: q's hook sees None
 
 # %% [markdown]
 # **Tests.** Storing called directly on one non-leaf, then the worked example; then two backward

@@ -14,7 +14,6 @@ import sys
 import types
 
 import pytest
-import torch
 
 import autograd_lib as ag
 from autograd_lib import op_table
@@ -32,16 +31,20 @@ def _public(module):
 
 
 @pytest.mark.parametrize("module", ["autograd_lib", "autograd_lib.ops"])
-def test_public_names_are_those_before_the_table(module):
+def test_no_public_name_was_lost_and_each_new_one_is_declared(module):
     # In a fresh interpreter: other tests load nn, optim, viz, ... which then show in dir().
     code = (f"import importlib, json; m = importlib.import_module({module!r}); "
             "print(json.dumps(sorted(n for n in dir(m) if not n.startswith('_'))))")
     now = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                         check=True, cwd=ROOT).stdout))
     expected = set(BEFORE[module]) | ADDED[module]
-    assert now == expected, (f"expected {module}'s public names to be main's before the op table "
-                             f"(plus {sorted(ADDED[module])}); gained {sorted(now - expected)}, "
-                             f"lost {sorted(expected - now)}")
+    assert not expected - now, (f"expected {module} to keep every public name it had before the op table; "
+                                f"lost {sorted(expected - now)}")
+    # A new op adds its name by its declaration alone (nothing to edit here); anything else new is not
+    # an op's name and must be looked at.
+    undeclared = sorted(n for n in now - expected if f"autograd_lib.{n}" not in op_table.OWNERS)
+    assert not undeclared, (f"expected every public name {module} gained since the table to be an op's, "
+                            f"declared with op() or exports(); undeclared: {undeclared}")
 
 
 def test_every_tensor_attribute_has_its_owner_of_before():
@@ -130,6 +133,7 @@ def test_the_library_declares_no_override():
 
 @pytest.mark.parametrize("name, args", [("celu", (2.0,)), ("selu", ()), ("threshold", (0.6, 5.0))])
 def test_the_name_that_had_two_owners_is_torchs(name, args):
+    torch = pytest.importorskip("torch", reason="PyTorch is the oracle; pip install torch==2.13.0")
     # autograd_lib.celu/selu/threshold were nn.functional's (with inplace=); torch's have none.
     x = [-1.0, 2.0, 0.5]
     ours, theirs = getattr(ag, name)(ag.tensor(x), *args).tolist(), getattr(torch, name)(torch.tensor(x), *args).tolist()

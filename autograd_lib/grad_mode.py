@@ -165,7 +165,7 @@ class set_grad_enabled(_GradModeContext):
         return type(self)(self.mode)
 
     def __call__(self, fn):
-        _set_grad_enabled(self._previous)        # decorating must not change the mode now
+        self.__exit__(None, None, None)          # decorating must not change the mode: undo the constructor's switch
         return super().__call__(fn)
 
 

@@ -37,7 +37,8 @@ __all__ = [
     "context_slots", "detach_slots", "expect_fact", "check_data_facts", "check_detach_facts",
     "grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated",
     "random_program", "program_text", "run_program", "random_programs", "check_programs",
-    "reused_contexts", "check_reused", "recorder_class",
+    "reused_contexts", "check_reused", "recorder_class", "one_use", "use_text", "expect_use", "random_uses",
+    "run_uses", "check_uses",
     "REMEMBER", "SWITCH", "RETURNS_NONE", "RESTORE", "NO_SWALLOW", "RESTORE_RAISED", "PER_THREAD", "NESTING",
     "PROGRAMS", "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES", "DECORATED",
     "NEW_TENSOR", "NO_HISTORY", "SHARES", "OWN_COUNTER", "UNCHANGED",
@@ -68,116 +69,197 @@ NESTING = CONTEXT("previous", "restore")
 PROGRAMS = CONTEXT("restore", "raised")
 
 
-def context_slots(enter, exit_):
-    """The two slots that exercise 1 fills, for ``grading.checking``: your ``__enter__`` and
-    ``__exit__``."""
-    return {"07.grad_mode_enter": enter, "07.grad_mode_exit": exit_}
+def context_slots(enter, exit_, init):
+    """The three slots that exercise 1 fills, for ``grading.checking``: your ``__enter__``,
+    ``__exit__`` and ``set_grad_enabled``'s constructor."""
+    return {"07.grad_mode_enter": enter, "07.grad_mode_exit": exit_, "07.set_grad_enabled": init}
 
 
-def grad_mode_context(enter, exit_):
-    """Your ``__enter__`` and ``__exit__``, called directly, then behind ``with`` blocks.
-    ``grad_mode_enter(ctx)`` on a ``no_grad()`` context (grad mode on) and an ``enable_grad()``
-    one (grad mode off), and on contexts whose mode is already the current one: it must keep
-    the mode in ``ctx._previous`` (previous) and switch (switch).  ``grad_mode_exit(ctx, ...)``
-    with ``ctx._previous`` True or False, with and without an error passed in: it must restore
-    ``ctx._previous`` (restore, raised) and return False or None (raised).  Then a
-    ``with ag.no_grad() as value:`` block (as-none) and one that raises (raised)."""
-    for make, start in ((ag.no_grad, True), (ag.enable_grad, False)):
-        with grading.checking(context_slots(enter, exit_)):
-            ag.grad_mode._set_grad_enabled(start)
-            ctx = make()
-            outcome(enter, ctx)
-            previous, now = getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()
-            grad_mode_on()
-        called = f"grad_mode_enter(ctx), ctx = {type(ctx).__name__}()"
-        grading.expect_equal(now, not start, what=f"is_grad_enabled() after {called}", rule=SWITCH)
-        grading.expect_equal(shown(previous), start, rule=REMEMBER,
-                             what=f"ctx._previous after {called}, grad mode {'on' if start else 'off'}")
+def _mode(on):
+    return "on" if on else "off"
 
-    with grading.checking(context_slots(enter, exit_)):
-        states = []
-        for make, mode in ((ag.no_grad, False), (ag.enable_grad, True)):
-            ag.grad_mode._set_grad_enabled(mode)
-            ctx = make()
-            outcome(enter, ctx)
-            states.append((type(ctx).__name__, mode, getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()))
+
+def one_use(ctx, start, flip, error, form):
+    """Enter ``ctx`` from grad mode ``start`` (``form``: ``"with"`` a block, or ``"call"``:
+    ``ctx.__enter__()`` and ``ctx.__exit__(...)`` called by hand), flip the mode inside if
+    ``flip``, raise ``error`` (a class and a message) if given.  Returns (the value entering
+    gave, the mode inside, what leaving returned ("no error" or the error's text for a block),
+    the mode after)."""
+    ag.grad_mode._set_grad_enabled(start)
+    if form == "call":
+        value = outcome(ctx.__enter__)
+        inside = ag.is_grad_enabled()
+        if flip:
+            ag.grad_mode._set_grad_enabled(not inside)
+        args = (None, None, None) if error is None else (error[0], error[0](error[1]), None)
+        left = outcome(ctx.__exit__, *args)
+        left = "False or None" if left is None or left is False else repr(shown(left))
+        return shown(value), inside, left, ag.is_grad_enabled()
+    seen = []
+
+    def block():
+        with ctx as value:
+            seen.extend([shown(value), ag.is_grad_enabled()])
+            if flip:
+                ag.grad_mode._set_grad_enabled(not ag.is_grad_enabled())
+            if error is not None:
+                raise error[0](error[1])
+        return "no error"
+
+    left = outcome(block)
+    seen += ["(no value)", "(not entered)"][len(seen):]
+    return seen[0], seen[1], left, ag.is_grad_enabled()
+
+
+def use_text(kind, start, flip, error, form, again=""):
+    """One use of one_use as text, for the feedback."""
+    body = "; ".join(["flip the mode"] * flip + ([f"raise {error[0].__name__}({error[1]!r})"] if error else []))
+    if form == "call":
+        args = "None, None, None" if error is None else f"{error[0].__name__}, error, None"
+        return (f"ctx = {kind}{again}; from grad mode {_mode(start)}: v = ctx.__enter__(); "
+                f"{body + '; ' if body else ''}r = ctx.__exit__({args})")
+    return f"ctx = {kind}{again}; from grad mode {_mode(start)}: `with ctx as v: {body or 'pass'}`"
+
+
+def expect_use(seen, expected, what):
+    """One use of a context (one_use) as expected, rule by rule."""
+    grading.expect_equal(seen[0], expected[0], what=f"v (what entering gave), {what}", rule=RETURNS_NONE)
+    grading.expect_equal(seen[1], expected[1], what=f"is_grad_enabled() inside, {what}", rule=SWITCH)
+    grading.expect_equal(seen[2], expected[2], what=f"what leaving returned or raised, {what}", rule=NO_SWALLOW)
+    grading.expect_equal(seen[3], expected[3], what=f"is_grad_enabled() after, {what}",
+                         rule=RESTORE if "raise" not in what else RESTORE_RAISED)
+
+
+def grad_mode_context(enter, exit_, init):
+    """Your three functions behind ``no_grad()``, ``enable_grad()`` and ``set_grad_enabled(mode)``:
+    each entered from grad mode on and off, as a ``with`` block and by calling ``__enter__`` and
+    ``__exit__`` by hand, with and without an error (switch, restore, raised, as-none); an object
+    made, then entered after the mode changed (switch, restore); one object entered again from the
+    other mode, and two objects of one class nested (previous)."""
+    grad_mode_on()
+    slots = context_slots(enter, exit_, init)
+    uses = []
+    with grading.checking(slots):
+        for kind in ("no_grad()", "enable_grad()", "set_grad_enabled(False)", "set_grad_enabled(True)"):
+            for start in (True, False):
+                for form, error in (("with", None), ("call", None), ("with", (ValueError, "inside the block")),
+                                    ("call", (KeyError, "inside"))):
+                    ag.grad_mode._set_grad_enabled(start)
+                    ctx = outcome(make_context, kind)
+                    seen = ctx if isinstance(ctx, str) else one_use(ctx, start, False, error, form)
+                    uses.append((kind, start, form, error, seen))
         grad_mode_on()
-    for name, mode, previous, now in states:
-        grading.expect_equal(now, mode, what=f"is_grad_enabled() after grad_mode_enter(ctx), ctx = {name}(), "
-                                             f"when grad mode is already {'on' if mode else 'off'}",
-                             rule=SWITCH)
-        grading.expect_equal(shown(previous), mode, what=f"ctx._previous after grad_mode_enter(ctx), ctx = {name}(), "
-                                                  f"when grad mode is already {'on' if mode else 'off'}",
+    for kind, start, form, error, seen in uses:
+        mode = {"no_grad()": False, "enable_grad()": True}.get(kind, kind == "set_grad_enabled(True)")
+        what = use_text(kind, start, False, error, form).replace("ctx = ", "ctx made with grad mode "
+                                                                 f"{_mode(start)}: ", 1)
+        grading.expect_true(not isinstance(seen, str), what=f"making {kind}", seen=seen, rule=SWITCH)
+        expected = (None, mode, "no error" if form == "with" else "False or None", start)
+        if error is not None:
+            expected = expected[:2] + ((f"{error[0].__name__}: {error[1]!r}" if error[0] is KeyError
+                                        else f"{error[0].__name__}: {error[1]}") if form == "with"
+                                       else "False or None", start)
+        expect_use(seen, expected, what)
+
+    with grading.checking(slots):
+        late = []
+        for kind, mode in (("set_grad_enabled(True)", True), ("set_grad_enabled(False)", False)):
+            made_in = not mode
+            ag.grad_mode._set_grad_enabled(made_in)
+            ctx = make_context(kind)
+            ag.grad_mode._set_grad_enabled(made_in)       # the mode changed since it was made
+            late.append((kind, made_in, one_use(ctx, made_in, False, None, "with")))
+        grad_mode_on()
+    for kind, made_in, seen in late:
+        grading.expect_equal(seen[1:], (not made_in, "no error", made_in),
+                             what=f"(mode inside, outcome, mode after) of `with ctx:`, ctx = {kind} made with grad "
+                                  f"mode {_mode(made_in)}, then the mode set back to {_mode(made_in)}",
+                             rule=SWITCH if seen[1] != (not made_in) else RESTORE)
+
+    with grading.checking(slots):
+        again = []
+        for kind in ("no_grad()", "enable_grad()"):
+            ctx = make_context(kind)
+            modes = []
+            for start in (True, False, True):
+                modes.append(one_use(ctx, start, False, None, "with")[3])
+            outer, inner = make_context(kind), make_context(kind)
+
+            def nested():
+                with outer:
+                    ag.grad_mode._set_grad_enabled(not ag.is_grad_enabled())
+                    with inner:
+                        pass
+                    after_inner = ag.is_grad_enabled()
+                return after_inner, ag.is_grad_enabled()
+
+            ag.grad_mode._set_grad_enabled(True)
+            again.append((kind, modes, outcome(nested)))
+        grad_mode_on()
+    for kind, modes, nested in again:
+        grading.expect_equal(modes, [True, False, True],
+                             what=f"the modes after three `with ctx:` blocks of one ctx = {kind}, entered from grad "
+                                  "mode on, off, on", rule=REMEMBER)
+        grading.expect_equal(nested, (kind == "no_grad()", True),
+                             what=f"(mode after the inner block, mode after the outer block) for `with a: flip the "
+                                  f"mode; with b: pass`, a and b two {kind} objects, from grad mode on",
                              rule=REMEMBER)
 
-    with grading.checking(context_slots(enter, exit_)):
-        results = []
-        for make, previous in ((ag.no_grad, True), (ag.no_grad, False),
-                               (ag.enable_grad, False), (ag.enable_grad, True)):
-            ctx = make()
-            ctx._previous = previous
-            ag.grad_mode._set_grad_enabled(ctx.mode)            # as inside the block
-            returned = outcome(exit_, ctx, None, None, None)
-            results.append((type(ctx).__name__, previous, returned, ag.is_grad_enabled()))
-        grad_mode_on()
-    for name, previous, returned, mode in results:
-        grading.expect_equal(mode, previous, what=f"is_grad_enabled() after grad_mode_exit(ctx, None, None, None), "
-                                                  f"ctx = {name}() with ctx._previous = {previous}",
-                             rule=RESTORE)
-    for name, previous, returned, mode in results:
-        grading.expect_true(returned is None or returned is False,
-                            what=f"grad_mode_exit(ctx, None, None, None) returns False or None, ctx = {name}()",
-                            seen=repr(returned), rule=NO_SWALLOW)
 
-    with grading.checking(context_slots(enter, exit_)):
-        ctx = ag.no_grad()
-        ctx._previous = True
-        ag.grad_mode._set_grad_enabled(False)
-        error = ValueError("inside the block")
-        returned = outcome(exit_, ctx, ValueError, error, None)
-        mode = ag.is_grad_enabled()
-        grad_mode_on()
-    grading.expect_true(returned is None or returned is False,
-                        what="grad_mode_exit(ctx, ValueError, error, None) (the block raised) returns False or None",
-                        seen=repr(returned), rule=NO_SWALLOW)
-    grading.expect_equal(mode, True, what="is_grad_enabled() after grad_mode_exit(ctx, ValueError, error, None), "
-                                          "ctx._previous = True",
-                         rule=RESTORE_RAISED)
-
-    with grading.checking(context_slots(enter, exit_)):
-        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
-
-        def no_grad_block():
-            with ag.no_grad() as value:
-                y = x * 2
-                inside = ag.is_grad_enabled()
-            return value, y, inside, ag.is_grad_enabled()
-
-        def raising_block():
-            with ag.no_grad():
-                raise ValueError("inside the block")
-
-        seen = outcome(no_grad_block)
-        grad_mode_on()
-        raised = outcome(raising_block)
-        after_raised = ag.is_grad_enabled()
-        grad_mode_on()
-    grading.expect_true(isinstance(seen, tuple), what="with ag.no_grad() as value: y = x * 2", seen=repr(seen),
-                        rule=NESTING)
-    value, y, inside, after = seen
-    grading.expect_equal((inside, y.requires_grad, y.grad_fn is None, y.is_leaf), (False, False, True, True),
-                         what="(is_grad_enabled(), y.requires_grad, y.grad_fn is None, y.is_leaf) inside no_grad()",
-                         rule=SWITCH)
-    grading.expect_equal(after, True, what="is_grad_enabled() after the no_grad() block", rule=RESTORE)
-    grading.expect_equal(shown(value), None, what="value in `with ag.no_grad() as value:`", rule=RETURNS_NONE)
-    grading.expect_equal(raised, "ValueError: inside the block",
-                         what="the error of `with ag.no_grad(): raise ValueError('inside the block')`",
-                         rule=NO_SWALLOW)
-    grading.expect_equal(after_raised, True, what="is_grad_enabled() after a no_grad() block that raised",
-                         rule=RESTORE_RAISED)
+ERRORS = (ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, IndexError, Boom)
 
 
-def grad_mode_context_in_the_library(enter, exit_):
+def random_uses(rng):
+    """A few context objects of random kinds (CONTEXTS), each made from a random mode, then random
+    uses of them (one_use): any object (so some are entered again), from a random mode, as a block or
+    by hand, flipping the mode inside or not, half of the time raising a random error."""
+    kinds = [(CONTEXTS[int(rng.integers(len(CONTEXTS)))], bool(rng.integers(2))) for _ in range(int(rng.integers(1, 4)))]
+    uses = []
+    for _ in range(int(rng.integers(3, 7))):
+        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(2) else None
+        uses.append((int(rng.integers(len(kinds))), bool(rng.integers(2)), bool(rng.integers(2)), error,
+                     ["call", "with"][int(rng.integers(2))]))
+    return kinds, uses
+
+
+def run_uses(plan):
+    """The objects of a plan made, then used: per use, what one_use saw."""
+    kinds, uses = plan
+    contexts = []
+    for kind, made_in in kinds:
+        ag.grad_mode._set_grad_enabled(made_in)
+        contexts.append(outcome(make_context, kind))
+    seen = []
+    for i, start, flip, error, form in uses:
+        ctx = contexts[i]
+        seen.append(ctx if isinstance(ctx, str) else
+                    one_use(ctx, start, flip, None if error is None else (ERRORS[error[0]], error[1]), form))
+    grad_mode_on()
+    return seen
+
+
+def check_uses(slots, seed, count):
+    """Random plans (random_uses) with the library's code, then with your functions, use by use."""
+    plans = [random_uses(rng) for rng in grading.random_cases(seed=seed, count=count)]
+    with library_version("07"):
+        expected = [run_uses(plan) for plan in plans]
+    with grading.checking(slots):
+        seen_all = [run_uses(plan) for plan in plans]
+    grad_mode_on()
+    for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
+        for step, ((i, start, flip, error, form), s, e) in enumerate(zip(uses, seen, wanted)):
+            kind, made_in = kinds[i]
+            again = f" (object #{i}, made with grad mode {_mode(made_in)}" + (
+                ", entered before)" if any(j == i for j, *_ in uses[:step]) else ")")
+            what = f"random case #{n}, use {step + 1}: " + use_text(
+                kind, start, flip, None if error is None else (ERRORS[error[0]], error[1]), form, again)
+            if isinstance(s, str) or isinstance(e, str):
+                grading.expect_equal(s, e, what=f"making {kind}", rule=SWITCH)
+                continue
+            expect_use(s, e, what)
+
+
+def grad_mode_context_in_the_library(enter, exit_, init):
     """Your ``__enter__`` and ``__exit__`` behind ``with`` blocks: ``no_grad() > enable_grad() >
     no_grad()`` nested, PyTorch's nesting example, a failed ``enable_grad()`` block and a
     ``set_grad_enabled(True)`` block inside ``no_grad()``, a worker thread, ``ag.nn.Linear(3, 2)``
@@ -185,7 +267,7 @@ def grad_mode_context_in_the_library(enter, exit_):
     create_graph=True)`` inside ``no_grad()``, whose own ``set_grad_enabled`` blocks run your
     ``__exit__``.  Grad mode must come back each time."""
     grad_mode_on()
-    with grading.checking(context_slots(enter, exit_)):
+    with grading.checking(context_slots(enter, exit_, init)):
         def same_class_nesting():
             ag.set_grad_enabled(False)           # a plain call: grad mode off
             outer, middle, inner = ag.no_grad(), ag.enable_grad(), ag.no_grad()
@@ -205,7 +287,7 @@ def grad_mode_context_in_the_library(enter, exit_):
                          what="the modes when leaving no_grad() > enable_grad() > no_grad(), entered with grad mode off",
                          rule=NESTING)
 
-    with grading.checking(context_slots(enter, exit_)):
+    with grading.checking(context_slots(enter, exit_, init)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def nested():
@@ -227,7 +309,7 @@ def grad_mode_context_in_the_library(enter, exit_):
                          what="(modes inside, (a, b, c).requires_grad, mode after) for PyTorch's nesting example",
                          rule=NESTING)
 
-    with grading.checking(context_slots(enter, exit_)):
+    with grading.checking(context_slots(enter, exit_, init)):
         def failed_and_set():
             modes = []
             with ag.no_grad():
@@ -249,7 +331,7 @@ def grad_mode_context_in_the_library(enter, exit_):
                               "both inside no_grad(); then after it",
                          rule=RESTORE_RAISED)
 
-    with grading.checking(context_slots(enter, exit_)):
+    with grading.checking(context_slots(enter, exit_, init)):
         seen = {}
 
         def worker():
@@ -277,7 +359,7 @@ def grad_mode_context_in_the_library(enter, exit_):
     grading.expect_equal((layer.weight.requires_grad, layer.weight.is_leaf), (True, True),
                          what="(weight.requires_grad, weight.is_leaf) of a new Linear layer", rule=RESTORE)
 
-    with grading.checking(context_slots(enter, exit_)):
+    with grading.checking(context_slots(enter, exit_, init)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def backward_inside_no_grad():

@@ -1,7 +1,8 @@
-"""Visible checks of assignment 07, exercise 2: the constructor of ``set_grad_enabled``.
+"""Visible checks of assignment 07, exercise 1, as far as ``set_grad_enabled`` goes: its constructor
+(your ``set_grad_enabled_init``) with your ``__exit__``.
 
 ``autograd_course.checks.no_grad`` re-exports everything here: a test cell calls
-``check.set_grad_enabled(set_grad_enabled_init)``.  The helpers below (random uses of
+``check.set_grad_enabled(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)``.  The helpers below (random uses of
 ``set_grad_enabled``, made and entered at random moments, by classes of random names)
 are shared with the hidden tests, which compare what your constructor does with what
 the library's does.
@@ -20,16 +21,17 @@ from .grad_mode_programs import both_ways, errors_noted, grad_mode_on
 __all__ = ["set_grad_enabled", "set_grad_enabled_in_the_library",
            "SWITCHES", "REMEMBERS", "KEEPS_MODE", "BOOL_ONLY", "REFUSES_FIRST", "RESTORES", "DECORATES",
            "MESSAGE", "NOT_BOOLS", "switch_class", "not_bool", "refusal", "construct",
-           "random_switch_plan", "switch_plan_text", "run_switch_plan", "check_switch_plans"]
+           "random_switch_plan", "switch_plan_text", "run_switch_plan", "check_switch_plans", "slots_of", "THREADS"]
 
-SWITCH_RULES = grading.rules("07.set_grad_enabled")
-SWITCHES = SWITCH_RULES("switches")
-REMEMBERS = SWITCH_RULES("remembers")
-KEEPS_MODE = SWITCH_RULES("keeps-mode")
+SWITCH_RULES = grading.rules("07.grad_mode_context")
+SWITCHES = SWITCH_RULES("at-once")
+REMEMBERS = SWITCH_RULES("restore")
+KEEPS_MODE = SWITCH_RULES("switch")
 BOOL_ONLY = SWITCH_RULES("bool-only")
 REFUSES_FIRST = SWITCH_RULES("refuses-first")
-RESTORES = SWITCH_RULES("restores")
+RESTORES = SWITCH_RULES("restore")
 DECORATES = SWITCH_RULES("decorates")
+THREADS = SWITCH_RULES("thread")
 
 MESSAGE = "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
 
@@ -65,43 +67,73 @@ def refusal(error, value):
 
 
 def construct(cls, *args, **kwargs):
-    """``cls(*args, **kwargs)``: (the object's state (mode, _previous) or the error, grad mode after)."""
+    """``cls(*args, **kwargs)``: (the object's repr or the error, grad mode after)."""
     made = outcome(cls, *args, **kwargs)
-    if isinstance(made, str):
-        return made, ag.is_grad_enabled()
-    return (shown(getattr(made, "mode", "missing")), shown(getattr(made, "_previous", "missing"))), \
-        ag.is_grad_enabled()
+    return (made if isinstance(made, str) else outcome(repr, made)), ag.is_grad_enabled()
 
 
-def set_grad_enabled(fn):
-    """Your constructor behind ``ag.set_grad_enabled(...)`` as a plain call: from grad mode
-    on and off, with ``True``, ``False`` and ``mode=False``.  It must switch at once
-    (SWITCHES), keep ``self.mode`` (KEEPS_MODE) and remember the mode it replaced in
-    ``self._previous`` (REMEMBERS).  Then non-bools (``1``, ``0``, ``None``, ``"yes"``,
-    ``1.0``, a tensor, a NumPy bool): a TypeError with PyTorch's message (BOOL_ONLY), and grad
-    mode, on or off, left as it was (REFUSES_FIRST)."""
+def slots_of(fns):
+    """The slots of exercise 1 for ``grading.checking``, from your three functions."""
+    enter, exit_, init = fns
+    return {"07.grad_mode_enter": enter, "07.grad_mode_exit": exit_, "07.set_grad_enabled": init}
+
+
+def set_grad_enabled(*fns):
+    """Your constructor (with your ``__exit__``) behind ``ag.set_grad_enabled(...)`` as a plain call:
+    from grad mode on and off, with ``True``, ``False`` and ``mode=False``.  It must switch at once
+    (at-once) and show its mode in ``repr``; then, the mode set back, ``with obj:`` must switch to
+    the object's mode inside (switch) and bring back the mode from before the object was made
+    (restore).  Then non-bools (``1``, ``0``, ``None``, ``"yes"``, ``1.0``, a tensor, a NumPy
+    bool): a TypeError with PyTorch's message (bool-only), and grad mode, on or off, left as it
+    was (refuses-first)."""
     grad_mode_on()
-    with grading.checking("07.set_grad_enabled", fn):
+    slots = slots_of(fns)
+
+    def made_then_entered(start, args, kwargs):
+        made = outcome(ag.set_grad_enabled, *args, **kwargs)
+        after = ag.is_grad_enabled()
+        if isinstance(made, str):
+            return made, after, None
+        shown_as = outcome(repr, made)
+        ag.grad_mode._set_grad_enabled(start)
+        modes = []
+
+        def block():
+            with made:
+                modes.append(ag.is_grad_enabled())
+            modes.append(ag.is_grad_enabled())
+
+        error = outcome(block)
+        return shown_as, after, error if isinstance(error, str) else tuple(modes)
+
+    with grading.checking(slots):
         seen = []
         for start, args, kwargs in ((True, (False,), {}), (False, (True,), {}), (True, (), {"mode": False}),
                                     (False, (False,), {}), (True, (True,), {})):
             ag.grad_mode._set_grad_enabled(start)
-            seen.append((start, args, kwargs, construct(ag.set_grad_enabled, *args, **kwargs)))
+            seen.append((start, args, kwargs, made_then_entered(start, args, kwargs)))
         grad_mode_on()
-    for start, args, kwargs, (state, after) in seen:
+    for start, args, kwargs, (shown_as, after, block) in seen:
         given = ", ".join([repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
-        call = f"ag.set_grad_enabled({given}) from grad mode {'on' if start else 'off'}"
+        call = f"obj = ag.set_grad_enabled({given}) from grad mode {'on' if start else 'off'}"
         mode = args[0] if args else kwargs["mode"]
-        grading.expect_true(not isinstance(state, str), what=call, seen=state, rule=SWITCHES)
+        grading.expect_true(block is not None, what=call, seen=shown_as, rule=SWITCHES)
         grading.expect_equal(after, mode, what=f"is_grad_enabled() after {call}", rule=SWITCHES)
-        grading.expect_equal(state[0], mode, what=f"the object's .mode after {call}", rule=KEEPS_MODE)
-        grading.expect_equal(state[1], start, what=f"the object's ._previous after {call}", rule=REMEMBERS)
+        grading.expect_equal(shown_as, f"autograd_lib.autograd.grad_mode.set_grad_enabled(mode={mode})",
+                             what=f"repr(obj) after {call}", rule=KEEPS_MODE)
+        then = f"{call}, then the mode set back to {'on' if start else 'off'}"
+        grading.expect_true(isinstance(block, tuple), what=f"`with obj: pass` after {then}", seen=block,
+                            rule=RESTORES)
+        grading.expect_equal(block[0], mode, what=f"is_grad_enabled() inside `with obj:` after {then}",
+                             rule=KEEPS_MODE)
+        grading.expect_equal(block[1], start, what=f"is_grad_enabled() after `with obj:` after {then}",
+                             rule=REMEMBERS)
 
     values = [("1", 1, "int"), ("0", 0, "int"), ("None", None, "NoneType"), ('"yes"', "yes", "str"),
               ("1.0", 1.0, "float"), ("ag.tensor(True)", ag.tensor(True), "Tensor"),
               ("np.bool_(True)", np.bool_(True), None)]
     for start in (True, False):
-        with grading.checking("07.set_grad_enabled", fn):
+        with grading.checking(slots):
             seen = []
             for text, value, name in values:
                 ag.grad_mode._set_grad_enabled(start)
@@ -118,7 +150,7 @@ def set_grad_enabled(fn):
                                  rule=REFUSES_FIRST)
 
 
-def set_grad_enabled_in_the_library(fn):
+def set_grad_enabled_in_the_library(*fns):
     """Your constructor behind the three uses of ``set_grad_enabled``: PyTorch's examples
     (a plain call, a ``with`` block, a train/eval loop); a block that raises (RESTORES); an
     object made while recording is on and entered later, when it is off (after the block:
@@ -127,7 +159,8 @@ def set_grad_enabled_in_the_library(fn):
     with ``create_graph=True`` inside ``no_grad`` (backward runs its formulas in
     ``with set_grad_enabled(create_graph):``); a worker thread that switches its own mode."""
     grad_mode_on()
-    with grading.checking("07.set_grad_enabled", fn):
+    slots = slots_of(fns)
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def pytorch_examples():
@@ -174,7 +207,7 @@ def set_grad_enabled_in_the_library(fn):
                          rule=RESTORES)
 
     for start in (True, False):
-        with grading.checking("07.set_grad_enabled", fn):
+        with grading.checking(slots):
             ag.grad_mode._set_grad_enabled(start)
             x = ag.tensor([1.0, 2.0], requires_grad=True)
 
@@ -201,7 +234,7 @@ def set_grad_enabled_in_the_library(fn):
                                       f"@ag.set_grad_enabled({mode}), from grad mode {'on' if start else 'off'}",
                                  rule=DECORATES if isinstance(s, tuple) and s[0] == start else REMEMBERS)
 
-    with grading.checking("07.set_grad_enabled", fn):
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         def backward_inside_no_grad():
@@ -232,7 +265,7 @@ def set_grad_enabled_in_the_library(fn):
     grading.expect_equal(seen, {"worker": False, "main": True},
                          what="grad mode in a worker thread after ag.set_grad_enabled(False) there, and in the "
                               "main thread",
-                         rule=SWITCHES)
+                         rule=THREADS)
 
 
 # ------------------------------------------------------------------ hidden tests: random uses
@@ -294,8 +327,7 @@ def run_switch_plan(plan):
                 made = outcome(cls, step[1])
                 if not isinstance(made, str):
                     objects.append(made)
-                trace.append(("make", made if isinstance(made, str) else
-                              (shown(getattr(made, "mode", "missing")), shown(getattr(made, "_previous", "missing"))),
+                trace.append(("make", made if isinstance(made, str) else outcome(repr, made),
                               ag.is_grad_enabled()))
             elif step[0] == "enter":
                 if not objects:
@@ -330,12 +362,13 @@ def _rule_of(seen, expected):
     """The rule a step of a switch plan breaks, from what differs."""
     kind = expected[0] if isinstance(expected, tuple) else None
     if kind in ("call", "make"):
-        if isinstance(seen, tuple) and len(seen) == 3 and not isinstance(seen[1], str) \
-                and not isinstance(expected[1], str):
-            if seen[2] != expected[2]:
-                return SWITCHES
-            return KEEPS_MODE if seen[1][0] != expected[1][0] else REMEMBERS
-        return BOOL_ONLY
+        if isinstance(seen, tuple) and len(seen) == 3 and seen[2] != expected[2]:
+            return SWITCHES
+        refused = any(isinstance(x, tuple) and len(x) == 3 and str(x[1]).startswith("TypeError")
+                      for x in (seen, expected))
+        return BOOL_ONLY if refused else KEEPS_MODE
+    if kind == "enter" and isinstance(seen, tuple) and len(seen) == 3 and seen[1][:1] != expected[1][:1]:
+        return KEEPS_MODE
     if kind == "refuse":
         return BOOL_ONLY if not isinstance(seen, tuple) or seen[1] != expected[1] else REFUSES_FIRST
     return {"enter": RESTORES, "decorate": DECORATES}.get(kind, SWITCHES)
@@ -346,13 +379,13 @@ def _expect_step(seen, expected, what, broken):
     grading.expect_equal(seen, expected, what=what, rule=broken)
 
 
-def check_switch_plans(fn, seed, count):
-    """Random plans (random_switch_plan) run with the library's constructor, then with ``fn``,
+def check_switch_plans(fns, seed, count):
+    """Random plans (random_switch_plan) run with the library's code, then with your three functions ``fns``,
     compared step by step; a failure prints the plan."""
     plans = [random_switch_plan(rng) for rng in grading.random_cases(seed=seed, count=count)]
-    expected, seen = both_ways("07.set_grad_enabled", fn, run_switch_plan, plans)
+    expected, seen = both_ways(slots_of(fns), None, run_switch_plan, plans)
     for n, (plan, s, e) in enumerate(zip(plans, seen, expected)):
         for step, (a, b) in enumerate(zip(s, e)):
             _expect_step(a, b, f"step {step + 1} of random case #{n} (what it saw: the object's "
-                               f"(mode, _previous), modes, errors):\n    {switch_plan_text(plan)}\n", _rule_of(a, b))
+                               f"repr, modes, errors):\n    {switch_plan_text(plan)}\n", _rule_of(a, b))
         grading.expect_equal(len(s), len(e), what=f"the number of steps of random case #{n}", rule=SWITCHES)

@@ -9,7 +9,6 @@ and the test cells of every other exercise must keep passing.
 from autograd_course.mistakes import Mistake
 
 _CONTEXT = "07_grad_mode_context_answer"
-_SET = "07_set_grad_enabled_answer"
 _DECORATE = "07_grad_mode_decorator_answer"
 _GENERATOR = "07_grad_mode_generator_answer"
 _OUT = "07_detach_and_data_answer"
@@ -47,22 +46,25 @@ _VIEW_CHECK = '''    if self._base is not None:
 
 MISTAKES = [
     # ------------------------------------------------------------ 07.grad_mode_context
-    Mistake(_CONTEXT, "switches without remembering the previous mode",
-            edits=[('    self._previous = ag.is_grad_enabled()\n', '')],
-            rule="previous"),
     Mistake(_CONTEXT, "remembers the mode after switching",
             edits=[('    self._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(self.mode)\n',
                     '    ag.grad_mode._set_grad_enabled(self.mode)\n    self._previous = ag.is_grad_enabled()\n')],
-            rule="previous"),
+            rule="restore"),
     Mistake(_CONTEXT, "always switches recording off on entry",
             edits=[('ag.grad_mode._set_grad_enabled(self.mode)', 'ag.grad_mode._set_grad_enabled(False)')],
             rule="switch"),
     Mistake(_CONTEXT, "stores the previous mode on the class, shared by all its contexts",
-            edits=[('self._previous = ag.is_grad_enabled()', 'type(self)._previous = ag.is_grad_enabled()')],
+            edits=[('    self._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(self.mode)\n',
+                    '    type(self)._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(self.mode)\n')],
+            rule="previous"),
+    Mistake(_CONTEXT, "remembers only the first entry of an object",
+            edits=[('    self._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(self.mode)\n',
+                    '    if "_previous" not in vars(self):\n        self._previous = ag.is_grad_enabled()\n'
+                    '    ag.grad_mode._set_grad_enabled(self.mode)\n')],
             rule="previous"),
     Mistake(_CONTEXT, "__enter__ returns self, as many context managers do",
-            edits=[('    ag.grad_mode._set_grad_enabled(self.mode)\n',
-                    '    ag.grad_mode._set_grad_enabled(self.mode)\n    return self\n')],
+            edits=[('    ag.grad_mode._set_grad_enabled(self.mode)\n\n\ndef grad_mode_exit',
+                    '    ag.grad_mode._set_grad_enabled(self.mode)\n    return self\n\n\ndef grad_mode_exit')],
             rule="as-none"),
     Mistake(_CONTEXT, "__exit__ switches recording on, whatever was on before",
             edits=[('ag.grad_mode._set_grad_enabled(self._previous)', 'ag.grad_mode._set_grad_enabled(True)')],
@@ -74,38 +76,32 @@ MISTAKES = [
             edits=[('    ag.grad_mode._set_grad_enabled(self._previous)\n',
                     '    if exc_type is None:\n        ag.grad_mode._set_grad_enabled(self._previous)\n')],
             rule="raised"),
-
-    # ------------------------------------------------------------ 07.set_grad_enabled
-    Mistake(_SET, "remembers the mode after switching to it",
+    Mistake(_CONTEXT, "set_grad_enabled leaves the switching to __enter__: a plain call changes nothing",
             edits=[('    self._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(mode)\n',
-                    '    ag.grad_mode._set_grad_enabled(mode)\n    self._previous = ag.is_grad_enabled()\n')],
-            rule="remembers"),
-    Mistake(_SET, "leaves the switching to __enter__: a plain call changes nothing",
-            edits=[('    ag.grad_mode._set_grad_enabled(mode)\n', '')],
-            rule="switches"),
-    Mistake(_SET, "accepts any value",
+                    '    self._previous = ag.is_grad_enabled()\n')],
+            rule="at-once"),
+    Mistake(_CONTEXT, "set_grad_enabled accepts any value",
             edits=[(_TYPE_CHECK, '')],
             rule="bool-only"),
-    Mistake(_SET, "checks for an int, which True, False and 1 all are",
+    Mistake(_CONTEXT, "set_grad_enabled checks for an int, which True, False and 1 all are",
             edits=[('type(mode) is not bool', 'not isinstance(mode, int)')],
             rule="bool-only"),
-    Mistake(_SET, "switches before checking the type",
+    Mistake(_CONTEXT, "set_grad_enabled switches before checking the type",
             edits=[(_TYPE_CHECK, ''),
-                   ('    ag.grad_mode._set_grad_enabled(mode)\n',
-                    '    ag.grad_mode._set_grad_enabled(mode)\n' + _TYPE_CHECK)],
+                    ('    ag.grad_mode._set_grad_enabled(mode)\n',
+                     '    ag.grad_mode._set_grad_enabled(mode)\n' + _TYPE_CHECK)],
             rule="refuses-first"),
-    Mistake(_SET, "forgets self.mode",
+    Mistake(_CONTEXT, "set_grad_enabled forgets its mode (the class's mode, None, is entered)",
             edits=[('    self.mode = mode\n', '')],
-            rule="keeps-mode"),
-    Mistake(_SET, "remembers the previous mode on the class, shared by every object",
-            edits=[('self._previous = ag.is_grad_enabled()', 'type(self)._previous = ag.is_grad_enabled()')],
-            rule="restores"),
+            rule="switch"),
+    Mistake(_CONTEXT, "set_grad_enabled remembers the mode after switching to it",
+            edits=[('    self._previous = ag.is_grad_enabled()\n    ag.grad_mode._set_grad_enabled(mode)\n',
+                    '    ag.grad_mode._set_grad_enabled(mode)\n    self._previous = ag.is_grad_enabled()\n')],
+            rule="restore"),
 
     # ------------------------------------------------------------ 07.grad_mode_decorator
     Mistake(_DECORATE, "one context, made once, shared by every call",
-            edits=[('    it takes any arguments, returns fn\'s result, and keeps fn\'s name and docstring."""\n',
-                    '    it takes any arguments, returns fn\'s result, and keeps fn\'s name and docstring."""\n'
-                    '    context = make_context()\n'),
+            edits=[('    decorated functions do."""\n', '    decorated functions do."""\n    context = make_context()\n'),
                    ('with make_context():', 'with context:')],
             rule="fresh"),
     Mistake(_DECORATE, "forgets to return fn's result",

@@ -10,11 +10,10 @@
 #
 # | # | exercise | what you write | points |
 # |---|---|---|---|
-# | 1 | `07.grad_mode_context` | what `with no_grad():` does on entry and exit | 6 |
-# | 2 | `07.set_grad_enabled` | the constructor of `set_grad_enabled` | 4 |
-# | 3 | `07.grad_mode_decorator` | a grad mode as a function decorator | 4 |
-# | 4 | `07.grad_mode_generator` | a grad mode as a generator's decorator | 6 |
-# | 5 | `07.detach_and_data` | `.data` and `detach_()` | 7 |
+# | 1 | `07.grad_mode_context` | the three grad modes as context managers | 10 |
+# | 2 | `07.grad_mode_decorator` | a grad mode as a function decorator | 4 |
+# | 3 | `07.grad_mode_generator` | a grad mode as a generator's decorator | 6 |
+# | 4 | `07.detach_and_data` | `.data` and `detach_()` | 7 |
 # | | | **total** | **27** |
 
 # %% [markdown]
@@ -27,9 +26,9 @@
 # rule broken. Hidden tests check the same rules on random *programs*: nestings of grad-mode blocks,
 # decorated calls and errors.
 #
-# **The way out.** Exercises 1 and 2 run in *every* `with ag.no_grad():` and every `backward()`, here
-# and inside the library. If one does not work yet, `exercises.unplug("07.grad_mode_enter")` (or
-# `"07.grad_mode_exit"`, `"07.set_grad_enabled"`, any exercise's id) puts the library's version back,
+# **The way out.** Exercise 1 runs in *every* `with ag.no_grad():` and every `backward()`, here and
+# inside the library. If it does not work yet, `exercises.unplug("07.grad_mode_enter")` (and
+# `"07.grad_mode_exit"`, `"07.set_grad_enabled"`; any exercise's id) puts the library's version back,
 # and you can go on.
 
 # %% nbgrader={"grade": false, "grade_id": "07_setup", "locked": true, "schema_version": 3, "solution": false}
@@ -77,11 +76,10 @@ with ag.no_grad():
 
 # %% [markdown]
 # > **Aside.** `autograd_lib/grad_mode.py` keeps the switch in an instance of a subclass of
-# > Python's `threading.local`, whose attributes are separate in every thread: `_state.enabled`, with
-# > the class attribute `enabled = True` for a thread that never set it. `is_grad_enabled()` reads
-# > it, and `ag.grad_mode._set_grad_enabled` (PyTorch's `torch._C._set_grad_enabled`) sets it for
-# > the calling thread only. Everything in this assignment is built on these two functions. Here
-# > a worker thread switches its own mode off, and the main thread does not notice:
+# > Python's `threading.local`, whose attributes are separate in every thread. `is_grad_enabled()`
+# > reads it, and `ag.grad_mode._set_grad_enabled(on)` (PyTorch's `torch._C._set_grad_enabled`)
+# > sets it, for the calling thread only. Here a worker thread switches its own mode off, and the
+# > main thread does not notice:
 
 # %%
 def switch_off_in_worker():
@@ -165,20 +163,18 @@ try:
 except ValueError as e:
     print("caught after __exit__:", e)
 
-
 # %% [markdown]
 # `no_grad` and `enable_grad` are classes that differ only in a class attribute `mode` (`False`,
-# `True`): they inherit `__enter__` and `__exit__` from a base class, `_GradModeContext`.
+# `True`), and share `__enter__` and `__exit__` through a base class, `_GradModeContext`.
 # `enable_grad` is for code that needs a graph even when its caller turned recording off (06's `hvp`
-# computes a gradient of a gradient under it). Blocks **nest**, and leaving one brings back the mode
-# from before it, not simply "on"; an exception leaves the mode as it found it too, and goes on:
+# computes a gradient of a gradient under it). PyTorch, with the mode at each point:
 #
 # ```python
 # x = torch.tensor([1., 2., 3.], requires_grad=True)
-# with torch.no_grad():
-#     with torch.enable_grad():
+# with torch.no_grad():                                   # False inside
+#     with torch.enable_grad():                           # True inside
 #         a = x * 2
-#     b = x * 2
+#     b = x * 2                                           # False again
 #     with torch.no_grad():
 #         pass
 #     print(torch.is_grad_enabled())                      # False
@@ -190,35 +186,113 @@ except ValueError as e:
 # except ValueError as e:
 #     print("ValueError:", e, "| grad mode:", torch.is_grad_enabled())
 #                                   # ValueError: inside the block | grad mode: True
+# ctx = torch.no_grad()                                   # one object, entered three times
+# for start in (True, False, True):
+#     torch.set_grad_enabled(start)
+#     with ctx as value:
+#         pass
+#     print(value, torch.is_grad_enabled(), end=" | ")    # None True | None False | None True
 # ```
 #
-# Without that, one failed evaluation step would leave a training program that trains nothing,
-# without any error.
+# Without the second experiment, one failed evaluation step would leave a training program that
+# trains nothing, without any error.
+
+# %% [markdown]
+# ## 4. `set_grad_enabled`: a switch with an argument
 #
-# ### Exercise 1: `grad_mode_context` (6 points)
+# `set_grad_enabled(mode)` takes the mode as an argument, handy when one loop serves both training
+# and evaluation. It works as a plain call, as a context manager and as a decorator (section 5):
+
+# %%
+ag.set_grad_enabled(False)
+print(ag.is_grad_enabled())                 # PyTorch: False
+ag.set_grad_enabled(True)
+with ag.set_grad_enabled(False):
+    print(ag.is_grad_enabled())             # PyTorch: False
+print(ag.is_grad_enabled())                 # PyTorch: True
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+for phase in ("train", "eval"):
+    with ag.set_grad_enabled(phase == "train"):
+        out = x * 2
+    print(phase, out.requires_grad)         # PyTorch: train True
+                                            #          eval False
+
+# %% [markdown]
+# **One class, three uses.** `ag.set_grad_enabled(False)` alone on a line makes an object and throws
+# it away, and still switches. As a decorator, making the object switches too, and yet the program's
+# mode after the `@` line is the one from before it (section 5). `set_grad_enabled` inherits
+# `__exit__` from the same base class as `no_grad`, and has an `__enter__` of its own. PyTorch's
+# class is built the same way, down to one surprise:
+
+# %% [markdown]
+# **Predict, then run.** Recording is on. `switch = ag.set_grad_enabled(True)` makes an object;
+# then `ag.set_grad_enabled(False)` switches recording off; then `with switch: pass` runs. Is recording
+# on or off after that block? Write `True` for on, `False` for off.
+
+# %%
+prediction = ...      # True (recording on after the block) or False (off)
+
+# %%
+switch = ag.set_grad_enabled(True)      # made while recording is on
+ag.set_grad_enabled(False)
+with switch:
+    pass
+reveal(prediction, ag.is_grad_enabled(),
+       why="switch remembered the mode that was on when it was made (on), and its __exit__ restores "
+           "that one, not the mode of the moment its block started (off). PyTorch prints True as well")
+_ = ag.set_grad_enabled(True)
+
+
+# %% [markdown]
+# ### Exercise 1: `grad_mode_context` (10 points)
 #
-# Write `grad_mode_enter(self)` and `grad_mode_exit(self, exc_type, exc_value, traceback)`,
-# installed as `_GradModeContext.__enter__` and `__exit__`, so that `no_grad()` and `enable_grad()`
-# blocks behave as PyTorch's, nested, raising, or entered again. `set_grad_enabled` (section 4)
-# inherits your `__exit__`: its constructor switches at once and keeps the mode it replaced in
-# `self._previous`, and leaving its block must restore that mode. `backward()` runs its formulas
-# inside such a block, so every backward pass runs your `__exit__`.
+# Write the three grad modes' context machinery: `grad_mode_enter(self)` and
+# `grad_mode_exit(self, exc_type, exc_value, traceback)`, installed as `_GradModeContext.__enter__`
+# and `__exit__` (so shared by `no_grad`, `enable_grad` and, for `__exit__`, `set_grad_enabled`), and
+# `set_grad_enabled_init(self, mode)`, installed as `set_grad_enabled.__init__`. Every experiment of
+# sections 1, 3 and 4 must print what PyTorch prints. What an object keeps, and where, is yours to
+# decide. `backward()` runs its formulas inside `with set_grad_enabled(create_graph):`, so every
+# backward pass runs your code.
+#
+# What exists (the library's, not yours to write):
+#
+# | name | what it is |
+# |---|---|
+# | `ag.is_grad_enabled()`, `ag.grad_mode._set_grad_enabled(on)` | read, set this thread's grad mode |
+# | `mode` | the mode a context stands for: a class attribute of `no_grad` (`False`) and `enable_grad` (`True`); on a `set_grad_enabled` object, read by the three methods below |
+# | `set_grad_enabled.__enter__` | switches to the object's `mode` again (it may have changed since the object was made) |
+# | `set_grad_enabled.__call__` | decorating: `self.__exit__(None, None, None)`, then every call runs in a new `type(self)(self.mode)` |
+# | `set_grad_enabled.__repr__` | `autograd_lib.autograd.grad_mode.set_grad_enabled(mode=True)` |
+#
+# PyTorch takes a `bool` and nothing else, not even `1`, `None` or a NumPy bool:
+#
+# ```python
+# >>> torch.set_grad_enabled(1)
+# TypeError: set_grad_enabled(): argument 'enabled' (position 1) must be bool, not int
+# ```
 #
 # **Rules**
-# - `switch`: inside a block, grad mode is the context's `mode`: off for `no_grad()`, on for
-#   `enable_grad()`.
-# - `previous`: entering keeps the mode it replaces, read before switching, in the object's own
-#   `self._previous`, each time the object is entered.
-# - `restore`: leaving a block sets grad mode back to `self._previous`, so that blocks nest.
-# - `raised`: the mode comes back also when the block raised, and the exception goes on: it is never
-#   swallowed.
+# - `switch`: inside a block, grad mode is the context's mode: off in `no_grad()`, on in
+#   `enable_grad()`, `mode` in `set_grad_enabled(mode)` (also when the mode changed between making
+#   the object and entering it); `repr` shows that mode.
+# - `at-once`: `set_grad_enabled(mode)` switches as soon as it is made, also as a plain call.
+# - `restore`: after a block, grad mode is the one from just before the block, so blocks nest as in
+#   PyTorch's example; for `set_grad_enabled`, the one from just before the object was made.
+# - `previous`: an object entered again brings back what *that* entry found (the last experiment
+#   above), and two objects of one class nested each bring back their own.
+# - `raised`: the mode comes back also when the block raised, and the exception goes on to the
+#   caller: it is never swallowed.
 # - `as-none`: `with ctx as value:` binds `None`, as in PyTorch.
-# - `thread`: a block changes the mode of its own thread only.
+# - `thread`: a block, or a plain `set_grad_enabled` call, changes its own thread's mode only.
+# - `bool-only`: a mode that is not a `bool` is PyTorch's `TypeError` above, ending with the name of
+#   the value's type (a NumPy type may be named with or without its module, `numpy.bool`).
+# - `refuses-first`: a refused mode changes nothing: grad mode stays as it was.
+# - `decorates`: `@set_grad_enabled(mode)` leaves the mode after the `@` line as it was before it,
+#   and each call of the function runs in `mode`.
 
 # %% nbgrader={"grade": false, "grade_id": "07_grad_mode_context_answer", "locked": false, "schema_version": 3, "solution": true}
 def grad_mode_enter(self):
-    """Enter a no_grad() or enable_grad() block: switch grad mode to self.mode, remembering
-    the mode it replaces. Returns None."""
+    """Enter a no_grad() or enable_grad() block. Returns None."""
     ### BEGIN SOLUTION
     self._previous = ag.is_grad_enabled()
     ag.grad_mode._set_grad_enabled(self.mode)
@@ -226,20 +300,34 @@ def grad_mode_enter(self):
 
 
 def grad_mode_exit(self, exc_type, exc_value, traceback):
-    """Leave a grad-mode block: bring back the mode from before it, also when the block
-    raised, and let the block's exception go on."""
+    """Leave a grad-mode block (no_grad, enable_grad or set_grad_enabled), whether or not it
+    raised."""
     ### BEGIN SOLUTION
     ag.grad_mode._set_grad_enabled(self._previous)
     return False
     ### END SOLUTION
 
+
+def set_grad_enabled_init(self, mode):
+    """The constructor of set_grad_enabled(mode), as PyTorch's behaves: a plain call, a block
+    and a decorator."""
+    ### BEGIN SOLUTION
+    if type(mode) is not bool:
+        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                        f"not {type(mode).__name__}")
+    self.mode = mode
+    self._previous = ag.is_grad_enabled()
+    ag.grad_mode._set_grad_enabled(mode)
+    ### END SOLUTION
+
 exercises.plug("07.grad_mode_enter", grad_mode_enter)
 exercises.plug("07.grad_mode_exit", grad_mode_exit)
+exercises.plug("07.set_grad_enabled", set_grad_enabled_init)
 
 # %% [markdown]
-# Every `with ag.no_grad():` and `with ag.enable_grad():` now runs your methods: PyTorch's nesting
-# example, with the mode at each step, then an exception leaving a nested block, and a `backward()`
-# inside `no_grad` (the graph was recorded before):
+# Every `with ag.no_grad():`, `with ag.enable_grad():` and `ag.set_grad_enabled(...)` now runs your
+# functions: PyTorch's nesting example, with the mode at each step, then an exception leaving a
+# nested block, and a `backward()` inside `no_grad` (the graph was recorded before):
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -271,261 +359,9 @@ with ag.no_grad():
     print("after backward inside no_grad:", ag.is_grad_enabled(), x.grad)
 
 # %% [markdown]
-# **Tests.** `check.grad_mode_context` calls your methods and enters blocks from either mode, with
-# and without errors; the second check nests blocks, uses a thread, and runs `backward()` inside
-# `no_grad()`. Hidden tests: random programs, and context objects entered again and again.
-
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.grad_mode_context(grad_mode_enter, grad_mode_exit)
-### BEGIN HIDDEN TESTS
-from autograd_course.checks.no_grad import (CONTEXTS, NO_SWALLOW, REMEMBER, RESTORE, RESTORE_RAISED, RETURNS_NONE,
-                                            SWITCH, Boom, grad_mode_on, make_context)
-from autograd_course.notebook import library_version, outcome, shown
-
-CONTEXT = {"07.grad_mode_enter": grad_mode_enter, "07.grad_mode_exit": grad_mode_exit}
-
-
-def enter_plan(rng):
-    """A few context objects of random kinds, then random uses: a direct call or a `with` block,
-    on any of the objects (so some are entered again), each from a random grad mode."""
-    kinds = [CONTEXTS[int(rng.integers(len(CONTEXTS)))] for _ in range(int(rng.integers(1, 4)))]
-    uses = [(int(rng.integers(len(kinds))), bool(rng.integers(2)), ["call", "with"][int(rng.integers(2))])
-            for _ in range(int(rng.integers(3, 7)))]
-    return kinds, uses
-
-
-def enter_block(ctx):
-    with ctx as value:
-        return value, getattr(ctx, "_previous", "missing"), ag.is_grad_enabled()
-
-
-def enter_uses(fn, plan):
-    """Run a plan; per use: (returned or bound value, ctx._previous, mode after entering, mode after the
-    block (None for a direct call))."""
-    kinds, uses = plan
-    grad_mode_on()
-    contexts = [make_context(kind) for kind in kinds]     # set_grad_enabled(mode) switches: every use sets the mode
-    seen = []
-    for i, mode, form in uses:
-        ag.grad_mode._set_grad_enabled(mode)
-        if form == "call":
-            returned = outcome(fn, contexts[i])
-            seen.append((returned, getattr(contexts[i], "_previous", "missing"), ag.is_grad_enabled(), None))
-        else:
-            state = outcome(enter_block, contexts[i])
-            seen.append((state,) * 3 + (ag.is_grad_enabled(),) if isinstance(state, str)
-                        else state + (ag.is_grad_enabled(),))
-    grad_mode_on()
-    return seen
-
-
-plans = [enter_plan(rng) for rng in grading.random_cases(seed=702, count=8)]
-with library_version("07"):
-    expected = [enter_uses(exercises.reference("07.grad_mode_enter"), plan) for plan in plans]
-with grading.checking(CONTEXT):
-    seen_all = [enter_uses(grad_mode_enter, plan) for plan in plans]
-grad_mode_on()
-for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
-    for step, ((i, mode, form), s, e) in enumerate(zip(uses, seen, wanted)):
-        again = ", entered before" if any(j == i for j, _, _ in uses[:step]) else ""
-        what = (f"random case #{n}, use {step + 1}: "
-                + ("grad_mode_enter(ctx)" if form == "call" else "`with ctx as value:`")
-                + f" for ctx = {kinds[i]} (object #{i}{again}), grad mode {'on' if mode else 'off'} before")
-        grading.expect_equal(shown(s[1]), shown(e[1]), what=f"ctx._previous after {what}", rule=REMEMBER)
-        grading.expect_equal(s[2], e[2], what=f"is_grad_enabled() after {what}", rule=SWITCH)
-        grading.expect_equal(s[3], e[3], what=f"is_grad_enabled() after the block of {what}", rule=RESTORE)
-        grading.expect_equal(shown(s[0]), shown(e[0]), what=f"the value returned (or bound) by {what}",
-                             rule=RETURNS_NONE)
-
-
-ERRORS = [ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, IndexError, Boom]
-
-
-def exit_plan(rng):
-    """A few context objects of random kinds, then random uses on any of them: a direct call
-    grad_mode_exit(ctx, ...) with a random ctx._previous, or a `with ctx:` block that switches the mode
-    inside; from a random grad mode, and half of the time with a random error."""
-    kinds = [CONTEXTS[int(rng.integers(len(CONTEXTS)))] for _ in range(int(rng.integers(1, 4)))]
-    uses = []
-    for _ in range(int(rng.integers(3, 7))):
-        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(2) else None
-        uses.append((int(rng.integers(len(kinds))), ["call", "with"][int(rng.integers(2))],
-                     bool(rng.integers(2)), bool(rng.integers(2)), error))
-    return kinds, uses
-
-
-def use_text(kind, form, previous, mode, error):
-    raised = "None, None, None" if error is None else f"{ERRORS[error[0]].__name__}, error, None"
-    block = f"raise {ERRORS[error[0]].__name__}({error[1]!r})" if error else "pass"
-    if form == "call":
-        return (f"grad_mode_exit(ctx, {raised}), ctx = {kind} with ctx._previous = {previous}, "
-                f"grad mode {'on' if mode else 'off'} before")
-    return (f"`with ctx: ag.set_grad_enabled({mode}); {block}`, ctx = {kind}, "
-            f"entered with grad mode {'on' if previous else 'off'}")
-
-
-def exit_block(ctx, mode, error):
-    with ctx:
-        ag.grad_mode._set_grad_enabled(mode)
-        if error is not None:
-            raise ERRORS[error[0]](error[1])
-    return "no error"
-
-
-def exit_uses(fn, plan):
-    """Run a plan; per use: (what the call returned or the block raised, grad mode after)."""
-    kinds, uses = plan
-    grad_mode_on()
-    contexts = [make_context(kind) for kind in kinds]
-    seen = []
-    for i, form, previous, mode, error in uses:
-        ctx = contexts[i]
-        if form == "call":
-            ctx._previous = previous
-            ag.grad_mode._set_grad_enabled(mode)
-            args = (None, None, None) if error is None else (ERRORS[error[0]], ERRORS[error[0]](error[1]), None)
-            seen.append((outcome(fn, ctx, *args), ag.is_grad_enabled()))
-        else:
-            ag.grad_mode._set_grad_enabled(previous)
-            seen.append((outcome(exit_block, ctx, mode, error), ag.is_grad_enabled()))
-    grad_mode_on()
-    return seen
-
-
-plans = [exit_plan(rng) for rng in grading.random_cases(seed=712, count=8)]
-with library_version("07"):
-    expected = [exit_uses(exercises.reference("07.grad_mode_exit"), plan) for plan in plans]
-with grading.checking(CONTEXT):
-    seen_all = [exit_uses(grad_mode_exit, plan) for plan in plans]
-grad_mode_on()
-for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
-    for step, ((i, form, previous, mode, error), s, e) in enumerate(zip(uses, seen, wanted)):
-        what = f"random case #{n}, use {step + 1}: {use_text(kinds[i], form, previous, mode, error)}"
-        grading.expect_equal(s[1], e[1], what=f"is_grad_enabled() after {what}",
-                             rule=RESTORE if error is None else RESTORE_RAISED)
-        if form == "call":
-            grading.expect_true(s[0] is None or s[0] is False, what=f"{what}: returns False or None",
-                                seen=repr(shown(s[0])), rule=NO_SWALLOW)
-        else:
-            grading.expect_equal(s[0], e[0], what=f"the error of {what}", rule=NO_SWALLOW)
-### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.grad_mode_context_in_the_library(grad_mode_enter, grad_mode_exit)
-### BEGIN HIDDEN TESTS
-from autograd_course.checks.no_grad import (PROGRAMS, REMEMBER, RESTORE_RAISED, check_programs, check_reused,
-                                            grad_mode_on, random_programs, run_program)
-from autograd_course.notebook import library_version
-
-CONTEXT = {"07.grad_mode_enter": grad_mode_enter, "07.grad_mode_exit": grad_mode_exit}
-programs = random_programs(seed=701, count=40) + random_programs(seed=711, count=40)
-with library_version("07"):
-    expected = [run_program(program) for program in programs]
-with grading.checking(CONTEXT):
-    seen = [run_program(program) for program in programs]
-grad_mode_on()
-check_programs(programs, seen, expected, rule=PROGRAMS)
-check_reused(703, 8, grading.checking(CONTEXT), rule=REMEMBER)
-check_reused(713, 8, grading.checking(CONTEXT), rule=RESTORE_RAISED)
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ## 4. `set_grad_enabled`: a switch with an argument
-#
-# `set_grad_enabled(mode)` takes the mode as an argument, handy when one loop serves both training
-# and evaluation. It works as a plain call, as a context manager and as a decorator (section 5):
-
-# %%
-ag.set_grad_enabled(False)
-print(ag.is_grad_enabled())                 # PyTorch: False
-ag.set_grad_enabled(True)
-with ag.set_grad_enabled(False):
-    print(ag.is_grad_enabled())             # PyTorch: False
-print(ag.is_grad_enabled())                 # PyTorch: True
-x = ag.tensor([1., 2., 3.], requires_grad=True)
-for phase in ("train", "eval"):
-    with ag.set_grad_enabled(phase == "train"):
-        out = x * 2
-    print(phase, out.requires_grad)         # PyTorch: train True
-                                            #          eval False
-
-# %% [markdown]
-# **One class, three uses.** `ag.set_grad_enabled(False)` alone on a line makes an object and throws
-# it away: only the constructor, `__init__`, runs, so the **constructor** must switch. The other
-# uses read what it leaves on the object. `with` runs `set_grad_enabled`'s own `__enter__`, which
-# switches to `self.mode` again (the mode may have changed since the object was made), then your
-# `__exit__`, which restores `self._previous`. As a decorator, the object's `__call__` switches back
-# to `self._previous` at once (decorating must not change the program's mode) and each call of the
-# function runs in a fresh object, `self.clone()`, of the same `self.mode`. PyTorch's class is built
-# the same way, down to one surprise:
-
-# %% [markdown]
-# **Predict, then run.** Recording is on. `switch = ag.set_grad_enabled(True)` makes an object;
-# then `ag.set_grad_enabled(False)` switches recording off; then `with switch: pass` runs. Is recording
-# on or off after that block? Write `True` for on, `False` for off.
-
-# %%
-prediction = ...      # True (recording on after the block) or False (off)
-
-# %%
-switch = ag.set_grad_enabled(True)      # made while recording is on
-ag.set_grad_enabled(False)
-with switch:
-    pass
-reveal(prediction, ag.is_grad_enabled(),
-       why="switch remembered the mode that was on when it was made (on), and its __exit__ restores "
-           "that one, not the mode of the moment its block started (off). PyTorch prints True as well")
-_ = ag.set_grad_enabled(True)
-
-
-# %% [markdown]
-# ### Exercise 2: `set_grad_enabled` (4 points)
-#
-# Write `set_grad_enabled_init(self, mode)`, installed as the constructor `set_grad_enabled.__init__`
-# (so every `ag.set_grad_enabled(mode)` and every `backward()` runs it), so that the three uses
-# behave as PyTorch's. The object's `__enter__`, `__call__`, `clone` and `__repr__` are the
-# library's and read `self.mode`; your `__exit__` and the library's `__call__` read `self._previous`. PyTorch takes
-# a `bool` and nothing else, not even `1`, `None` or a NumPy bool, and then changes nothing:
-#
-# ```python
-# >>> torch.set_grad_enabled(1)
-# TypeError: set_grad_enabled(): argument 'enabled' (position 1) must be bool, not int
-# ```
-#
-# The message ends with the name of `mode`'s type, `type(mode).__name__` (PyTorch writes a NumPy
-# type with its module, `numpy.bool`; the tests accept both).
-#
-# **Rules**
-# - `switches`: `set_grad_enabled(mode)` switches grad mode at once, even as a plain call.
-# - `keeps-mode`: the object keeps `mode` in `self.mode`.
-# - `remembers`: the object keeps the mode it replaced, read before switching, in `self._previous`.
-# - `bool-only`: a mode that is not a `bool` is PyTorch's `TypeError`.
-# - `refuses-first`: a refused mode changes nothing: neither grad mode nor the object.
-# - `restores`: a `with` block restores the mode that was on when the object was made, even after an
-#   error.
-# - `decorates`: decorating with `@set_grad_enabled(mode)` switches nothing, and each call runs in
-#   `mode`.
-
-# %% nbgrader={"grade": false, "grade_id": "07_set_grad_enabled_answer", "locked": false, "schema_version": 3, "solution": true}
-def set_grad_enabled_init(self, mode):
-    """The constructor of set_grad_enabled: switch grad mode to mode at once, leaving on the
-    object what its other methods read (self.mode, self._previous); a mode that is not a bool
-    is refused as PyTorch refuses it, and changes nothing."""
-    ### BEGIN SOLUTION
-    if type(mode) is not bool:
-        raise TypeError("set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
-                        f"not {type(mode).__name__}")
-    self.mode = mode
-    self._previous = ag.is_grad_enabled()
-    ag.grad_mode._set_grad_enabled(mode)
-    ### END SOLUTION
-
-exercises.plug("07.set_grad_enabled", set_grad_enabled_init)
-
-# %% [markdown]
-# Every `ag.set_grad_enabled(...)` now runs your constructor: a plain call, a train/eval loop, a
-# decorator, two refusals, and `autograd.grad(..., create_graph=True)` inside `no_grad`, whose
-# formulas run in `with set_grad_enabled(True):`:
+# And `set_grad_enabled`: a plain call, a train/eval loop, a decorator, two refusals, and
+# `autograd.grad(..., create_graph=True)` inside `no_grad`, whose formulas run in
+# `with set_grad_enabled(True):`:
 
 # %%
 ag.set_grad_enabled(False)
@@ -556,33 +392,64 @@ with ag.no_grad():
 print("after the block:", ag.is_grad_enabled())
 
 # %% [markdown]
-# **Tests.** `check.set_grad_enabled` makes objects from either mode and tries seven values that are
-# not bools; the second check runs PyTorch's examples, a block that raises, decorators and a thread.
-# Hidden tests: random uses in random orders, subclasses, random programs.
+# **Tests.** `check.grad_mode_context` enters every kind of context from either mode, as a block and
+# by calling `__enter__`/`__exit__` by hand, with and without errors, and enters objects again;
+# `check.grad_mode_context_in_the_library` nests blocks, uses a thread and runs `backward()` inside
+# `no_grad()`; `check.set_grad_enabled` makes objects from either mode and tries seven values that
+# are not bools; `check.set_grad_enabled_in_the_library` runs PyTorch's examples, decorators and a
+# thread. Hidden tests: random uses, random programs, subclasses.
 
-# %% nbgrader={"grade": true, "grade_id": "07_set_grad_enabled_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-check.set_grad_enabled(set_grad_enabled_init)
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_context(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import check_uses, context_slots
+
+check_uses(context_slots(grad_mode_enter, grad_mode_exit, set_grad_enabled_init), seed=702, count=12)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_context_in_the_library(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (PROGRAMS, REMEMBER, RESTORE_RAISED, check_programs, check_reused,
+                                            context_slots, grad_mode_on, random_programs, run_program)
+from autograd_course.notebook import library_version
+
+CONTEXT = context_slots(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
+programs = random_programs(seed=701, count=40) + random_programs(seed=711, count=40)
+with library_version("07"):
+    expected = [run_program(program) for program in programs]
+with grading.checking(CONTEXT):
+    seen = [run_program(program) for program in programs]
+grad_mode_on()
+check_programs(programs, seen, expected, rule=PROGRAMS)
+check_reused(703, 8, grading.checking(CONTEXT), rule=REMEMBER)
+check_reused(713, 8, grading.checking(CONTEXT), rule=RESTORE_RAISED)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test3", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.set_grad_enabled(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.set_grad import check_switch_plans
 
-check_switch_plans(set_grad_enabled_init, seed=751, count=16)
+check_switch_plans((grad_mode_enter, grad_mode_exit, set_grad_enabled_init), seed=751, count=16)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "07_set_grad_enabled_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-check.set_grad_enabled_in_the_library(set_grad_enabled_init)
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test4", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.set_grad_enabled_in_the_library(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
 ### BEGIN HIDDEN TESTS
-from autograd_course.checks.set_grad import REMEMBERS, check_switch_plans
+from autograd_course.checks.set_grad import REMEMBERS, check_switch_plans, slots_of
 from autograd_course.checks.no_grad import check_programs, grad_mode_on, random_programs, run_program
 from autograd_course.notebook import library_version
 
+CONTEXT = (grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
 programs = random_programs(seed=752, count=40)
 with library_version("07"):
     expected = [run_program(program) for program in programs]
-with grading.checking("07.set_grad_enabled", set_grad_enabled_init):
+with grading.checking(slots_of(CONTEXT)):
     seen = [run_program(program) for program in programs]
 grad_mode_on()
 check_programs(programs, seen, expected, rule=REMEMBERS)
-check_switch_plans(set_grad_enabled_init, seed=753, count=16)
+check_switch_plans(CONTEXT, seed=753, count=16)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -617,7 +484,7 @@ print(ag.is_grad_enabled())                 # PyTorch: True
 # %% [markdown]
 # **How it works.** `@ag.no_grad()` above `def predict` means `predict = ag.no_grad()(predict)`:
 # the context object is *called* with the function, and its `__call__` hands it to
-# `decorate(self.clone, fn)` (exercise 3), or to `decorate_generator` (exercise 4) for a generator
+# `decorate(self.clone, fn)` (exercise 2), or to `decorate_generator` (exercise 3) for a generator
 # function. `self.clone` makes a **new** context of the same kind. (Without parentheses, the class's
 # `__new__` sees the function and returns `no_grad()(predict)`, as PyTorch's
 # `_NoParamDecoratorContextManager` does.)
@@ -643,20 +510,24 @@ ag.grad_mode._set_grad_enabled(True)      # repair the damage
 # "restored" `False`: recording stayed off for the rest of the program.
 
 # %% [markdown]
-# ### Exercise 3: `grad_mode_decorator` (4 points)
+# ### Exercise 2: `grad_mode_decorator` (4 points)
 #
-# Write `decorate(make_context, fn)`, installed as `autograd_lib.grad_mode.decorate`: it returns the
-# decorated function, which runs `fn` in the grad mode of the contexts that `make_context()` makes
-# (a zero-argument callable: `no_grad`, `lambda: set_grad_enabled(False)`, ...), whatever the caller
-# passes, and looks like `fn` to `help()`. For `set_grad_enabled`, *making* a context switches grad
-# mode.
+# Write `decorate(make_context, fn)`, installed as `autograd_lib.grad_mode.decorate`: it returns `fn`
+# decorated, for any zero-argument `make_context` that makes a grad-mode context (`no_grad`,
+# `lambda: set_grad_enabled(False)`, or a context class of the tests that records when its objects
+# are made, entered and left). The decorated function must behave as PyTorch's decorated functions
+# in every experiment of this section: the recursive `count_down` decorated with `@no_grad` must
+# leave grad mode on, `@set_grad_enabled(False)` must not switch the program's mode (and remember:
+# *making* a `set_grad_enabled` switches), and to `help()` it is `fn`.
 #
 # **Rules**
-# - `fresh`: each call makes one context of its own with `make_context()`; decorating makes none.
-# - `inside`: `fn` runs inside that context: entered before the call, left after it.
+# - `fresh`: no context object is ever used by two calls, and decorating alone makes none, so that
+#   recursion and nesting bring back the right mode.
+# - `inside`: all of `fn`'s body runs in the context's mode, and the caller's mode is back when the
+#   call returns.
 # - `arguments`: positional and keyword arguments reach `fn`.
 # - `returns`: the decorated function returns what `fn` returns.
-# - `propagates`: an exception from `fn` goes on to the caller, after the context is left.
+# - `propagates`: an exception from `fn` goes on to the caller, with the caller's mode back.
 # - `wraps`: it keeps `fn`'s name and docstring.
 
 # %% nbgrader={"grade": false, "grade_id": "07_grad_mode_decorator_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -664,8 +535,8 @@ import functools
 
 
 def decorate(make_context, fn):
-    """fn decorated: each call runs fn inside a context of its own, made by make_context();
-    it takes any arguments, returns fn's result, and keeps fn's name and docstring."""
+    """fn decorated so that it runs in the grad mode of make_context()'s contexts, as PyTorch's
+    decorated functions do."""
     ### BEGIN SOLUTION
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -855,7 +726,7 @@ next(gen)
 gen.close()                               # GeneratorExit at the paused yield: the finally block runs
 
 # %% [markdown]
-# **Predict, then run.** Your `decorate` from exercise 3 makes a fresh context around each **call**.
+# **Predict, then run.** Your `decorate` from exercise 2 makes a fresh context around each **call**.
 # Below it wraps a generator of batches with `no_grad` contexts. Does the first batch that comes out
 # require grad? Write `True` or `False`.
 
@@ -884,7 +755,7 @@ print("first.grad_fn:", type(first.grad_fn).__name__)
 # own mode. PyTorch's decorators do this for generator functions, and `__call__` sends them to
 # `decorate_generator`.
 #
-# ### Exercise 4: `grad_mode_generator` (6 points)
+# ### Exercise 3: `grad_mode_generator` (6 points)
 #
 # Write `decorate_generator(make_context, fn)`, installed as
 # `autograd_lib.grad_mode.decorate_generator`, where `fn` is a generator function: it returns a
@@ -1197,18 +1068,24 @@ except RuntimeError as e:
 # > `with torch.no_grad(): w -= lr * w.grad`, which is counted.
 
 # %% [markdown]
-# `detach_()` detaches the tensor **itself**, in place: it stops requiring grad and becomes a leaf,
-# with its values, storage and version counter, and, like every method whose name ends in `_`, it
-# returns the tensor. A **view** refuses, since its history is tied to its base's (assignment 08):
+# `detach_()` detaches the tensor **itself**, in place, and returns it, like every method whose name
+# ends in `_`. A **view** refuses, since its history is tied to its base's (assignment 08). PyTorch,
+# with what an observer sees afterwards:
 #
 # ```python
 # a = torch.tensor([1., 2.], requires_grad=True)
 # b = a * 3
+# alias = b.detach()                                  # shares b's storage and version counter
 # print(b.detach_() is b, b, b.is_leaf, b.grad_fn)    # True tensor([3., 6.]) True None
+# b.add_(1)                                           # allowed now, and counted:
+# print(b._version, alias._version, alias)            # 1 1 tensor([4., 7.])
 # a.detach_()
-# print(a, a.requires_grad)                           # tensor([1., 2.]) False
+# print(a, a.requires_grad, a.is_leaf)                # tensor([1., 2.]) False True
+# second = torch.aminmax(torch.ones(2, requires_grad=True) * 2).max   # output 1
+# print(second.output_nr, second.detach_().output_nr) # 1 0
 # v = (torch.tensor([1., 2., 3.], requires_grad=True) * 1)[1:]
 # v.detach_()       # RuntimeError: Can't detach views in-place. Use detach() instead. If you are [...]
+# print(v.requires_grad, type(v.grad_fn).__name__)    # True SliceBackward0
 # ```
 #
 # (`autograd_lib`'s message stops after the first two sentences.) A recurrence, a hidden state
@@ -1217,11 +1094,8 @@ except RuntimeError as e:
 # `optimizer.zero_grad(set_to_none=False)` uses it too, on a `.grad` that has a graph of its own.
 
 # %% [markdown]
-# A tensor records its place in a graph in three attributes: `grad_fn`, the node that produced it
-# (`None` for a leaf); `_output_nr`, which output of that node it is (a custom `autograd.Function`
-# that returns two tensors makes one node with outputs 0 and 1); and `_requires_grad`, the flag of a
-# leaf (`requires_grad` is `_requires_grad or grad_fn is not None`, assignment 01). `_base` is the
-# tensor a view was made from (`None` if it is not a view).
+# A node with two outputs, as a custom `autograd.Function` makes it (`Split` is used by the tests
+# below); `output_nr` says which output of its node a tensor is:
 
 # %%
 class Split(ag.autograd.Function):
@@ -1238,47 +1112,56 @@ class Split(ag.autograd.Function):
 
 x = ag.tensor([1., 2.], requires_grad=True)
 first, second = Split.apply(x)
-print("second: grad_fn", type(second.grad_fn).__name__, " _output_nr", second._output_nr,
-      " _requires_grad", second._requires_grad, " _base", second._base)
-v = (x * 1)[1:]
-print("a view: _base is None?", v._base is None)
+print("second: grad_fn", type(second.grad_fn).__name__, " output_nr", second.output_nr,
+      " is_leaf", second.is_leaf)
 
 
 # %% [markdown]
-# ### Exercise 5: `detach_and_data` (7 points)
+# ### Exercise 4: `detach_and_data` (7 points)
 #
 # Write `data(tensor)`, installed as the getter of the property `Tensor.data` (so `t.data` calls
 # `data(t)`: read neither `tensor.data` nor `tensor.detach()` inside it), and `detach_(self)`,
-# installed as the method `Tensor.detach_`, so that both behave as PyTorch's above.
-# `ag.Tensor._make(array, version_counter=None)` wraps an array without copying it (assignment 01).
+# installed as the method `Tensor.detach_`, so that both behave as PyTorch's in sections 7 and 8, as
+# an observer sees them afterwards through `.grad_fn`, `.is_leaf`, `.requires_grad`, `.output_nr`,
+# `._version`, the values, and what a later write or backward does.
+#
+# What a `Tensor` is made of (assignment 01; which of these you need is yours to find out):
+#
+# | field | what it holds |
+# |---|---|
+# | `_data` | the NumPy array of its values (its storage, shared by views and detached tensors) |
+# | `_version_counter` | the counter of writes, shared by every tensor that sees the same writes; `_version` reads it |
+# | `grad_fn`, `_output_nr` | the node that made it and which of that node's outputs it is (`None`, 0 for a leaf) |
+# | `_requires_grad` | a leaf's own flag; `requires_grad` is true when it is set or when `grad_fn` is not `None` |
+# | `_base` | the tensor a view was made from, `None` if it is not a view |
+# | `grad`, `_retains_grad`, `_hooks` | the gradient, `retain_grad()`'s mark, the hooks |
+# | `Tensor._make(array, version_counter=None)` | a new tensor on `array`, without copying; a new counter if none is given |
 #
 # **Rules**
-# - `new`: `t.data` is a new tensor, a leaf that does not require grad.
-# - `shares`: it shares `t`'s storage: a write through it changes `t`.
-# - `own-counter`: it has a version counter of its own, starting at 0: a write through it moves
-#   neither `t._version` nor what a node that saved `t` sees.
+# - `new`: `t.data` is a new tensor, a leaf that does not require grad, whatever `t` is (a view too).
+# - `shares`: it has `t`'s values, dtype and shape, and a write through it changes `t`.
+# - `own-counter`: a write through it moves neither `t._version` nor what a node that saved `t`
+#   sees, and it starts at version 0 (the experiments of section 8).
 # - `unchanged`: reading `t.data` leaves `t` as it was.
 # - `cuts`: `t.detach_()` makes `t` itself a leaf that does not require grad (a leaf that required
-#   grad too).
-# - `output-nr`: afterwards `t` is no output of any node: `t._output_nr` is 0.
-# - `keeps`: `t` keeps its storage, its version counter, its version and its values.
+#   grad too), with no `grad_fn`.
+# - `output-nr`: afterwards `t.output_nr` is 0.
+# - `keeps`: `t` keeps its values and its version, and stays on its storage and its counter: a
+#   tensor that shared them before (`t.detach()`, `t[0]`) still sees `t`'s writes, counted.
 # - `returns-self`: `t.detach_()` returns `t` itself.
 # - `views-refuse`: a view refuses with PyTorch's `RuntimeError` (its first two sentences) and stays
 #   as it was.
 
 # %% nbgrader={"grade": false, "grade_id": "07_detach_and_data_answer", "locked": false, "schema_version": 3, "solution": true}
 def data(tensor):
-    """The getter of t.data: t's values as a new tensor without history, on the same
-    storage, with a version counter of its own."""
+    """The getter of t.data, as PyTorch's behaves."""
     ### BEGIN SOLUTION
     return ag.Tensor._make(tensor._data)
     ### END SOLUTION
 
 
 def detach_(self):
-    """Detach self in place: it becomes a leaf that does not require grad and is no output of
-    any node, with its storage and version counter; returns self. A view refuses, as in
-    PyTorch."""
+    """Detach self in place, as PyTorch's detach_() does; returns self."""
     ### BEGIN SOLUTION
     if self._base is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
@@ -1329,15 +1212,21 @@ print("saved at version", saved.version, "| y now at version", y._version, "| y 
 # %%
 a = ag.tensor([1., 2.], requires_grad=True)
 b = a * 3
+alias = b.detach()
 print(b.detach_() is b, b, b.is_leaf, b.grad_fn)
+b.add_(1)
+print(b._version, alias._version, alias)
 a.detach_()
-print(a, a.requires_grad)
+print(a, a.requires_grad, a.is_leaf)
+second = ag.aminmax(ag.ones(2, requires_grad=True) * 2).max
+print(second.output_nr, second.detach_().output_nr)
 x = ag.tensor([1., 2., 3.], requires_grad=True)
 v = (x * 1)[1:]
 try:
     v.detach_()
 except RuntimeError as e:
     print("RuntimeError:", e)
+print(v.requires_grad, type(v.grad_fn).__name__)
 
 w = ag.tensor(0.5, requires_grad=True)
 h = ag.tensor(1.0)
@@ -1607,8 +1496,8 @@ for (kind, s), (_, e) in zip(seen, expected):
 # * A grad-mode context **remembers** the mode it replaces on entry and **restores** it on exit, even
 #   when the block raised, without swallowing the error; so blocks nest, and `enable_grad` can record
 #   inside `no_grad`.
-# * `set_grad_enabled(mode)` switches in its constructor, so it also works as a plain call; it takes
-#   a bool only, and a block restores the mode of the moment the object was made.
+# * `set_grad_enabled(mode)` switches as soon as it is made, so it also works as a plain call; it
+#   takes a bool only, and a block restores the mode of the moment the object was made.
 # * The grad modes are **decorators**, with a fresh context for every call; a **generator**'s
 #   decorator enters a fresh context for each step (`next`, `send`, `throw`, `close`), so that the
 #   caller's code between steps keeps its own mode.

@@ -23,9 +23,16 @@ notebook  ``check``            the modules it shows
 02        ``graph``            ``graph_labels`` (edges and nodes without addresses),
                                ``gradient_edges`` (1), ``next_functions`` and
                                ``node_recording`` (2), ``graph_walks`` (3)
-03        ``backward``         ``driver`` (exercises 4-7, the engine's loop)
-04        ``leaves``           ``grad_results`` (5)
-05        ``ops``              ``jacobians`` (3)
+03        ``backward``         ``engine_loop`` (exercise 4), ``node_runs`` (5),
+                               ``starting_gradients`` (6), ``driver`` (7)
+04        ``leaves``           ``leaf_stories`` (what the exercises share),
+                               ``accumulation`` (1), ``retained_grads`` (2),
+                               ``tensor_hooks`` (3), ``pruning`` (4), ``grad_results`` (5)
+05        ``ops``              ``op_comparisons`` (what the exercises share),
+                               ``broadcast_sums`` (1), ``output_validation`` (2),
+                               ``jacobians`` (3), ``sum_index_rules`` (4),
+                               ``derived_rules`` (5), ``variance_rules`` (6),
+                               ``amax_rules`` (7)
 06        ``lifetime``         ``saving`` (1), ``saved_hooks`` (3), ``checkpointing`` (5),
                                ``custom_functions`` (6)
 07        ``no_grad``          ``set_grad`` (2), ``grad_mode_generators`` (4),

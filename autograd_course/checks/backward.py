@@ -7,9 +7,12 @@ cells run the ``random_...`` functions: the same rules on randomized inputs, aga
 library's own functions.
 
 This module holds exercises 1-3 (finite differences, the gradient rules, the counts); the
-engine's pieces, exercises 4-7, are in ``driver.py``, imported here.  Why a module of this
-length: it is the visible half of eleven test cells, kept with its random cases so that a
-student reads what a test does in one place.
+engine's pieces, exercises 4-7, have a module each, and this one shows their checks by name:
+
+* ``autograd_course.checks.engine_loop``: exercise 4, ``execute``;
+* ``autograd_course.checks.node_runs``: exercise 5, ``run_node``;
+* ``autograd_course.checks.starting_gradients``: exercise 6, ``initial_gradients``;
+* ``autograd_course.checks.driver``: exercise 7, ``run_backward``.
 """
 
 import numpy as np
@@ -19,9 +22,10 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import call, library_version
 
-from .driver import (DRIVER, EXECUTE, NODE, STARTS, StandIn, TaskStandIn, Trace, execute,  # noqa: F401
-                     initial_gradients, labelled_order, random_drivers, random_graph, random_loops,
-                     random_nodes, random_starts, run_backward, run_node, run_stand_ins, broadcast_hooks)
+from .driver import DRIVER, random_drivers, run_backward
+from .engine_loop import EXECUTE, StandIn, Trace, execute, labelled_order, random_graph, random_loops, run_stand_ins
+from .node_runs import NODE, TaskStandIn, broadcast_hooks, random_nodes, run_node
+from .starting_gradients import STARTS, initial_gradients, random_starts
 
 __all__ = ["NUMERICAL", "VJPS", "COUNTS", "EXECUTE", "NODE", "STARTS", "DRIVER", "numerical_grad", "add_rule",
            "mul_rule", "pow_rule", "mean_rule", "mm_rule", "vjps", "vjp_cases", "compositions", "as_gradients",

@@ -23,8 +23,7 @@
 # write a function; its last line, `exercises.plug(...)`, installs it in `autograd_lib`, so the demos
 # after it run your code. Each task ends with the rules its test cells check (`check` is
 # `autograd_course/checks/no_grad.py`); a failure prints what was expected, what was seen and the
-# rule broken. Hidden tests check the same rules on random *programs*: nestings of grad-mode blocks,
-# decorated calls and errors.
+# rule broken. Hidden tests check the same rules on random programs.
 #
 # **The way out.** Exercise 1 runs in *every* `with ag.no_grad():` and every `backward()`, here and
 # inside the library. If it does not work yet, `exercises.unplug("07.grad_mode_enter")` (and
@@ -1498,14 +1497,12 @@ for (kind, s), (_, e) in zip(seen, expected):
 #   inside `no_grad`.
 # * `set_grad_enabled(mode)` switches as soon as it is made, so it also works as a plain call; it
 #   takes a bool only, and a block restores the mode of the moment the object was made.
-# * The grad modes are **decorators**, with a fresh context for every call; a **generator**'s
-#   decorator enters a fresh context for each step (`next`, `send`, `throw`, `close`), so that the
-#   caller's code between steps keeps its own mode.
-# * **Measured:** without a graph, a forward pass holds its output instead of one batch of
-#   activations per layer, and runs faster, most of all for small batches.
+# * The grad modes are **decorators**, a fresh context per call; a **generator**'s decorator
+#   enters one per step (`next`, `send`, `throw`, `close`), so the caller's code between steps
+#   keeps its own mode.
+# * **Measured:** without a graph, a forward pass holds its output only, and runs faster.
 # * `detach()` and `.data` both share **storage**; only `detach()` shares the **version counter**, so
 #   only its writes are seen by backward's check. `detach_()` cuts a tensor out of its graph in place
 #   (views refuse).
 #
-# Next, assignment 08: in-place operations, the version counter at work, and what goes wrong with
-# `.data`.
+# Next, assignment 08: in-place operations and the version counter.

@@ -26,7 +26,7 @@ from autograd_course.notebooks import grade_id, is_answer_cell, is_test_cell, re
 
 from tests.course import COURSE, REPO
 
-COMMANDS = {"release", "solutions", "check", "grade-class", "demo", "lab", "register", "edition", "syllabus", "report"}
+COMMANDS = {"release", "solutions", "check", "grade-class", "demo", "lab", "register", "edition", "syllabus", "report", "text"}
 
 
 def _subcommands():

@@ -108,12 +108,12 @@ def detach_story(fn, seed):
         return facts
     facts += [(f"(d.grad_fn is None, d.requires_grad, d.is_leaf) for d = detach(t), {label}", DETACH("new-leaf"),
                (d.grad_fn is None, d.requires_grad, d.is_leaf)),
-              (f"the values of detach(t), {label}", DETACH("storage"), d.numpy().copy())]
+              (f"the values of detach(t), {label}", DETACH("storage"), np.array(d.tolist()))]
     amount = int(rng.integers(1, 5)) if dtype == ag.int64 else round(float(rng.uniform(-3, 3)), 2)
     version = t._version
     facts += [(f"the error of d.add_({amount}), {label}", DETACH("new-leaf"),
                error_of(lambda: d.add_(amount)) or "no error"),
-              (f"t after detach(t).add_({amount}), {label}", DETACH("storage"), t.detach().numpy().copy()),
+              (f"t after detach(t).add_({amount}), {label}", DETACH("storage"), np.array(t.tolist())),
               (f"how much t._version went up with detach(t).add_({amount}), {label}", DETACH("version"),
                t._version - version)]
 

@@ -135,8 +135,9 @@ def graph_nodes(fn):
     """Your ``graph_nodes`` called on root nodes: ``z = y * y + y.exp()`` with ``y = a * b``
     (a shared node), ``Q = 3 * a**3 - b**2`` (``(None, 0)`` edges), two ``unbind`` outputs
     of one node, several roots (one reachable from another, one given twice), an
-    ``AccumulateGrad`` alone, and no root at all.  Each result must be a list with every
-    reachable node once, and each node before the nodes in its ``next_functions``."""
+    ``AccumulateGrad`` alone, no root at all, and a chain of 5000 additions (deeper than
+    Python's recursion limit).  Each result must be a list with every reachable node once,
+    and each node before the nodes in its ``next_functions``."""
     a, b, y, z = shared_graph()
     walk_with(fn, [z.grad_fn], "graph_nodes([z.grad_fn]) for y = a * b; z = y * y + y.exp()", rule=WALK("list"))
 
@@ -153,6 +154,8 @@ def graph_nodes(fn):
               rule=WALK("once"))
     walk_with(fn, [acc], "graph_nodes([acc]) for a's AccumulateGrad (it has no next_functions)")
     walk_with(fn, [], "graph_nodes([]) (no root: a drawing of a leaf)")
+    h = chain(5000)
+    walk_with(fn, [h.grad_fn], "graph_nodes([h.grad_fn]) after 5000 additions h = h + c", rule=DEEP)
 
 
 def _drawing(fig):

@@ -153,33 +153,32 @@ reveal(prediction, i.requires_grad,
        why="argmax returns an integer index (int64), and an integer tensor can't require grad: nothing is recorded")
 
 # %% [markdown]
-# ## 3. The propagation rule
+# ## 3. Who requires grad?
 #
 # Who decided that `z = x * y` requires grad? The multiplication did. Every operation decides it for
-# its result, with one rule:
+# its result, from its inputs and from **grad mode**: a switch, on by default and off inside
+# `with torch.no_grad():`, where nothing is recorded (assignment 07). `torch.is_grad_enabled()` reads
+# it. A result that requires grad gets recorded: it receives a `grad_fn`. One that does not, gets none.
 #
-# > **A result requires grad exactly when grad mode is on and at least one of its inputs requires grad.**
-#
-# One input is enough: the gradient has to reach that input, and it can only travel back through the
-# result. *Grad mode* is a switch, on by default and off inside `with torch.no_grad():`, where nothing
-# is recorded (evaluation code and weight updates use it; assignment 07 goes deeper).
-# `torch.is_grad_enabled()` reads it. A result that requires grad is a result that gets recorded: it
-# receives a `grad_fn`. One that does not, gets none. PyTorch's output is in the comments:
+# Guess before you read PyTorch's answers in the comments: which of these results require grad? `h`
+# is itself a result, and `clamp(t, min=...)` takes a third input, `max`, left out here (the library
+# passes `None` in its place).
 
 # %%
 a = ag.tensor([1., 2.])
 b = ag.tensor([3., 4.])
 w = ag.tensor([5., 6.], requires_grad=True)
-print((a + b).requires_grad, (a + b + w).requires_grad, (a * w).grad_fn.name())   # PyTorch: False True MulBackward0
+h = a * w
+print((a + b).requires_grad, (a + w).requires_grad, (w + a).requires_grad, (h * b).requires_grad)
+# PyTorch: False True True True
+print(ag.clamp(a, min=0).requires_grad, ag.clamp(w, min=0).requires_grad, ag.clamp(a, min=w).requires_grad)
+# PyTorch: False True True
 with ag.no_grad():
-    print(ag.is_grad_enabled(), (a + w).requires_grad, (a + w).grad_fn)        # PyTorch: False False None
-print(ag.is_grad_enabled())                                                     # PyTorch: True
+    print(ag.is_grad_enabled(), (a + w).requires_grad, (h * w).grad_fn)      # PyTorch: False False None
+print(ag.is_grad_enabled(), (a * w).grad_fn.name())                          # PyTorch: True MulBackward0
 
 
 # %% [markdown]
-# A non-leaf such as `a * w` passes the flag on like a leaf. Some operations have an optional input:
-# `clamp(x, min=0)` leaves out `max`, and the library passes `None` in its place.
-#
 # ## 4. Leaves
 #
 # A **leaf** is a tensor that no recorded operation produced. Here are six tensors as PyTorch sees
@@ -196,14 +195,8 @@ print(ag.is_grad_enabled())                                                     
 #
 # Look at the columns: **a tensor with `requires_grad=False` is always a leaf**, and the converse is
 # false: `x` requires grad *and* is a leaf. Leaves that require grad, such as a model's weights, are
-# the tensors whose `.grad` `backward()` fills in. A non-leaf has no flag of its own: the library's
-# property reports `True` for any tensor with a `grad_fn`:
-#
-# ```python
-# @property
-# def requires_grad(self):
-#     return self._requires_grad or self.grad_fn is not None
-# ```
+# the tensors whose `.grad` `backward()` fills in. `t.requires_grad` reads a leaf's own flag, and is
+# `True` for every tensor a recorded operation made.
 
 # %% [markdown]
 # ### Exercise 1: `result_requires_grad` (7 points)
@@ -213,27 +206,28 @@ print(ag.is_grad_enabled())                                                     
 # * `result_requires_grad(*inputs)`, installed as `recording.result_requires_grad`: every operation
 #   of the library asks it whether its result requires grad, and records a node only if so. `inputs`
 #   are the operation's inputs, in order: tensors, or `None` for an optional input left out. Return a
-#   `bool`. `ag.is_grad_enabled()` reads grad mode.
+#   `bool`, PyTorch's answer: section 3's examples show every case; work out the rule behind them.
 # * `is_leaf(tensor)`, installed as the getter of the property `Tensor.is_leaf`, so `t.is_leaf` calls
-#   it from then on (so don't read `tensor.is_leaf` inside: it would call itself forever).
+#   it from then on (so don't read `tensor.is_leaf` inside: it would call itself forever). The six
+#   tensors of the table, and any other, must get PyTorch's `is_leaf`: find what tells them apart.
 #
 # Worked out, with `x` a leaf that requires grad and `c` a constant: `result_requires_grad(c, x)` is
-# `True`, `result_requires_grad(c, None)` is `False`, and both are `False` inside `no_grad()`; the
-# six tensors of the table above get exactly its `is_leaf` column.
+# `True`, `result_requires_grad(c, None)` is `False`, and both are `False` inside `no_grad()`.
 #
 # **Rules**
-# - `any`: with grad mode on, a result requires grad when at least one input requires grad, wherever
-#   it is among the inputs.
-# - `non-leaf`: a non-leaf input (it has a `grad_fn`) requires grad too.
+# - `any`: with grad mode on, one input that requires grad is enough, wherever it is among the
+#   inputs (`a + w` and `w + a`).
+# - `non-leaf`: a result of a recorded operation, used as an input, counts as requiring grad (`h * b`).
 # - `none`: when no input requires grad, or there is no input, the result does not require grad.
 # - `absent`: a `None` entry is an input left out: it requires nothing, and the other inputs decide.
 # - `no-grad`: with grad mode off, no result requires grad.
 # - `bool`: `result_requires_grad` returns `True` or `False`.
 # - `recorded`: an operation whose result requires grad records it (the result gets a `grad_fn`);
 #   any other operation records nothing.
-# - `leaf`: a tensor that no recorded operation made is a leaf: created by you, made by an operation
-#   that recorded nothing (on constants, or under `no_grad`), or detached; `is_leaf` returns a bool.
-# - `not-leaf`: a tensor made by a recorded operation (it has a `grad_fn`) is not a leaf.
+# - `leaf`: every tensor that no recorded operation made is a leaf: created by you, made by an
+#   operation that recorded nothing (on constants, or under `no_grad`), or detached; `is_leaf`
+#   returns a bool.
+# - `not-leaf`: a tensor that a recorded operation made (`z`) is not a leaf, whatever else is true of it.
 
 # %% nbgrader={"grade": false, "grade_id": "01_result_requires_grad_answer", "locked": false, "schema_version": 3, "solution": true}
 def result_requires_grad(*inputs):
@@ -331,18 +325,38 @@ compare_leaves_of_ops(is_leaf, seed=201)
 #
 # When an operation mixes dtypes, which dtype does the result get? Not simply "the larger one":
 # PyTorch looks at where each dtype came from, a tensor with dims, a 0-dim tensor, or a Python
-# number. A scalar should not silently change the dtype of a whole batch:
-# `batch * 0.5` stays float32, and so does `batch * ag.tensor(0.5, dtype=ag.float64)`. Yet an integer
-# tensor times `0.5` must become floating point. PyTorch's answers, in the comments:
+# number. A scalar should not silently change the dtype of a whole batch: `batch * 0.5` stays
+# float32, and so does `batch * ag.tensor(0.5, dtype=ag.float64)`. Yet an integer tensor times `0.5`
+# must become floating point. Dtypes come in three **categories**: bool < integer (`int32`, `int64`)
+# < floating point (`float16`, `float32`, `float64`). PyTorch's answers, in the comments:
 
 # %%
-i = ag.tensor([1, 2, 3])                    # int64
-x = ag.tensor([1., 2., 3.])                 # float32
+i = ag.tensor([1, 2, 3])                     # int64, one dim
+i32 = ag.tensor([1, 2, 3], dtype=ag.int32)
+x = ag.tensor([1., 2., 3.])                  # float32
+h = ag.tensor([1., 2., 3.], dtype=ag.float16)
 s64 = ag.tensor(2., dtype=ag.float64)        # a 0-dim float64 tensor
-print((i * 0.5).dtype, (x * s64).dtype, (i * s64).dtype)   # PyTorch: torch.float32 torch.float32 torch.float64
-print((x + ag.ones(3, dtype=ag.float64)).dtype)           # PyTorch: torch.float64
-print((ag.tensor([True, False]) + True).dtype, (ag.tensor([True, False]) + 1).dtype)  # PyTorch: torch.bool torch.int64
-
+s = ag.tensor(7)                             # a 0-dim int64 tensor
+b = ag.tensor([True, False, True])
+for label, result in [("i * 0.5", i * 0.5), ("x * s64", x * s64), ("i * s64", i * s64),
+                      ("x * float64 ones(3)", x * ag.ones(3, dtype=ag.float64)), ("i32 * 5", i32 * 5),
+                      ("i32 * s", i32 * s), ("i32 * h", i32 * h), ("h * 2.5", h * 2.5), ("s * 2.5", s * 2.5),
+                      ("s * s64", s * s64), ("b + True", b + True), ("b + 1", b + 1), ("b * s", b * s)]:
+    print(f"{label:20} {result.dtype}")
+# PyTorch:
+#   i * 0.5              torch.float32
+#   x * s64              torch.float32
+#   i * s64              torch.float64
+#   x * float64 ones(3)  torch.float64
+#   i32 * 5              torch.int32
+#   i32 * s              torch.int32
+#   i32 * h              torch.float16
+#   h * 2.5              torch.float16
+#   s * 2.5              torch.float32
+#   s * s64              torch.float64
+#   b + True             torch.bool
+#   b + 1                torch.int64
+#   b * s                torch.int64
 
 # %% [markdown]
 # It matters for autograd as well: a gradient always has the dtype of its own tensor (the engine
@@ -352,21 +366,20 @@ print((ag.tensor([True, False]) + True).dtype, (ag.tensor([True, False]) + 1).dt
 #
 # Write `result_type(*operands)`, PyTorch's `torch.result_type` for any number of operands (at least
 # one). It is installed as `autograd_lib.dtypes.result_type`, and every op that mixes operands asks
-# it for its result's dtype. An operand is a tensor or a Python number (`bool`, `int`, `float`); the
-# operands fall into three **tiers**: tensors with at least one dim, 0-dim tensors, Python numbers.
-# Each dtype has a **category**: bool < integer (`int32`, `int64`) < floating point (`float16`,
-# `float32`, `float64`). `ag.promote_types(a, b)` gives the larger of two dtypes. Worked out: an
-# int64 tensor with `0.5` gives float32 (the default dtype), with a float64 0-dim tensor float64,
-# and a float32 tensor with that 0-dim tensor stays float32.
+# it for its result's dtype. An operand is a tensor or a Python number (`bool`, `int`, `float`).
+# Section 5's thirteen answers hold the whole rule: work out what each kind of operand may change,
+# and when. `ag.promote_types(a, b)` gives the larger of two dtypes, (`int32` and
+# `float16` give `float16`).
 #
 # **Rules**
 # - `numbers`: a Python bool has the dtype `bool`, an int `int64`, a float the default dtype
 #   (`ag.get_default_dtype()`); mind that `True` is an `int` in Python too.
-# - `within`: within a tier, the operands' dtypes combine with `ag.promote_types`.
-# - `tiers`: the tensors with dims decide; 0-dim tensors count only when their category is higher,
-#   and Python numbers only when theirs is higher than both.
-# - `raise`: an operand of a higher category makes the result its own tier's dtype: a float64 0-dim
-#   tensor makes an int64 tensor float64, a Python float the default dtype.
+# - `within`: operands of the same kind (tensors with dims, 0-dim tensors, or Python numbers) give
+#   the larger of their dtypes (`i32 * h`, `s * s64`).
+# - `tiers`: a 0-dim tensor or a Python number of a category no higher than the tensors with dims
+#   leaves their dtype (`x * s64`, `i32 * 5`, `h * 2.5`); a Python number likewise with 0-dim tensors.
+# - `raise`: an operand of a higher category than all the others' decides the result with the dtype
+#   of its own kind (`i * s64` is float64, `i * 0.5` and `s * 2.5` the default dtype).
 
 # %% nbgrader={"grade": false, "grade_id": "01_result_type_answer", "locked": false, "schema_version": 3, "solution": true}
 def result_type(*operands):
@@ -415,7 +428,7 @@ y.sum().backward()
 print(w.grad, w.grad.dtype)                              # PyTorch: tensor([2., 3.]) torch.float32
 
 # %% [markdown]
-# **Tests.** `check.result_type` calls your function on fourteen lists of operands (every tier and category, bools, three operands, Python numbers only), then with the default dtype set to float64; `check.result_type_in_the_library` runs six ops that mix dtypes, then backward, and compares the results' and gradients' dtypes and values. Hidden tests do the same with random operands and ops.
+# **Tests.** `check.result_type` calls your function on fourteen lists of operands (every kind and category, bools, three operands, Python numbers only), then with the default dtype set to float64; `check.result_type_in_the_library` runs six ops that mix dtypes, then backward, and compares the results' and gradients' dtypes and values. Hidden tests do the same with random operands and ops.
 
 # %% nbgrader={"grade": true, "grade_id": "01_result_type_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.result_type(result_type)
@@ -485,6 +498,7 @@ dd.add_(1)
 print(y._version, d._version, dd._version)      # PyTorch: 1 1 1
 print(y)                                        # PyTorch: tensor([4., 6., 8.], grad_fn=<MulBackward0>)
 
+
 # %% [markdown]
 # Why it matters: $e^x$ is its own derivative, so `y = x.exp()` saves `y` for backward. Zero `y`
 # through `.data` and backward uses the zeros unnoticed: PyTorch gives `x.grad = tensor([0., 0., 0.])`,
@@ -498,17 +512,6 @@ print(y)                                        # PyTorch: tensor([4., 6., 8.], 
 # with `requires_grad_()` is a new leaf that requires grad: it starts a graph of its own, and a
 # gradient that reaches it never flows on to the original.
 #
-# **How the library builds tensors.** A tensor keeps its values in `tensor._data` (a NumPy array, its
-# storage), a leaf its own flag in `tensor._requires_grad`, and its version counter (an object whose
-# `value` `tensor._version` reads) in `tensor._version_counter`. `ag.Tensor._make(array,
-# version_counter=None)` wraps a NumPy array in a new tensor *without copying it*: a leaf that does not
-# require grad, sharing the counter object you give it, or with a fresh counter at 0. `.data` is one:
-
-# %%
-x = ag.tensor([1., 2., 3.], requires_grad=True)
-via_data = x.data
-print(via_data._data is x._data, via_data._version_counter is x._version_counter, via_data.is_leaf)
-
 
 # %% [markdown]
 # ### Exercise 3: `detach` (7 points)
@@ -517,10 +520,21 @@ print(via_data._data is x._data, via_data._version_counter is x._version_counter
 # constructor `ag.Tensor(data, requires_grad=True)` calls the second too):
 #
 # * `detach(tensor)` returns `tensor`'s values without their history, as section 7 showed PyTorch's
-#   does: what it shares with `tensor`, and what it does not;
-# * `requires_grad_(tensor, requires_grad=True)` switches `tensor`'s flag as section 6 showed,
-#   raising PyTorch's errors with their exact messages. Write the flag without the property's
-#   setter (`tensor.requires_grad = ...` is another entry point, with its own messages).
+#   does: work out from its demo what it shares with `tensor`, and what it does not;
+# * `requires_grad_(tensor, requires_grad=True)` switches `tensor`'s flag as section 6 showed, with
+#   PyTorch's errors and their exact messages. The property's setter (`tensor.requires_grad = ...`) is
+#   another entry point, with messages of its own: don't go through it.
+#
+# What a tensor is made of, and ways to make one, in no particular order:
+#
+# | name | what it is |
+# |---|---|
+# | `t._requires_grad` | a leaf's own flag, which `t.requires_grad` reads |
+# | `ag.tensor(data)` | a new leaf with a *copy* of `data` (a NumPy array, a list, ...) |
+# | `t._version_counter` | the object that counts the in-place writes into `t`'s storage; `t._version` reads its `value` |
+# | `t.clone()` | a copy of `t`, recorded as an operation (`CloneBackward0`) |
+# | `t._data` | the NumPy array that holds `t`'s values: its storage |
+# | `ag.Tensor._make(array, version_counter=None)` | a new leaf that does not require grad, around `array` itself (no copy), counting its writes with `version_counter` (a fresh counter at 0 when `None`) |
 #
 # Worked out: for `y = x * 2` (`x` a leaf that requires grad), `d = detach(y)` is a new leaf without
 # grad; `d.add_(1)` adds 1 to `y` and makes `y._version` 1; `y` keeps its `grad_fn`. For
@@ -532,14 +546,14 @@ print(via_data._data is x._data, via_data._version_counter is x._version_counter
 # - `original`: the original keeps its `grad_fn` and its `requires_grad`.
 # - `storage`: a detached tensor shares the original's storage (no copy): a write through one shows in
 #   the other.
-# - `version`: a detached tensor shares the original's version counter (unlike `.data`), so backward
-#   catches an in-place change made through it.
+# - `version`: an in-place write through a detached tensor counts in the original's `_version` (unlike
+#   one through `.data`), so backward catches it.
 # - `returns`: `requires_grad_` returns the tensor itself (calls can be chained).
-# - `leaf-flag`: on a leaf, `requires_grad_` sets the tensor's own flag (`True` by default); new
+# - `leaf-flag`: on a leaf, `requires_grad_` leaves `t.requires_grad` as asked (`True` by default); new
 #   operations follow it, old ones keep their nodes.
-# - `float-only`: asking `True` on a leaf that is not floating point raises `RuntimeError: only
-#   Tensors of floating point dtype can require gradients`; asking `False` is always allowed.
-# - `non-leaf`: on a non-leaf, asking `False` raises PyTorch's `RuntimeError` (`you can only change
+# - `float-only`: asking `True` on a leaf that is not floating point raises section 6's `RuntimeError`
+#   (`only Tensors of floating point dtype ...`); asking `False` is always allowed.
+# - `non-leaf`: on a non-leaf, asking `False` raises section 6's `RuntimeError` (`you can only change
 #   requires_grad flags of leaf variables. ...`, the whole message), and asking `True` changes nothing.
 
 # %% nbgrader={"grade": false, "grade_id": "01_detach_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -683,7 +697,7 @@ print(error_of(ag.tensor, [1, None]))      # PyTorch: RuntimeError: Could not in
 # - `numbers`: a Python bool is `ag.bool`, an int `ag.int64`, a float the default dtype
 #   (`ag.get_default_dtype()`); mind that `True` is an `int` in Python too.
 # - `own`: a NumPy scalar (`np.float64(1.5)`, `np.int32(3)`, `np.bool_(True)`) or a tensor inside the
-#   data keeps its own dtype.
+#   data keeps its own dtype; mind that `np.float64` is a Python `float` too.
 # - `promote`: the dtype of a list or tuple is the promotion, with `ag.promote_types`, of the dtypes
 #   of all its items, at every depth.
 # - `empty`: an empty list, wherever it is, counts as the default dtype.
@@ -841,7 +855,7 @@ print(error_of(ag.Tensor, [[1., 2.], [3.]]))
 # PyTorch: ValueError: expected sequence of length 2 at dim 1 (got 1)
 
 # %% [markdown]
-# **Tests.** `check.nested_shape` calls your function on numbers, flat and nested lists and tuples, then on ragged data (lists too short or too long at dims 1 and 2, a number where a list is expected, a list or tuple where a number is expected, shapes with a 0); `check.nested_shape_in_the_library` makes tensors from such data with `ag.tensor` and `ag.Tensor`. Hidden tests do the same on random nests, regular and ragged.
+# **Tests.** `check.nested_shape` calls your function on numbers, flat and nested lists and tuples, then on ragged data (each error of the rules, at dims 1 and 2) and shapes with a 0; `check.nested_shape_in_the_library` makes tensors from such data with `ag.tensor` and `ag.Tensor`. Hidden tests do the same on random nests, regular and ragged.
 
 # %% nbgrader={"grade": true, "grade_id": "01_nested_shape_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.nested_shape(nested_shape)

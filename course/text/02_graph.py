@@ -168,9 +168,8 @@ viz.draw_graph(s, names={"w": w, "s": s}, title="s = sum(w * 2 + exp(w))")
 # **The node lives as long as the graph.** The `AccumulateGrad` belongs to the graph, not to the
 # tensor. While some graph uses it, a new graph gets the same node; when the last graph that uses `w`
 # is gone, the node goes too, and the next graph gets a fresh one. PyTorch shows it with the
-# `metadata` dict that every node carries. A Python *weak reference* lets us watch the node die
-# without keeping it alive: `r = weakref.ref(obj)` gives `obj` back when called, `r()`, or `None` once
-# `obj` has been freed.
+# `metadata` dict that every node carries. Below, `probe` (Python's `weakref` module) watches the node
+# without keeping it alive.
 
 # %%
 w = ag.randn(3, requires_grad=True)
@@ -290,18 +289,25 @@ print(w.grad)               # PyTorch: tensor([ 2.6146, -0.8323])
 # %% [markdown]
 # ### Exercise 1: `gradient_edge` (6 points)
 #
-# Write `gradient_edge(tensor)`: the edge, a tuple `(node, output_nr)`, where a gradient for `tensor`
-# enters the backward graph. It becomes the method `Tensor._gradient_edge`: every operation asks it
-# about each input that requires grad, and `backward()` about the tensors it starts from.
+# Write `gradient_edge(tensor)`: the edge, a tuple `(node, output_nr)`, at which a gradient for
+# `tensor` enters the backward graph, as PyTorch's `get_gradient_edge` above, except that a tensor
+# that needs no gradient gives `(None, 0)` instead of an error. It becomes the method
+# `Tensor._gradient_edge`: every operation asks it about each input that requires grad, and
+# `backward()` about the tensors it starts from.
 #
-# A leaf that requires grad enters at its `AccumulateGrad`, which lives as section 3 showed: one node
-# per leaf while a graph uses it, freed with the last such graph, and a fresh one after that.
-# `ag.graph.AccumulateGrad(tensor)` makes a new node. The tensor has an attribute to find its node
-# again, `tensor._accumulator`: `None` on a new tensor; afterwards the library expects something it
-# can call, `tensor._accumulator()`, that gives the node back, or `None` once the node has been freed.
-# Mind what the tensor must not do: the node holds the leaf (`node.variable`); if the leaf also kept
-# its node alive, a node and its metadata would outlive their graph for as long as the weight lives (a
-# model's whole training).
+# A leaf's node must live as section 3 showed: one `AccumulateGrad` per leaf while some graph uses it,
+# gone with the last such graph, and a fresh one for the next graph. Mind who keeps whom alive: the
+# node holds its leaf (`node.variable`), a model's weights live for the whole training, and each graph
+# for one step.
+#
+# What the library gives you, in no particular order:
+#
+# | name | what it is |
+# |---|---|
+# | `tensor._accumulator` | a slot on every tensor, yours: `None` on a new tensor, and copied along wherever the library copies a leaf's history |
+# | `tensor.grad_fn`, `tensor._output_nr` | the node that made the tensor (`None` for a leaf), and which of its outputs the tensor is |
+# | `ag.graph.AccumulateGrad(tensor)` | a new `AccumulateGrad` node for the leaf `tensor` |
+# | `tensor.requires_grad`, `tensor.is_leaf` | as in notebook 01 |
 #
 # Worked out, for `w` a leaf that requires grad and `p, q = m.unbind(0)`:
 #
@@ -316,10 +322,9 @@ print(w.grad)               # PyTorch: tensor([ 2.6146, -0.8323])
 # - `tuple`: an edge is a tuple `(node, output_nr)`.
 # - `non-leaf`: a tensor made by a recorded operation enters at its `grad_fn`, at its own output number.
 # - `leaf`: a leaf that requires grad enters at an `AccumulateGrad` whose `variable` is the leaf, output 0.
-# - `no-grad`: a tensor that does not require grad has the edge `(None, 0)`, and no node is made for it.
+# - `no-grad`: a tensor that does not require grad has the edge `(None, 0)`.
 # - `shared`: while a leaf's `AccumulateGrad` is alive, every call returns that same node, so the
 #   gradients of all the leaf's uses reach its `.grad`.
-# - `found-again`: once a leaf has a node, `tensor._accumulator()` returns it while it is alive.
 # - `not-kept-alive`: the tensor does not keep its node alive: once no graph uses it, the node is freed.
 # - `renewed`: after a leaf's node has been freed, the next call makes a new one, shared in turn.
 
@@ -440,9 +445,9 @@ for label, t in [("2 * x", 2 * x), ("where(cond, u, v)", ag.where(cond, u, v)),
 # `self`: wrong. The engine simply skips `None` edges.
 #
 # **Several outputs.** `unbind` (section 2) has one node for all its outputs, numbered 0, 1, ....
-# Only a floating-point output can carry a gradient: an integer or bool output (the indices of
-# `argmax`, a comparison) gets no `grad_fn`, yet it keeps its number. A custom `autograd.Function`
-# (assignment 06) with two outputs shows it in PyTorch:
+# Only a floating-point output can carry a gradient. A custom `autograd.Function` (assignment 06)
+# whose first output is an integer shows what PyTorch makes of such an output, and how it numbers the
+# others:
 #
 # ```python
 # >>> class F(torch.autograd.Function):
@@ -457,22 +462,33 @@ for label, t in [("2 * x", 2 * x), ("where(cond, u, v)", ag.where(cond, u, v)),
 # (None, False, 1)
 # ```
 #
-# An operation whose outputs are all integers (`x.argmax()`) records nothing, as under `no_grad` or on
-# inputs that need no gradient (notebook 01); and recording nothing leaves no trace, not even an
-# `AccumulateGrad` for a leaf input.
+# Here is `max` along a dim, whose second output is an integer tensor, and `argmax`, whose only
+# output is one, as PyTorch shows them:
+#
+
+# %%
+x = ag.tensor([3.0, 1.0, 2.0], requires_grad=True)
+values, indices = x.max(0)                    # two outputs: the largest value, and where it is
+for label, t in [("values", values), ("indices", indices), ("x.argmax()", x.argmax())]:
+    grad_fn = None if t.grad_fn is None else t.grad_fn.name()
+    print(f"{label:10} grad_fn={grad_fn!s:12} is_leaf={t.is_leaf!s:5} requires_grad={t.requires_grad}")
+# PyTorch: values     grad_fn=MaxBackward0 is_leaf=False requires_grad=True
+#          indices    grad_fn=None         is_leaf=True  requires_grad=False
+#          x.argmax() grad_fn=None         is_leaf=True  requires_grad=False
+(values * 2).backward()
+print(x.grad)                                 # PyTorch: tensor([2., 0., 0.])
 
 # %% [markdown]
-# **What a node notes about its inputs.** A gradient comes back in its own tensor's shape and dtype.
-# Below, a float32 `x` of shape `(3,)` meets a float64 `(2, 3)` matrix: the product is a float64
-# `(2, 3)` tensor, yet `x.grad` is float32, of shape `(3,)`, as in PyTorch. The backward pass
-# (assignment 05) fits each input's gradient to what the node noted about that input when it was
-# recorded, its `_input_meta`:
+# **A gradient comes back in its own tensor's shape and dtype.** Below, a float32 `x` of shape `(3,)`
+# meets a float64 `(2, 3)` matrix: the product is a float64 `(2, 3)` tensor, yet `x.grad` is float32,
+# of shape `(3,)`, as in PyTorch. The backward pass (assignment 05) fits each input's gradient to what
+# the node noted about that input when it was recorded.
 
 # %%
 c = ag.tensor([[0.5, 1.5, -1.0], [2.0, 0.0, 1.0]], dtype=ag.float64)
 x = ag.tensor([1.0, -2.0, 3.0], requires_grad=True)
 y = x * c
-print(y.dtype, y.grad_fn._input_meta)
+print(y.dtype, tuple(y.shape))       # PyTorch: torch.float64 (2, 3)
 y.sum().backward()
 print(x.grad, x.grad.dtype)          # PyTorch: tensor([2.5000, 1.5000, 0.0000]) torch.float32
 
@@ -485,45 +501,54 @@ print(x.grad, x.grad.dtype)          # PyTorch: tensor([2.5000, 1.5000, 0.0000])
 # the library is recorded by your code.
 #
 # * `collect_next_functions(*inputs)` returns the `next_functions` of a new node whose operation had
-#   these inputs, in order: tensors, or `None` for an optional input left out. An input's gradient edge
-#   is `t._gradient_edge()` (exercise 1).
-# * `record_node(node_cls, inputs, outputs)` is called once an operation has computed `outputs` (a
-#   tuple of new tensors) from `inputs`. It returns the operation's new node, made by `node_cls()` and
-#   hooked onto the outputs, or `None` when there is nothing to record. Notebook 01's rule is the
-#   library's `ag.recording.result_requires_grad`.
+#   these inputs, in order: tensors, or `None` for an optional input left out.
+# * `record_node(node_cls, inputs, outputs)` is called, as `record` does, once an operation has
+#   computed `outputs` (a tuple of new tensors) from `inputs`. It returns the operation's new node, a
+#   `node_cls()`, or `None` when there is nothing to record.
 #
-# What the engine reads of a node and of its outputs, and so what your recording decides:
+# Your recording must make the library show what PyTorch shows in this notebook: each result's
+# `grad_fn`, `is_leaf`, `requires_grad` and output number, each node's `next_functions`, and what a
+# later `backward()` leaves in `.grad`, down to its shape and dtype. Work out from the examples of
+# sections 2 and 7 when PyTorch records, what, and what it leaves alone.
 #
-# | attribute | what it means | on a new object |
+# The engine reads a node and its outputs later. Everything it can read, and what the library offers
+# you, in no particular order:
+#
+# | name | what it is | on a new object |
 # |---|---|---|
-# | `node.next_functions` | a tuple: where the gradient of each input goes | `()` |
-# | `node.num_outputs` | how many outputs the operation has: its backward receives one gradient each | `1` |
-# | `node._input_meta` | one entry per input: the shape and dtype of its NumPy array `t._data` as a pair, or `None` for an absent input | `()` |
-# | an output's `grad_fn` and `_output_nr` | the node that made it, and which of the node's outputs it is | `None`, `0` |
+# | `node.num_outputs` | how many outputs the operation has: its backward receives one gradient for each | `1` |
+# | `node.metadata` | a dict for the user (section 3) | `{}` |
+# | `t._gradient_edge()` | exercise 1: where a gradient for `t` enters the graph | |
+# | `node._saved`, `node._params` | what the node's formula needs (assignment 06 fills them) | `{}` |
+# | `t.grad_fn` | the node that made `t` | `None` |
+# | `node._input_meta` | one entry per input: the pair `(shape, dtype)` of its NumPy array `t._data`, or `None` for an absent input; backward fits that input's gradient to it | `()` |
+# | `ag.recording.result_requires_grad(*inputs)` | notebook 01's rule: whether a result of these inputs requires grad | |
+# | `t._output_nr` | which output of its `grad_fn` `t` is | `0` |
+# | `node.next_functions` | where the gradient of each input goes | `()` |
+# | `dtype.is_floating_point`, `ag.is_grad_enabled()` | whether a dtype is floating point; whether grad mode is on | |
 #
 # Worked out: `x` is a float32 leaf of shape `(3,)` that requires grad, `c` a float64 constant of shape
 # `(2, 3)`, `out` a new tensor holding their product. `record_node(MulBackward0, (x, c), (out,))` returns
-# a `MulBackward0` `n`, with `out.grad_fn is n` and `out._output_nr == 0`, `n.num_outputs == 1`,
-# `n.next_functions == ((A, 0), (None, 0))` for `x`'s `AccumulateGrad` `A`, and
-# `n._input_meta == (((3,), dtype('float32')), ((2, 3), dtype('float64')))`. Under `no_grad` the same call
-# returns `None`, and `out` stays a leaf.
+# a `MulBackward0` `n`; then `out.grad_fn is n`, `out.is_leaf` is `False`, `edge_names(n.next_functions)`
+# is `(('AccumulateGrad', 0), (None, 0))`, and `out.sum().backward()` gives `x` a float32 gradient of
+# shape `(3,)`. Under `no_grad` the same call returns `None`, and `out` stays a leaf.
 #
 # **Rules**
 # - `edges`: `next_functions` is a tuple of one edge per input, in input order (the same tensor twice
 #   gives two edges); an input that requires grad gives its gradient edge.
 # - `no-edge`: an input that needs no gradient (a constant, an integer tensor, `None`) gives `(None, 0)`,
 #   in its place.
-# - `when`: a node is recorded only when grad mode is on, some input requires grad and some output is
-#   floating point; otherwise `record_node` returns `None`.
-# - `no-trace`: when nothing is recorded, nothing changes: no output gets a `grad_fn`, and no
-#   `AccumulateGrad` is made.
+# - `when`: `record_node` records a node exactly when PyTorch would: in grad mode, on an input that
+#   requires grad, for an operation with a floating-point output; otherwise it returns `None`.
+# - `no-trace`: when nothing is recorded, nothing changes: no output gets a `grad_fn`, and no leaf
+#   input gets an `AccumulateGrad`.
 # - `one-node`: otherwise `record_node` returns one new `node_cls()`, the `grad_fn` of every
 #   floating-point output.
-# - `output-nr`: output `i` is output number `i` of the node, integer outputs counted; an integer or
-#   bool output gets no `grad_fn`.
-# - `num-outputs`: the node has as many outputs as the operation, integer ones included.
-# - `input-meta`: `_input_meta` notes, for each input, the shape and NumPy dtype of its array, or `None`
-#   for an absent input: backward fits that input's gradient to them.
+# - `output-nr`: each output's output number is its position among the operation's outputs, integer
+#   outputs counted; an integer or bool output gets no `grad_fn`.
+# - `num-outputs`: the node's backward receives one gradient per output of the operation, integer
+#   ones included.
+# - `input-meta`: backward gives each input's gradient that input's shape and dtype.
 
 # %% nbgrader={"grade": false, "grade_id": "02_record_node_answer", "locked": false, "schema_version": 3, "solution": true}
 def collect_next_functions(*inputs):

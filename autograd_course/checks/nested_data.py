@@ -14,6 +14,8 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
+from .promotion import compare_under_default_dtypes
+
 __all__ = ["nest_label", "infer_rule", "random_shape", "random_data", "random_nest", "shape_rule", "expect_shapes",
            "expect_dtypes", "made", "infer_dtype", "tensors_made", "infer_dtype_in_the_library", "nested_shape",
            "nested_shape_in_the_library", "compare_infer_dtype", "compare_infer_in_the_library",
@@ -285,22 +287,10 @@ def nested_shape_in_the_library(fn):
 def compare_infer_dtype(fn, seed, count=40):
     """``fn`` on random nested data, valid or not (every fourth case with the default dtype float64),
     against the library's ``infer_dtype``."""
-    reference = exercises.reference("01.infer_dtype")
-    previous = ag.get_default_dtype()
-    try:
-        cases = []
-        for n, rng in enumerate(grading.random_cases(seed=seed, count=count)):
-            default = ag.float64 if n % 4 == 3 else ag.float32
-            ag.set_default_dtype(default)
-            for _ in range(4):
-                data = random_data(rng, valid=bool(rng.integers(2)))
-                cases.append((default, data, outcome(reference, data)))
-        with grading.checking("01.infer_dtype", fn):
-            for default, data, expected in cases:
-                ag.set_default_dtype(default)
-                expect_dtypes(fn, [(data, expected)])
-    finally:
-        ag.set_default_dtype(previous)
+    compare_under_default_dtypes(
+        fn, "01.infer_dtype", seed, count, 4,
+        draw=lambda rng: (random_data(rng, valid=bool(rng.integers(2))),),
+        expect=lambda fn, args, expected: expect_dtypes(fn, [(args[0], expected)]))
 
 
 def compare_infer_in_the_library(fn, seed, count=12):

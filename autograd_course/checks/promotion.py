@@ -14,7 +14,7 @@ from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
 __all__ = ["operand_label", "promotion_rule", "expect_promotions", "PROMOTION_CASES", "result_type", "mixed_ops",
-           "result_type_in_the_library", "compare_result_type", "random_mixed_ops", "compare_mixed_ops"]
+           "result_type_in_the_library", "compare_result_type", "compare_under_default_dtypes", "random_mixed_ops", "compare_mixed_ops"]
 
 PROMOTE = grading.rules("01.result_type")
 
@@ -132,25 +132,35 @@ def _random_operand(rng):
     return ag.tensor((rng.standard_normal(shape) * 3).astype(dtype.numpy))
 
 
-def compare_result_type(fn, seed, count=40):
-    """``fn`` on random lists of operands (every fourth case with the default dtype float64), against
-    the library's ``result_type``."""
-    reference = exercises.reference("01.result_type")
+def compare_under_default_dtypes(fn, exercise_id, seed, count, per_case, draw, expect):
+    """``fn`` against the library's version of ``exercise_id`` on the arguments ``draw(rng)``
+    gives, ``per_case`` of them per random case, every fourth case with the default dtype
+    float64: ``expect(fn, args, expected)`` checks one; the default dtype is put back."""
+    reference = exercises.reference(exercise_id)
     previous = ag.get_default_dtype()
     try:
         cases = []
         for n, rng in enumerate(grading.random_cases(seed=seed, count=count)):
             default = ag.float64 if n % 4 == 3 else ag.float32
             ag.set_default_dtype(default)
-            for _ in range(5):
-                operands = [_random_operand(rng) for _ in range(int(rng.integers(1, 5)))]
-                cases.append((default, operands, reference(*operands)))
-        with grading.checking("01.result_type", fn):
-            for default, operands, expected in cases:
+            for _ in range(per_case):
+                args = draw(rng)
+                cases.append((default, args, outcome(reference, *args)))
+        with grading.checking(exercise_id, fn):
+            for default, args, expected in cases:
                 ag.set_default_dtype(default)
-                expect_promotions(fn, [(operands, expected)])
+                expect(fn, args, expected)
     finally:
         ag.set_default_dtype(previous)
+
+
+def compare_result_type(fn, seed, count=40):
+    """``fn`` on random lists of operands (every fourth case with the default dtype float64), against
+    the library's ``result_type``."""
+    compare_under_default_dtypes(
+        fn, "01.result_type", seed, count, 5,
+        draw=lambda rng: [_random_operand(rng) for _ in range(int(rng.integers(1, 5)))],
+        expect=lambda fn, operands, expected: expect_promotions(fn, [(operands, expected)]))
 
 
 _MIXED_OPS = {"a + b": lambda a, b: a + b, "a * b": lambda a, b: a * b, "a - b": lambda a, b: a - b,

@@ -32,6 +32,7 @@ class DelegationError(AssertionError):
 
 
 CHECKS = [0]      # checking() blocks that completed with everything intact
+GRADING = "autograd_course.grading"      # its side_by_side enters checking() for the test cell
 
 
 def _tripwire_code(exercise_id, reference_fn):
@@ -110,7 +111,7 @@ def _caller_globals():
     visible check of ``autograd_course.checks``: a notebook that rebinds ``grading`` to a fake
     is caught by the visible check too, though the check itself uses the real module."""
     frame = sys._getframe(1)
-    while frame is not None and (frame.f_globals.get("__name__") in (__name__, "contextlib")
+    while frame is not None and (frame.f_globals.get("__name__") in (__name__, "contextlib", GRADING)
                                  or str(frame.f_globals.get("__name__")).startswith(integrity.CHECKS + ".")):
         frame = frame.f_back
     return frame.f_globals if frame is not None else {}

@@ -32,16 +32,18 @@ were then, or the test fails with ``TamperingError``.
 
 import numpy as _np
 
+from autograd_lib import exercises as _exercises
 from autograd_lib.tensor import Tensor
 
 from . import feedback as _feedback
 from . import integrity as _integrity
 from .checking import CHECKS, DelegationError, checking
 from .feedback import CheckFailure
+from . import notebook as _notebook
 from .rules import Rule, UnknownRule, rules
 
 __all__ = ["checking", "DelegationError", "CHECKS", "expect_equal", "expect_close", "expect_true",
-           "expect_raises", "expect_warns", "random_cases", "to_list", "rules", "Rule", "UnknownRule",
+           "expect_raises", "expect_warns", "random_cases", "side_by_side", "to_list", "rules", "Rule", "UnknownRule",
            "CheckFailure"]
 
 _allclose = _np.allclose
@@ -124,6 +126,32 @@ def random_cases(seed, count=5):
     """A seeded NumPy generator per case, for hidden tests on randomized inputs."""
     root = _np.random.default_rng(seed)
     return [_np.random.default_rng(root.integers(2 ** 32)) for _ in range(count)]
+
+
+def side_by_side(exercise_id, fn, story):
+    """The shape of a hidden test: ``story`` told twice, first by the library's own code
+    (every slot of the notebook holds its reference: the expected value, PyTorch's
+    behaviour), then with ``fn`` graded in the exercise's slot (:func:`checking`).
+
+    Args:
+        exercise_id: the exercise (``"09.sgd_update"``), or, as for :func:`checking`,
+            a dict ``{exercise id: function}`` for an exercise of several slots (then
+            ``fn`` is None).
+        fn: the function under test.
+        story: a function of one argument: the function in the slot (the reference,
+            then ``fn``; for a dict, a dict of them); what it returns is compared.
+
+    Returns:
+        ``(expected, seen)``.
+    """
+    plugs = dict(exercise_id) if isinstance(exercise_id, dict) else {exercise_id: fn}
+    assignment = next(iter(plugs)).split(".")[0]
+    with _notebook.library_version(assignment):
+        references = {eid: _exercises.reference(eid) for eid in plugs}
+        expected = story(references if isinstance(exercise_id, dict) else references[exercise_id])
+    with checking(exercise_id, fn) as graded:
+        seen = story(graded)
+    return expected, seen
 
 
 _integrity.seal()        # last: the snapshot includes the helpers above

@@ -188,3 +188,32 @@ def test_shown_and_array_of():
     copy = notebook.array_of(t)
     assert copy.tolist() == [1.0, 2.0] and copy is not t._data, "expected a copy of the tensor's values"
     assert notebook.array_of(None) is None
+
+
+def test_side_by_side_tells_the_story_with_the_reference_then_with_the_answer():
+    told, calls = [], []
+
+    def wrong_detach(tensor):
+        calls.append("mine")
+        return tensor
+
+    def story(detach):
+        told.append(detach)
+        return ag.tensor([1.0], requires_grad=True).detach().requires_grad
+
+    exercises.plug("01.is_leaf", _fail)              # another slot broken: the reference runs there
+    try:
+        expected, seen = grading.side_by_side("01.detach", wrong_detach, story)
+    finally:
+        exercises.unplug("01.is_leaf")
+    assert (expected, seen) == (False, True), \
+        f"expected the reference's detach (False) then the student's (True), saw {(expected, seen)}"
+    assert told == [exercises.reference("01.detach"), wrong_detach] and calls == ["mine"], \
+        f"expected the story told with the reference, then with the answer under test, saw {told}, {calls}"
+    assert grading.CHECKS[0] > 0
+
+
+def test_side_by_side_refuses_an_answer_that_delegates():
+    reference = exercises.reference("01.detach")
+    with pytest.raises(grading.DelegationError):
+        grading.side_by_side("01.detach", lambda t: reference(t), lambda detach: ag.tensor([1.0]).detach())

@@ -24,8 +24,10 @@ from ..ops.elementwise_losses import (binary_cross_entropy, binary_cross_entropy
 from ..ops import log_softmax as _log_softmax
 from ..ops import mse_loss as _mse_loss
 from ..ops import softmax as _softmax
-from . import functional_more as _more
-from .functional_more import *   # noqa: F401,F403  (relu6, hardtanh, selu, ..., glu)
+from . import functional_activations as _more_activations
+from .functional_activations import *   # noqa: F401,F403  (relu6, hardtanh, selu, ..., glu)
+from . import functional_layers as _layers
+from .functional_layers import *        # noqa: F401,F403  (one_hot, embedding, normalize, ..., pad)
 from . import functional_losses as _losses_more
 from .functional_losses import *  # noqa: F401,F403  (rms_norm, margin_ranking_loss, ...)
 from . import functional_conv as _conv
@@ -35,7 +37,7 @@ from ..op_table import op
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "smooth_l1_loss", "huber_loss", "l1_loss", "leaky_relu", "elu", "gelu", "silu", "softplus",
-           "dropout", "bilinear", "unfold", "fold", *_more.__all__, *_losses_more.__all__, *_conv.__all__]
+           "dropout", "bilinear", "unfold", "fold", *_more_activations.__all__, *_layers.__all__, *_losses_more.__all__, *_conv.__all__]
 
 _REDUCTIONS = ("none", "mean", "sum")
 

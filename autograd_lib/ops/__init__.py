@@ -10,7 +10,7 @@ methods and the public names), in the order they build on each other:
 ``pointwise.py``          ``exp``, ``log``, ``tanh``, ``sigmoid``, ``relu``, ``clamp``, ``where``
 ``comparison.py``         ``==``, ``<``, ``&``, ``~``, ``isnan``, ``allclose``, ``isclose`` (not recorded)
 ``copies.py``             ``clone``, ``contiguous``, ``to``
-``reductions.py``         ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``argmax``
+``reductions.py``         ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``, ``aminmax``, ``argmax``
 ``shape.py``              views: ``view``, ``reshape``, ``transpose``, ``squeeze``, ``expand``,
                           ``unbind``; ``cat``, ``stack``
 ``indexing.py``           ``x[key]``, and its backward ``embed_in_zeros``
@@ -21,7 +21,7 @@ methods and the public names), in the order they build on each other:
 ``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
 ``norms.py``              ``norm``, ``vector_norm``, ``renorm``, ``var``, ``std``
 ``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)
-``sorting.py``            ``sort``, ``argsort``
+``sorting.py``            ``sort``, ``argsort``, ``topk``; ``searchsorted``, ``bucketize``, ``bincount``
 ``index_ops.py``          ``index_select``, ``index_add``, ``index_add_``, ``gather``
 ``pieces.py``             ``split``, ``chunk`` (views, one node), ``repeat``
 ``elementwise_losses.py`` ``binary_cross_entropy(_with_logits)``, ``smooth_l1_loss``, ``huber_loss``
@@ -33,7 +33,7 @@ methods and the public names), in the order they build on each other:
 ``view_scatter.py``       ``diagonal_scatter``, ``select_scatter``, ``slice_scatter``
 ``distances.py``          ``cdist`` (directly, or through a matrix product for p=2), ``dist``
 ``statistics.py``         ``median``, ``kthvalue``, ``mode``, ``nansum``, ``cummax``, ``logcumsumexp``, ``nonzero``, ``unique``
-``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, aliases
+``binary_math.py``        ``atan2``, ``hypot``, ``xlogy``, ``fmod``, ``lerp``, ``addcmul``, ``ldexp``, aliases
 ``compositions.py``       ``hstack``, ``meshgrid``, ``broadcast_tensors``, ``fmax``, ``vdot``, ``var_mean``, ...
 ``fold.py``               ``im2col``, ``col2im``: sliding blocks as columns (``F.unfold``, ``F.fold``)
 ``strided.py``            views by strides: ``as_strided``, ``Tensor.unfold`` (overlapping windows)

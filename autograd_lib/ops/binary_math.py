@@ -1,6 +1,7 @@
 """Pointwise functions of two or three inputs: ``atan2``, ``hypot``, ``logaddexp``,
 ``xlogy``, ``copysign``, ``fmod``, ``remainder``, ``float_power``, ``lerp``,
-``addcmul``, ``addcdiv``, ``clamp_min``/``clamp_max``, their in-place forms, and
+``addcmul``, ``addcdiv``, ``clamp_min``/``clamp_max``, ``heaviside``, ``ldexp``, their in-place
+forms, and
 the aliases PyTorch keeps for NumPy users (``subtract``, ``multiply``, ``greater``, ...).
 
 As in ``arithmetic.py``, the operands get their common dtype
@@ -24,7 +25,7 @@ from ..op_table import exports, methods, op
 __all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "fmod",
            "remainder", "float_power", "lerp", "addcmul", "addcdiv", "clamp_min", "clamp_max",
            "subtract", "multiply", "divide", "true_divide", "absolute", "clip_", "greater",
-           "greater_equal", "less", "less_equal", "not_equal", "xlogy_", "clamp_min_", "clamp_max_"]
+           "greater_equal", "less", "less_equal", "not_equal", "xlogy_", "clamp_min_", "clamp_max_", "heaviside", "heaviside_", "ldexp", "ldexp_"]
 
 
 def _float_pair(input, other):
@@ -256,3 +257,35 @@ op("greater_equal")(greater_equal)
 op("less")(less)
 op("less_equal")(less_equal)
 op("not_equal")(not_equal)
+
+
+@op("heaviside", public=True, inplace="heaviside_")
+def heaviside(input, values):
+    """0 where ``input < 0``, 1 where ``> 0``, and ``values`` where it is 0."""
+    input, values = to_tensor(input), to_tensor(values)
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    array = np.where(input._data == 0, values._data, (input._data > 0).astype(input._data.dtype))
+    needing = tuple(t for t in (input, values) if t.requires_grad)     # PyTorch's node has only these
+    return record("heaviside", np.asarray(array, dtype=input._data.dtype, order="C"), needing or (input,))
+
+
+@op("heaviside_", public=True)
+def heaviside_(self, values):
+    return _inplace(self, heaviside, values)
+
+
+@op("ldexp", public=True, inplace="ldexp_")
+def ldexp(input, other):
+    """``input * 2 ** other`` (always floating point)."""
+    input, other = to_tensor(input), to_tensor(other)
+    dtype = _dt.result_type(input, other)
+    dtype = dtype if dtype.is_floating_point else _dt.get_default_dtype()
+    a = cast_operand(input, dtype)
+    array = quietly(lambda x, e: x * np.power(2.0, e), a._data, other._data).astype(dtype.numpy)
+    return record("ldexp", np.asarray(array, order="C"), (a, other))
+
+
+@op("ldexp_", public=True)
+def ldexp_(self, other):
+    return _inplace(self, ldexp, other)

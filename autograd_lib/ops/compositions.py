@@ -2,7 +2,7 @@
 ``concat``/``concatenate``, ``hstack``, ``vstack``, ``dstack``, ``column_stack``, ``ravel``,
 ``broadcast_tensors``, ``broadcast_shapes``, ``meshgrid``, ``msort``, ``is_nonzero``,
 ``logical_xor``, ``fmax``/``fmin``, ``vdot``, ``var_mean``/``std_mean``,
-``tril_indices``/``triu_indices``.
+``tril_indices``/``triu_indices``, ``logspace``.
 
 Where PyTorch composes existing ops (``hstack`` is a ``cat``, ``meshgrid`` is a ``view``
 and an ``expand`` per tensor), so do we: the recorded graph is then the same, node for
@@ -15,13 +15,12 @@ import warnings
 
 import numpy as np
 
+from .. import creation
 from .. import dtypes as _dt
 from ..recording import record, record_outputs
 from ..tensor import Size, Tensor
 from .comparison import logical_xor
 from .contractions import einsum, tensordot, trapezoid
-from .compositions_extra import (aminmax, bincount, bucketize, heaviside, heaviside_, ldexp,
-                                 ldexp_, logspace, searchsorted)
 from .copies import contiguous
 from .gamma import digamma, digamma_, lgamma, lgamma_, polygamma, polygamma_
 from .inplace import _inplace
@@ -34,8 +33,7 @@ from ..op_table import op
 __all__ = ["concat", "concatenate", "hstack", "vstack", "dstack", "column_stack", "ravel",
            "broadcast_tensors", "broadcast_shapes", "meshgrid", "msort", "is_nonzero",
            "logical_xor", "fmax", "fmin", "vdot", "var_mean", "std_mean", "tril_indices",
-           "triu_indices", "logical_xor_", "tensordot", "einsum", "trapezoid", "heaviside", "heaviside_", "ldexp",
-           "ldexp_", "aminmax", "logspace", "bincount", "bucketize", "searchsorted",
+           "triu_indices", "logical_xor_", "tensordot", "einsum", "trapezoid", "logspace",
            "lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "polygamma_"]
 
 concat = concatenate = cat          # PyTorch's other names for cat
@@ -302,3 +300,13 @@ def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
 def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
     """The (row, column) indices of the upper triangle of a ``row x col`` matrix, as a 2 x N tensor."""
     return _triangle_indices("triu_indices", False, row, col, offset, dtype)
+
+
+@op(public=True)
+def logspace(start, end, steps, base=10.0, dtype=None, requires_grad=False, device=None, **kwargs):
+    """``steps`` points from ``base ** start`` to ``base ** end``, evenly spaced in the exponent."""
+    dtype = _dt.get_default_dtype() if dtype is None else dtype
+    array = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+    if not dtype.is_floating_point:
+        array = np.trunc(array)
+    return creation.tensor(array.astype(dtype.numpy), dtype=dtype, requires_grad=requires_grad)

@@ -13,14 +13,14 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..recording import record
+from ..recording import record, record_outputs
 from ..tensor import Tensor, _wrap_dim
 from .operands import cast_operand, floating, quietly, to_tensor, wrap_dims
 from .pointwise import maximum, minimum
 from ..op_table import exports, op
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "return_types", "logsumexp",
-           "logsumexp_backward", "cumsum", "cumsum_backward"]
+           "logsumexp_backward", "cumsum", "cumsum_backward", "aminmax"]
 
 
 def _reduce_dims(dim, ndim):
@@ -211,3 +211,32 @@ def cumsum_backward(grad, dim):
     return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
 
 
+class _MinMax(tuple):
+    """``(min, max)``, printed like ``torch.return_types.aminmax``."""
+
+    def __new__(cls, low, high):
+        return super().__new__(cls, (low, high))
+
+    min = property(lambda self: self[0])
+    max = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"autograd_lib.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+@op("aminmax", public=True)
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all elements by default), from one node."""
+    input = to_tensor(input)
+    dims = tuple(range(input.ndim)) if dim is None else (_wrap_dim(dim, input.ndim),) if input.ndim else ()
+    if dim is not None and input.ndim and input.shape[dims[0]] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {dims[0]} to have non-zero size.")
+    if input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                           "has no identity.")
+    axis = dims if input.ndim else None
+    keep = keepdim and dim is not None
+    low = np.asarray(np.min(input._data, axis=axis, keepdims=keep), order="C")
+    high = np.asarray(np.max(input._data, axis=axis, keepdims=keep), order="C")
+    return _MinMax(*record_outputs("aminmax", (Tensor._make(low), Tensor._make(high)), (input,),
+                                   {"dims": dims, "keepdim": keep, "high": high}))

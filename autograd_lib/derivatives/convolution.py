@@ -16,8 +16,8 @@ AdaptiveAvgPool2DBackwardBackward0) and can be differentiated again:
 """
 
 from ..creation import zeros_like
-from ..ops import convolution as C
-from ..ops import pooling as P
+from ..ops import convolution
+from ..ops import pooling
 from .table import rule
 
 
@@ -29,7 +29,7 @@ def _conv_backward(which):
     mask = tuple(i == which for i in range(3))
 
     def formula(grad, input, weight, bias_sym_sizes_opt, *settings):
-        return C.convolution_backward(grad, input, weight, bias_sym_sizes_opt, *settings, mask)[which]
+        return convolution.convolution_backward(grad, input, weight, bias_sym_sizes_opt, *settings, mask)[which]
     return formula
 
 
@@ -38,7 +38,7 @@ def _grad_output_double_backward(grads, grad_output, input, weight, *settings):
     plus ``ggb`` for every position (the forward pass, linear in each of its inputs)."""
     gg_input, gg_weight, gg_bias = grads
     stride, padding, dilation, transposed, output_padding, groups = settings
-    terms = [C.convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
+    terms = [convolution.convolution(x, w, None, stride, padding, dilation, transposed, output_padding, groups)
              for x, w in ((gg_input, weight), (input, gg_weight)) if x is not None and w is not None]
     total = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
     if gg_bias is not None:
@@ -53,7 +53,7 @@ def _input_double_backward(grads, grad_output, input, weight, *settings):
     gg_weight = grads[1]
     if gg_weight is None:
         return None
-    return C.convolution_backward(grad_output, input, gg_weight, None, *settings, (True, False, False))[0]
+    return convolution.convolution_backward(grad_output, input, gg_weight, None, *settings, (True, False, False))[0]
 
 
 def _weight_double_backward(grads, grad_output, input, weight, *settings):
@@ -61,7 +61,7 @@ def _weight_double_backward(grads, grad_output, input, weight, *settings):
     gg_input = grads[0]
     if gg_input is None:
         return None
-    return C.convolution_backward(grad_output, gg_input, weight, None, *settings, (False, True, False))[1]
+    return convolution.convolution_backward(grad_output, gg_input, weight, None, *settings, (False, True, False))[1]
 
 
 _MAX = "kernel_size stride padding dilation ceil_mode"
@@ -78,20 +78,20 @@ rule("convolution_backward", "ConvolutionBackwardBackward0", all_grads=True,
      weight=(needs, _weight_double_backward))
 # ----------------------------------------------------------------- max pool
 rule("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", saves=("result1",),
-     self=(f"self {_MAX} result1", lambda grad, self, *settings: P.max_pool2d_with_indices_backward(
+     self=(f"self {_MAX} result1", lambda grad, self, *settings: pooling.max_pool2d_with_indices_backward(
          grad, self, *settings)))
 rule("max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", saves=("indices",),
-     grad_output=("indices", lambda grad, indices: P.max_pool_double_backward(grad, indices)),
+     grad_output=("indices", lambda grad, indices: pooling.max_pool_double_backward(grad, indices)),
      self=("self", lambda grad, self: zeros_like(self)))
 # ----------------------------------------------------------------- avg pool
 rule("avg_pool2d", "AvgPool2DBackward0",
-     self=(f"self {_AVG}", lambda grad, self, *settings: P.avg_pool2d_backward(grad, self, *settings)))
+     self=(f"self {_AVG}", lambda grad, self, *settings: pooling.avg_pool2d_backward(grad, self, *settings)))
 rule("avg_pool2d_backward", "AvgPool2DBackwardBackward0",
-     grad_output=(_AVG, lambda grad, *settings: P.avg_pool2d(grad, *settings)),
+     grad_output=(_AVG, lambda grad, *settings: pooling.avg_pool2d(grad, *settings)),
      self=("self", lambda grad, self: zeros_like(self)))
 # -------------------------------------------------------- adaptive avg pool
 rule("_adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0",
-     self=("self", lambda grad, self: P.adaptive_avg_pool2d_backward(grad, self)))
+     self=("self", lambda grad, self: pooling.adaptive_avg_pool2d_backward(grad, self)))
 rule("_adaptive_avg_pool2d_backward", "AdaptiveAvgPool2DBackwardBackward0",
-     grad_output=("output_size", lambda grad, output_size: P.adaptive_avg_pool2d(grad, output_size)),
+     grad_output=("output_size", lambda grad, output_size: pooling.adaptive_avg_pool2d(grad, output_size)),
      self=("self", lambda grad, self: zeros_like(self)))

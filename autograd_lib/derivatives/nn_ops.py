@@ -14,7 +14,7 @@ from ..ops import fold as FO
 from ..ops import nn_layers as L
 from ..ops import nn_ops as N
 from ..ops import norms
-from ..ops import padding as P
+from ..ops import padding
 from ..creation import tensor as _tensor
 from .table import rule
 
@@ -189,11 +189,11 @@ rule("native_layer_norm", "NativeLayerNormBackward0",
 # ----------------------------------------------------------- pad, norm
 rule("constant_pad_nd", "ConstantPadNdBackward0",
      self=("pad", lambda grad, pad: L.constant_pad_nd(grad, [-p for p in pad])))
-for mode, dims, node in P.PAD_NODES:                  # reflect / replicate, 1 to 3 padded dims
+for mode, dims, node in padding.PAD_NODES:                  # reflect / replicate, 1 to 3 padded dims
     rule(f"{mode}_pad{dims}d", node + "Backward0",
-         self=("self pad mode", P.non_constant_pad_backward))
+         self=("self pad mode", padding.non_constant_pad_backward))
     rule(f"{mode}_pad{dims}d_backward", node + "BackwardBackward0",
-         grad_output=("pad mode", lambda grad, pad, mode: P.non_constant_pad(grad, pad, mode)),
+         grad_output=("pad mode", lambda grad, pad, mode: padding.non_constant_pad(grad, pad, mode)),
          self=lambda grad: zeros_like(grad))
 rule("norm.ScalarOpt_dim", "NormBackward1",
      self=("self result ord dim keepdim", norms.vector_norm_backward))

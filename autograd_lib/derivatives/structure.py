@@ -16,13 +16,13 @@ the table, with the distances (``ops/distances.py``).
 
 from .. import ops as F
 from ..creation import zeros, zeros_like
-from ..ops import distances as C
+from ..ops import distances
 from ..ops import norms
-from ..ops import products as P
-from ..ops import statistics as R
+from ..ops import products
+from ..ops import statistics
 from ..ops import backward_helpers as H
 from ..ops import indexed_writes as SM
-from ..ops import structure as S
+from ..ops import structure as structure_ops
 from ..ops import view_scatter as VS
 from .table import rule
 
@@ -53,23 +53,23 @@ rule("tril", "TrilBackward0", self=("diagonal", lambda grad, diagonal: grad.tril
 rule("triu", "TriuBackward0", self=("diagonal", lambda grad, diagonal: grad.triu(diagonal)))
 for _op, _node in (("diagonal", "DiagonalBackward0"), ("diagonal_copy", "DiagonalBackward0_copy")):
     rule(_op, _node, self=("self_shape offset dim1 dim2", lambda grad, self_shape, offset, dim1, dim2:
-                           S.diagonal_backward(grad, self_shape, offset, dim1, dim2)))
+                           structure_ops.diagonal_backward(grad, self_shape, offset, dim1, dim2)))
 rule("diagonal_backward", "DiagonalBackwardBackward0",
      grad_output=("offset dim1 dim2", lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2)))
 rule("diag_embed", "DiagEmbedBackward0",
      self=("offset dim1 dim2", lambda grad, offset, dim1, dim2: grad.diagonal(offset, dim1, dim2)))
-rule("trace", "TraceBackward0", self=("self_shape", lambda grad, self_shape: S.diagonal_backward(
+rule("trace", "TraceBackward0", self=("self_shape", lambda grad, self_shape: structure_ops.diagonal_backward(
     grad.expand(min(self_shape)), self_shape, 0, 0, 1)))
 
 # ------------------------------------------------------------- products
-rule("prod", "ProdBackward0", self=("self", lambda grad, self: P.prod_backward(grad, self, None, False)))
+rule("prod", "ProdBackward0", self=("self", lambda grad, self: products.prod_backward(grad, self, None, False)))
 rule("prod.dim_int", "ProdBackward1",
-     self=("self dim keepdim", lambda grad, self, dim, keepdim: P.prod_backward(grad, self, dim, keepdim)))
-rule("cumprod", "CumprodBackward0", self=("self dim", lambda grad, self, dim: P.cumprod_backward(
+     self=("self dim keepdim", lambda grad, self, dim, keepdim: products.prod_backward(grad, self, dim, keepdim)))
+rule("cumprod", "CumprodBackward0", self=("self dim", lambda grad, self, dim: products.cumprod_backward(
     grad, self, dim)))
 rule("addmv", "AddmvBackward0",
      self=("beta", lambda grad, beta: _scaled(grad, beta)),
-     mat=("vec alpha", lambda grad, vec, alpha: _scaled(P.outer(grad, vec), alpha)),
+     mat=("vec alpha", lambda grad, vec, alpha: _scaled(products.outer(grad, vec), alpha)),
      vec=("mat alpha", lambda grad, mat, alpha: _scaled(mat.t().mv(grad), alpha)))
 rule("addr", "AddrBackward0",
      self=("beta", lambda grad, beta: _scaled(grad, beta)),
@@ -154,20 +154,20 @@ for op, node in (("cummax", "CummaxBackward0"), ("cummin", "CumminBackward0")):
     rule(op, node, saves=("indices",), self=("self dim indices", lambda grad, self, dim, indices: (
         grad if self.ndim == 0 else zeros_like(self).scatter_add(dim, indices, grad))))
 rule("logcumsumexp", "LogcumsumexpBackward0",
-     self=("self result dim", lambda grad, self, result, dim: R.logcumsumexp_backward(grad, self, result, dim)))
+     self=("self result dim", lambda grad, self, result, dim: statistics.logcumsumexp_backward(grad, self, result, dim)))
 rule("_unique2", "Unique2Backward0", self=lambda grad: _not_differentiable("_unique2"))
 rule("unique_dim", "UniqueDimBackward0", self=lambda grad: _not_differentiable("unique_dim"))
 rule("renorm", "RenormBackward0", self=("self p dim maxnorm", norms.renorm_backward))
 rule("_cdist_forward", "CdistBackward0",
-     x1=("x1 x2 p result", lambda grad, x1, x2, p, result: C.cdist_backward(
+     x1=("x1 x2 p result", lambda grad, x1, x2, p, result: distances.cdist_backward(
          grad.contiguous(), x1, x2, p, result)),
-     x2=("x1 x2 p result", lambda grad, x1, x2, p, result: C.cdist_backward(
+     x2=("x1 x2 p result", lambda grad, x1, x2, p, result: distances.cdist_backward(
          grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())))
 rule("_cdist_backward", "CdistBackwardBackward0", **{
     name: lambda grad: _not_differentiable("_cdist_backward") for name in ("grad", "x1", "x2", "cdist")})
 rule("_euclidean_dist", "EuclideanDistBackward0",
-     x1=("x1 x2 result", lambda grad, x1, x2, result: C.euclidean_dist_backward(grad, x1, x2, result, 0)),
-     x2=("x1 x2 result", lambda grad, x1, x2, result: C.euclidean_dist_backward(grad, x1, x2, result, 1)))
+     x1=("x1 x2 result", lambda grad, x1, x2, result: distances.euclidean_dist_backward(grad, x1, x2, result, 0)),
+     x2=("x1 x2 result", lambda grad, x1, x2, result: distances.euclidean_dist_backward(grad, x1, x2, result, 1)))
 rule("dist", "DistBackward0",
      self=("self other result p", _dist_backward),
      other=("self other result p", lambda grad, self, other, result, p: -_dist_backward(

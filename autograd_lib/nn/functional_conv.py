@@ -22,8 +22,8 @@ PyTorch's argument parser does.
 import warnings
 
 from .. import dtypes as _dt
-from ..ops import convolution as _C
-from ..ops import pooling as _P
+from ..ops import convolution as _convolution
+from ..ops import pooling as _pooling
 from ..ops.nn_layers import constant_pad_nd as _constant_pad_nd
 from ..op_table import op
 
@@ -78,7 +78,7 @@ def _same(input, weight, bias, stride, dilation, groups):
         for i, (s, a) in enumerate(zip(spans, left)):
             pad[2 * (dims - 1 - i) + 1] = s - 2 * a
         input = _constant_pad_nd(input, pad, 0)
-    return _C.convolution(input, weight, bias, stride, left, dilation, False, (0,) * dims, groups)
+    return _convolution.convolution(input, weight, bias, stride, left, dilation, False, (0,) * dims, groups)
 
 
 def _conv(dims, name, input, weight, bias, stride, padding, dilation, groups):
@@ -91,11 +91,11 @@ def _conv(dims, name, input, weight, bias, stride, padding, dilation, groups):
         if padding == "same":
             output = _same(batched, weight, bias, stride, dilation, groups)
         elif padding == "valid":
-            output = _C.convolution(batched, weight, bias, stride, (0,), dilation, False, (0,), groups)
+            output = _convolution.convolution(batched, weight, bias, stride, (0,), dilation, False, (0,), groups)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
-        output = _C.convolution(batched, weight, bias, stride, _ints(padding, dims), dilation, False, (0,),
+        output = _convolution.convolution(batched, weight, bias, stride, _ints(padding, dims), dilation, False, (0,),
                                 groups)
     return output if was_batched else output.squeeze(0)
 
@@ -123,7 +123,7 @@ def _conv_transpose(dims, name, input, weight, bias, stride, padding, output_pad
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     batched, was_batched = _batched(input, dims, name)
-    output = _C.convolution(batched, weight, bias, _ints(stride, dims), _ints(padding, dims), _ints(dilation, dims),
+    output = _convolution.convolution(batched, weight, bias, _ints(stride, dims), _ints(padding, dims), _ints(dilation, dims),
                             True, _ints(output_padding, dims), groups)
     return output if was_batched else output.squeeze(0)
 
@@ -194,7 +194,7 @@ def _max_pool1d_checks(input, kernel_size, stride, padding, dilation, ceil_mode)
                            f"{padding} and kernel_size={kernel}")
     if dilation <= 0:
         raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
-    out = _P.pooled_size(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
+    out = _pooling.pooled_size(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
     if out <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
     if not input.dtype.is_floating_point:
@@ -214,7 +214,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     stride, dilation = _one_int(f, "stride", stride, may_be_empty=True), _one_int(f, "dilation", dilation)
     _check_1d_input(input, f)
     stride = kernel if stride is None else stride
-    output, indices = _P.max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding),
+    output, indices = _pooling.max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding),
                                                  (1, dilation), ceil_mode)
     if return_indices:
         return output.squeeze(-2), indices.squeeze(-2)
@@ -227,7 +227,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     defaults to ``kernel_size``; ``padding`` adds -inf, at most half the window; ``dilation``
     spreads the window; ``ceil_mode`` keeps a last, partial window); with ``return_indices``,
     also its index in the input's plane (``h * W + w``)."""
-    output, indices = _P.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    output, indices = _pooling.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (output, indices) if return_indices else output
 
 
@@ -251,7 +251,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     stride = _one_int(f, "stride", stride, may_be_empty=True)
     _check_1d_input(input, f)
     stride = kernel if stride is None else stride
-    output = _P.avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding), ceil_mode,
+    output = _pooling.avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding), ceil_mode,
                            count_include_pad)
     return output.squeeze(-2)
 
@@ -260,7 +260,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     """The mean of each window of the last two dims: its sum over its size, the zeros of the
     padding counted unless ``count_include_pad=False``, or over ``divisor_override``."""
-    return _P.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _pooling.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 def _with_defaults(output_size, shape):
@@ -281,7 +281,7 @@ def adaptive_avg_pool2d(input, output_size):
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     if size == (1, 1):
         return input.mean((-1, -2), keepdim=True)
-    return _P.adaptive_avg_pool2d(input, size)
+    return _pooling.adaptive_avg_pool2d(input, size)
 
 
 @op(public=True)

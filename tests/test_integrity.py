@@ -217,3 +217,42 @@ def test_side_by_side_refuses_an_answer_that_delegates():
     reference = exercises.reference("01.detach")
     with pytest.raises(grading.DelegationError):
         grading.side_by_side("01.detach", lambda t: reference(t), lambda detach: ag.tensor([1.0]).detach())
+
+
+# A trial student's first answer to 04 nodes_to_run, written from the release notebook alone:
+# the obvious walk, which compiles to the reference's own 72 instructions.
+HONEST_NODES_TO_RUN = '''
+def nodes_to_run(nodes, targets):
+    parents = {}
+    for node in nodes:
+        for child, _ in node.next_functions:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    found = set()
+    stack = list(targets)
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in found:
+                found.add(parent)
+                stack.append(parent)
+    return found
+'''
+
+
+def test_an_honest_short_answer_that_compiles_like_the_reference_is_graded_not_refused():
+    namespace = {}
+    exec(HONEST_NODES_TO_RUN, namespace)
+    mine = namespace["nodes_to_run"]
+    reference = exercises.reference("04.nodes_to_run")
+    from autograd_course.checking import _fingerprint
+    assert _fingerprint(mine.__code__) == _fingerprint(reference.__code__), \
+        "expected the trial's answer to compile to the reference's code (the case this test is about)"
+    x = ag.tensor([1.0], requires_grad=True)
+    y = x * 2
+    z = (y * y).sum()
+    nodes = [z.grad_fn, z.grad_fn.next_functions[0][0], y.grad_fn, y.grad_fn.next_functions[0][0]]
+    before = grading.CHECKS[0]
+    with grading.checking("04.nodes_to_run", mine):      # no DelegationError: it is graded
+        seen = mine(nodes, [y.grad_fn])
+    assert seen == set(nodes[:2]) and grading.CHECKS[0] == before + 1, \
+        f"expected the answer graded (z's two nodes lead to y's), saw {seen}"

@@ -729,8 +729,8 @@ for allow_unused in (None, True, False):
 # - `none`: an accepted unused input's entry is `None`, unless `materialize_grads`.
 # - `zeros`: with `materialize_grads`, an unused input's entry is zeros like PyTorch's above (the
 #   input's shape and dtype), a tensor of its own that does not require grad; the input is left as it was.
-# - `default`: `allow_unused` not passed (`None`) accepts an unused input as PyTorch's does, with
-#   `materialize_grads` and without it.
+# - `default`: `allow_unused` not passed (`None`) accepts or refuses an unused input as the cell
+#   above shows PyTorch doing, with `materialize_grads` and without it.
 # - `flags`: the `ValueError` above comes whatever was captured, with no inputs at all too.
 
 # %% nbgrader={"grade": false, "grade_id": "04_grad_results_answer", "locked": false, "schema_version": 3, "solution": true}

@@ -10,8 +10,11 @@
   (``exercises.unplug``), followed only by the frames of the student's own code; an
   exercise not written yet (``NotImplementedError``) is one line.  Every other error
   keeps IPython's own traceback.  The cell still fails, so grading is unchanged.
+* A test cell whose visible check passed says so in one line (:func:`confirmation`): a
+  student otherwise sees nothing and cannot tell a pass from a cell that did not run.
 """
 
+import re
 import sys
 import textwrap
 
@@ -19,7 +22,7 @@ from autograd_lib import exercises
 
 from . import rules as _rules
 
-__all__ = ["CheckFailure", "failure_text", "WIDTH", "install", "explain"]
+__all__ = ["CheckFailure", "failure_text", "WIDTH", "install", "explain", "confirmation"]
 
 WIDTH = 80                          # nbgrader validate prints 86 characters of a line, indented 4
 _INDENT = " " * 12                  # continuation lines, under the values
@@ -152,8 +155,27 @@ def install(shell=None):
         return False
     shell.set_custom_exc((Exception,), _handler)
     shell.events.register("pre_run_cell", _new_cell)
+    shell.events.register("post_run_cell", _confirm)
     shell._autograd_course_feedback = True
     return True
+
+
+_VISIBLE_CHECK = re.compile(r"\A\s*check\.(\w+)\(")
+
+
+def confirmation(cell_source):
+    """The line a test cell prints when its visible check passed (None for other cells)."""
+    found = _VISIBLE_CHECK.match(cell_source or "")
+    if found is None:
+        return None
+    return f"passed: check.{found.group(1)} (this cell's hidden tests run when it is graded)"
+
+
+def _confirm(result):
+    if getattr(result, "success", False):
+        line = confirmation(getattr(result.info, "raw_cell", ""))
+        if line:
+            print(line)
 
 
 def _new_cell(*_):

@@ -100,3 +100,21 @@ def test_a_placeholder_left_in_an_answer_cell_is_named_not_compared():
         seen = helper(refuses, 1)
         assert seen == "NotImplementedError: derivative for aten::foo is not implemented", (
             f"{helper.__name__}: expected an error with a message compared as its text, seen {seen!r}")
+
+
+def test_a_test_cell_whose_visible_check_passed_says_so_and_no_other_cell_does():
+    outputs = _run([
+        SETUP + "\nfrom autograd_course.checks import tensors as check",
+        "def is_leaf(tensor):\n    return tensor.grad_fn is None",
+        "check.is_leaf(is_leaf)",
+        "def is_leaf(tensor):\n    return True",
+        "check.is_leaf(is_leaf)",
+        "print('a demo')",
+    ])
+    texts = [[o.get("text", "") for o in cell if o.output_type == "stream"] for cell in outputs]
+    assert texts[2] == ["passed: check.is_leaf (this cell's hidden tests run when it is graded)\n"], \
+        f"expected the passing test cell to say it passed; seen {outputs[2]}"
+    _error(outputs[4])
+    assert not any("passed" in t for t in texts[4]), f"expected no 'passed' after a failed check; seen {outputs[4]}"
+    assert texts[5] == ["a demo\n"] and texts[1] == [] and texts[3] == [], \
+        f"expected other cells to print only their own output; seen {texts}"

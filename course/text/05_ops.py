@@ -494,6 +494,9 @@ for picked in (x[[1, 0, 1]], x[:, [0, 2, 0]], x[x > 2]):
 # - `index_backward(grad, self_shape, indices)`, for `x[indices]`: `indices` is the tuple `x` was
 #   indexed with, as printed above, usable as a NumPy index.
 #
+# Calling the library's `backward_helpers.restore_reduced_dims` or `indexing.embed_in_zeros` is a
+# `DelegationError`.
+#
 # **Rules**
 # - `sum-copy`: `sum_backward` returns a tensor of shape `self_shape` in which every element holds
 #   the gradient of the sum it went into, unchanged.
@@ -898,7 +901,8 @@ reveal(prediction, x.grad, why="amax has no index to pick: the tied maxima of a 
 # call it with the saved values. `result` is each group's maximum (for `amin`, its minimum) and
 # `dims` a sorted tuple of non-negative dims. Return the gradient of `self`, of its shape. Over
 # several dims the rule is the same: `y.amax()` of a tensor whose maximum appears four times gives
-# each of the four a quarter of the gradient.
+# each of the four a quarter of the gradient. Calling `backward_helpers.evenly_distribute` is a
+# `DelegationError`.
 #
 # **Rules**
 # - `pick`: only the elements equal to their group's `result` get gradient; every other element

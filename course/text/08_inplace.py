@@ -295,12 +295,13 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 #
 # **Rules**
 # - `count`: every in-place write moves the written tensor's `_version` up by exactly one, in any grad
-#   mode, whether it requires grad or not, and changes nothing else.
+#   mode, whether it requires grad or not, and changes nothing else (`increment_version` returns None).
 # - `shared`: a write through any tensor of a storage (the tensor, a view, `detach()`) moves the version of
 #   all of them, each keeping its counter object; `.data` counts on its own.
 # - `unchanged`: backward uses a saved tensor not written since it was saved (written before is fine).
-# - `modified`: backward refuses a saved tensor written since it was saved with PyTorch's `RuntimeError`,
-#   which says "is at version N; expected version M instead.": N its version now, M when it was saved.
+# - `modified`: backward refuses a saved tensor written since it was saved with PyTorch's `RuntimeError: one
+#   of the variables needed for gradient computation has been modified by an inplace operation: [...]
+#   is at version N; expected version M instead.`: N its version now, M when it was saved.
 # - `output-name`: for a node's own output, the message names that node ("which is output 0 of Exp"),
 #   whatever the tensor's `grad_fn` is now.
 # - `input-name`: for any other saved tensor, it names the node its `grad_fn` is now (after a write, the

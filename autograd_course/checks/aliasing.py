@@ -331,10 +331,8 @@ def view_grad_fn_in_the_engine(fn):
     asks for the view's node right away); two writes with reads between them; a view of a
     leaf updated under ``no_grad``; second derivatives; and the refusal of a view made under
     ``no_grad``.  Node names, gradients and errors must be the library's."""
-    with library_version("08"):
-        expected = {label: story() for label, (story, _) in ENGINE_STORIES.items()}
-    with grading.checking("08.view_grad_fn", fn):
-        seen = {label: outcome(story) for label, (story, _) in ENGINE_STORIES.items()}
+    expected, seen = grading.side_by_side(
+        "08.view_grad_fn", fn, lambda answer: {label: outcome(story) for label, (story, _) in ENGINE_STORIES.items()})
     for label, (_, rule) in ENGINE_STORIES.items():
         _expect_field(seen[label], expected[label], label, rule)
 
@@ -618,10 +616,7 @@ def overlap_in_the_library(fn):
     nothing; ``x.add_(x)``, equal slices, ``detach()``, disjoint slices, a transposed tensor
     with itself and a layout with gaps must go through.  Errors, values and versions must be
     the library's."""
-    with library_version("08"):
-        expected = write_story()
-    with grading.checking("08.overlap_status", fn):
-        seen = write_story()
+    expected, seen = grading.side_by_side("08.overlap_status", fn, lambda answer: write_story())
     for text, wanted in expected.items():
         grading.expect_equal(seen[text], wanted, what=f"(error, x's values, x._version) after {text}, "
                                                       "x = ag.arange(6.), m = x[:4].view(2, 2)", rule=OV_REFUSE)

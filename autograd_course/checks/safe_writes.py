@@ -16,14 +16,14 @@ import numpy as np
 
 import autograd_lib as ag
 from autograd_course import grading
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 __all__ = [
     "versions_counted", "saved_tensors_checked", "leaf_rule",
     "error_text", "versions", "without_hint", "iadd", "backward_error", "plugs", "blame",
     "version_story", "random_version_case", "write_story", "grad_versions",
     "saved_checks", "random_saved_case", "saved_case_text", "edited_graph", "written_constant",
-    "leaf_outcomes", "random_leaf_case", "leaf_story", "expect_leaf_outcomes", "expect_refusal",
+    "leaf_outcomes", "random_leaf_case", "leaf_story", "expect_leaf_outcomes", "expect_random_leaves", "expect_refusal",
     "expect_version_stories", "expect_write_stories", "expect_saved_checks", "expect_edited_graphs",
     "expect_written_constants", "expect_leaf_stories", "VERSION_KINDS",
     "SAFE", "COUNT", "SHARED", "UNCHANGED", "MODIFIED", "OUTPUT_NAME", "INPUT_NAME", "LEAF", "VIEW_OF_LEAF",
@@ -334,10 +334,9 @@ def saved_tensors_checked(increment_version, check_version, check_inplace):
                        "expected version 1 instead.",
                        what="check_version for the same h after h.mul_(3)", rule=MODIFIED)
 
-    with library_version("08"):
-        expected = {label: _STORIES[key]() for label, (key, _) in SAVED_STORIES.items()}
-    with grading.checking(plugs(increment_version, check_version, check_inplace)):
-        seen = {label: outcome(_STORIES[key]) for label, (key, _) in SAVED_STORIES.items()}
+    expected, seen = grading.side_by_side(
+        plugs(increment_version, check_version, check_inplace), None,
+        lambda fns: {label: outcome(_STORIES[key]) for label, (key, _) in SAVED_STORIES.items()})
     for label, (_, rule) in SAVED_STORIES.items():
         _expect(seen[label], expected[label], label, rule)
 
@@ -625,13 +624,25 @@ def random_leaf_case(rng, kind):
 
 
 def leaf_outcomes(fn, seed, count=20):
-    """{label: (t, fn(t) in grad mode, the rule of its kind)} for random tensors of every kind."""
+    """{label: (fn(t) in grad mode, fn(t) under no_grad, the rule of its kind)} for random
+    tensors of every kind."""
     cases = {}
     for n, rng in enumerate(grading.random_cases(seed=seed, count=count)):
         kind = list(LEAF_KINDS)[n % len(LEAF_KINDS)]
         label, t = random_leaf_case(rng, kind)
-        cases[f"{label}, random case #{n}"] = (t, outcome(fn, t), LEAF_KINDS[kind])
+        recording = outcome(fn, t)
+        with ag.no_grad():
+            cases[f"{label}, random case #{n}"] = (recording, outcome(fn, t), LEAF_KINDS[kind])
     return cases
+
+
+def expect_random_leaves(seen, expected):
+    """check_inplace on random tensors (``leaf_outcomes``), seen and expected: every tensor in
+    grad mode first, then every one under no_grad."""
+    for label, (wanted, _, rule) in expected.items():
+        _equal(seen[label][0], wanted, f"check_inplace({label}) in grad mode", rule)
+    for label, (_, wanted, _) in expected.items():
+        _equal(seen[label][1], wanted, f"check_inplace({label}) under no_grad", ALLOWED)
 
 
 STORY_KINDS = ("leaf", "view of leaf", "transposed leaf", "view of view of leaf", "non-leaf", "view of non-leaf",

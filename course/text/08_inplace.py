@@ -127,10 +127,9 @@ print(outcome(lambda: y.grad_fn.next_functions[0][0]._saved_result))
 # %% [markdown]
 # ### Reading the message
 #
-# `[torch.FloatTensor [3]]` is the tensor's type and shape (here `autograd_lib.FloatTensor`), `is at
-# version 1; expected version 0` its version now and the version it was saved at. Only the hint differs
-# from PyTorch's. What does "which is output 0 of ..." name? Three writes, and PyTorch's messages: `exp`
-# saved its output, `h * w` its inputs, `x * c` a constant among them:
+# `[torch.FloatTensor [3]]` is the tensor's type and shape (here `autograd_lib.FloatTensor`); only the hint
+# differs from PyTorch's. What do "which is output 0 of ..." and the two versions say? Four experiments:
+# `exp` saved its output, `h * w` its inputs, `x * c` a constant, and `sin` an `h` written before and after:
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -149,9 +148,17 @@ z = x * c                       # c is a constant: no grad_fn
 c.mul_(2)
 print(backward_error(z.sum()))  # PyTorch: [torch.FloatTensor [3]] is at version 1; expected version 0 instead.
 
+h = x * 2
+h.add_(1)                       # before sin saves h
+z = h.sin()
+h.detach()[1:].mul_(2)          # after: through a view of detach()
+h.data.mul_(2)                  # and through .data
+print(h._version, backward_error(z.sum()))
+# PyTorch: 2 [torch.FloatTensor [3]], which is output 0 of Add, is at version 2; expected version 1 instead.
+
 # %% [markdown]
-# Only writes **after** the save count: a tensor written before an operation saves it is saved at its new
-# version. Below, `h` is tripled before anything saved it, and the gradient of $\sum (6x)^2$ is $72x$:
+# A write before the save is harmless: below, `h` is tripled before anything saves it, and the gradient of
+# $\sum (6x)^2$ is $72x$:
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -251,22 +258,26 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # ### Exercise 1: `safe_writes` (12 points)
 #
 # Make in-place writes safe: a user of `autograd_lib` must see what sections 1 to 4 showed of PyTorch.
-# The library does the writing and the recording; at three moments it asks a function of yours, and you
-# write all three in one answer cell:
+# The library does the writing and the recording; around every write it calls three functions, which you
+# write in one answer cell. What each must do, you work out from what a user sees.
 #
-# | your function | called | returns |
+# | the library calls | when | it expects |
 # |---|---|---|
-# | `increment_version(tensor)` | right after every in-place write into `tensor`'s storage (also the engine's addition into `.grad`, under `no_grad`) | None |
-# | `check_version(saved, node)`, the method `SavedTensor.check_version` | whenever `node`'s backward (or `node._saved_<name>`) unpacks `saved`, a tensor `node` kept | None when the tensor may be used, else raises PyTorch's error |
-# | `check_inplace(t)` | before every in-place write into `t`, in the grad mode the write runs in | None when PyTorch allows the write, else raises PyTorch's error |
+# | `increment_version(tensor)` | after every in-place write into `tensor` (also the engine's addition into `.grad`) | None |
+# | `check_version(saved, node)`, the method `SavedTensor.check_version` | when `node`'s backward (or `node._saved_<name>`) unpacks `saved`, a tensor `node` kept | None, or PyTorch's error raised |
+# | `check_inplace(t)` | before every in-place write into `t`, in the write's grad mode | None, or PyTorch's error raised |
 #
-# What exists, for reference: `t._version` is read-only, and reads the `value` of `t._version_counter`,
-# section 1's counter object. A `SavedTensor` holds `tensor`, `version` (the tensor's version when it was
-# saved) and `is_output` (whether it is `node`'s own output).
-# `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns PyTorch's error for a
-# modified saved tensor, with "which is output 0 of" the node `producer` (no such part for `None`). A
-# view's `t._base` is the tensor whose memory it shares (`None` for a tensor that is not a view). Which
-# node the message names, and which writes are refused, you work out from sections 2 and 4. An example:
+# What exists, for reference:
+#
+# | name | what it is |
+# |---|---|
+# | `t._version_counter` | section 1's counter object; `t._version` (read-only) is its `value` |
+# | `saved.tensor`, `saved.version`, `saved.is_output` | the tensor kept, the counter's value when it was kept, whether it is `node`'s own output |
+# | `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` | returns (does not raise) section 2's error for `tensor`, with "which is output 0 of" the node `producer`, or without for `None` |
+# | `t._base` | the tensor whose memory the view `t` shares; `None` if `t` is no view |
+# | `t.grad_fn`, `t.requires_grad`, `ag.is_grad_enabled()` | as in assignments 02 to 07 |
+#
+# An example:
 #
 # ```python
 # x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -283,35 +294,35 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # ```
 #
 # **Rules**
-# - `count`: every in-place write adds exactly one to the version of the tensor written, in any grad mode,
-#   whether the tensor requires grad or not, and changes nothing else.
+# - `count`: every in-place write moves the written tensor's `_version` up by exactly one, in any grad
+#   mode, whether it requires grad or not, and changes nothing else (`increment_version` returns None).
 # - `shared`: a write through any tensor of a storage (the tensor, a view, `detach()`) moves the version of
-#   all of them; `.data` keeps a count of its own.
-# - `unchanged`: a saved tensor still at the version it was saved at may be used (`check_version` returns
-#   None), also when it was written before it was saved.
-# - `modified`: a saved tensor written since it was saved is refused with PyTorch's `RuntimeError`, which
-#   says "is at version N; expected version M instead.": N its version now, M the version it was saved at.
-# - `output-name`: the message for a saved output names the node that saved it ("which is output 0 of
-#   Exp"), whatever the tensor's `grad_fn` is now.
-# - `input-name`: the message for a saved input names the node that produced the tensor as it is now
-#   (after a write, the write's node), and no node for a tensor that has none (a constant, a leaf).
-# - `leaf`: while grad mode is on, a write into a leaf that requires grad is refused:
+#   all of them, each keeping its counter object; `.data` counts on its own.
+# - `unchanged`: backward uses a saved tensor not written since it was saved (written before is fine).
+# - `modified`: backward refuses a saved tensor written since it was saved with PyTorch's `RuntimeError: one
+#   of the variables needed for gradient computation has been modified by an inplace operation: [...]
+#   is at version N; expected version M instead.`: N its version now, M when it was saved.
+# - `output-name`: for a node's own output, the message names that node ("which is output 0 of Exp"),
+#   whatever the tensor's `grad_fn` is now.
+# - `input-name`: for any other saved tensor, it names the node its `grad_fn` is now (after a write, the
+#   write's), and none for a tensor without one (a constant, a leaf).
+# - `leaf`: while grad mode is on, a write into a leaf that requires grad raises
 #   `RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
-# - `view-of-leaf`: while grad mode is on, a write into a view of such a leaf is refused:
+# - `view-of-leaf`: while grad mode is on, a write into a view of such a leaf raises
 #   `RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`
-# - `allowed`: every other write is allowed: into a non-leaf or its views, into a tensor that does not
+# - `allowed`: every other write goes through: into a non-leaf or its views, into a tensor that does not
 #   require grad (a constant, `w.detach()` and its views), and any write under `no_grad`.
 
 # %% nbgrader={"grade": false, "grade_id": "08_safe_writes_answer", "locked": false, "schema_version": 3, "solution": true}
 def increment_version(tensor):
-    """Record one in-place write into tensor's storage. Returns None."""
+    """Called after each in-place write into tensor's storage. Returns None."""
     ### BEGIN SOLUTION
     tensor._version_counter.value += 1
     ### END SOLUTION
 
 
 def check_version(self, node):
-    """None when node may use the tensor it saved as self (a SavedTensor), else PyTorch's error."""
+    """None when node may use the tensor it saved as self (a SavedTensor); raises PyTorch's error if not."""
     ### BEGIN SOLUTION
     tensor = self.tensor
     if tensor._version != self.version:
@@ -321,7 +332,7 @@ def check_version(self, node):
 
 
 def check_inplace(t):
-    """None when PyTorch allows an in-place write into t now, else PyTorch's error."""
+    """None when PyTorch allows an in-place write into t now; raises PyTorch's error if not."""
     ### BEGIN SOLUTION
     if not ag.is_grad_enabled():
         return
@@ -378,9 +389,8 @@ ax.set_title("gradient descent, updates under no_grad")
 plt.show()
 
 # %% [markdown]
-# **Tests.** Each grades your three functions together: `check.versions_counted` the counting,
-# `check.saved_tensors_checked` the saved tensors, `check.leaf_rule` the leaf rule, each calling your
-# function directly, then through the library. Hidden tests do the same on random tensors, graphs and writes.
+# **Tests.** Each grades your three functions together (the counting, the saved tensors, the leaf rule),
+# called directly, then through the library. Hidden tests do the same on random tensors, graphs and writes.
 
 # %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 check.versions_counted(increment_version, check_version, check_inplace)
@@ -388,20 +398,16 @@ check.versions_counted(increment_version, check_version, check_inplace)
 from autograd_course.checks.safe_writes import (VERSION_KINDS, expect_version_stories, expect_write_stories,
                                                 grad_versions, plugs, random_version_case, version_story,
                                                 write_story)
-from autograd_course.notebook import library_version
 
 cases = [random_version_case(rng, VERSION_KINDS[n % len(VERSION_KINDS)])
          for n, rng in enumerate(grading.random_cases(seed=804, count=9))]
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=801, count=16)]
-reference = exercises.reference("08.increment_version")
-with library_version("08"):
-    expected = [version_story(reference, case) for case in cases]
-    expected_writes = [(write_story(seed), grad_versions(seed)) for seed in seeds]
-with grading.checking(plugs(increment_version, check_version, check_inplace)):
-    seen = [version_story(increment_version, case) for case in cases]
-    seen_writes = [(write_story(seed), grad_versions(seed)) for seed in seeds]
-expect_version_stories(seen, expected, cases)
-expect_write_stories(seen_writes, expected_writes)
+expected, seen = grading.side_by_side(
+    plugs(increment_version, check_version, check_inplace), None,
+    lambda fns: ([version_story(fns["08.increment_version"], case) for case in cases],
+                 [(write_story(seed), grad_versions(seed)) for seed in seeds]))
+expect_version_stories(seen[0], expected[0], cases)
+expect_write_stories(seen[1], expected[1])
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test2", "locked": true, "points": 4, "schema_version": 3, "solution": false}
@@ -410,18 +416,14 @@ check.saved_tensors_checked(increment_version, check_version, check_inplace)
 from autograd_course.checks.safe_writes import (edited_graph, expect_edited_graphs, expect_saved_checks,
                                                 expect_written_constants, plugs, random_saved_case, saved_checks,
                                                 written_constant)
-from autograd_course.notebook import library_version
 
 cases = [random_saved_case(rng) for rng in grading.random_cases(seed=805, count=12)]
 graphs = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=802, count=30)]
 constants = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=803, count=6)]
-reference = exercises.reference("08.check_version")
-with library_version("08"):
-    expected = ([saved_checks(reference, case) for case in cases], [edited_graph(reference, s) for s in graphs],
-                [written_constant(s) for s in constants])
-with grading.checking(plugs(increment_version, check_version, check_inplace)):
-    seen = ([saved_checks(check_version, case) for case in cases], [edited_graph(check_version, s) for s in graphs],
-            [written_constant(s) for s in constants])
+expected, seen = grading.side_by_side(
+    plugs(increment_version, check_version, check_inplace), None,
+    lambda fns: ([saved_checks(fns["08.check_version"], case) for case in cases],
+                 [edited_graph(fns["08.check_version"], s) for s in graphs], [written_constant(s) for s in constants]))
 expect_written_constants(seen[2], expected[2])
 expect_saved_checks(seen[0], expected[0], cases)
 expect_edited_graphs(seen[1], expected[1])
@@ -430,19 +432,16 @@ expect_edited_graphs(seen[1], expected[1])
 # %% nbgrader={"grade": true, "grade_id": "08_safe_writes_test3", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 check.leaf_rule(increment_version, check_version, check_inplace)
 ### BEGIN HIDDEN TESTS
-from autograd_course.checks.safe_writes import (expect_leaf_outcomes, expect_leaf_stories, leaf_outcomes, leaf_story,
+from autograd_course.checks.safe_writes import (expect_leaf_stories, expect_random_leaves, leaf_outcomes, leaf_story,
                                                 plugs)
-from autograd_course.notebook import library_version
 
-reference = exercises.reference("08.check_inplace")
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=806, count=10)]
-with library_version("08"):
-    cases = leaf_outcomes(reference, seed=807)
-    expected = [leaf_story(reference, seed) for seed in seeds]
-with grading.checking(plugs(increment_version, check_version, check_inplace)):
-    expect_leaf_outcomes(check_inplace, cases)
-    seen = [leaf_story(check_inplace, seed) for seed in seeds]
-expect_leaf_stories(seen, expected)
+expected, seen = grading.side_by_side(
+    plugs(increment_version, check_version, check_inplace), None,
+    lambda fns: (leaf_outcomes(fns["08.check_inplace"], seed=807),
+                 [leaf_story(fns["08.check_inplace"], seed) for seed in seeds]))
+expect_random_leaves(seen[0], expected[0])
+expect_leaf_stories(seen[1], expected[1])
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -571,17 +570,18 @@ print(b.grad)     # PyTorch: tensor([1., 1., 1., 1., 1., 1.])
 # %% nbgrader={"grade": true, "grade_id": "08_copy_slices_backward_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 check.copy_slices_backward(copy_slices_backward)
 ### BEGIN HIDDEN TESTS
-from autograd_course.checks.inplace import WRITES, base_gradient, copy_slices_case, expect_copy_slices
-from autograd_course.notebook import library_version
+from autograd_course.checks.inplace import WRITES, base_gradient, copy_slices_case, expect_copy_slices_seen
 
 HIDDEN_VIEWS = {"[1:4]": lambda b: b[1:4], "[::2]": lambda b: b[::2], "[-3:]": lambda b: b[-3:],
                 ".view(2, 3)[:, 1]": lambda b: b.view(2, 3)[:, 1], ".view(3, 2)[1:, 0]": lambda b: b.view(3, 2)[1:, 0],
                 ".view(2, 3)[1]": lambda b: b.view(2, 3)[1], "[2:5]": lambda b: b[2:5]}
 HIDDEN_BASES = {"x * 1": lambda x: x * 1, "x * x": lambda x: x * x, "x.sin()": lambda x: x.sin(),
                 "ag.zeros(6) (a constant)": lambda x: ag.zeros(6, dtype=x.dtype)}
-reference = exercises.reference("08.copy_slices_backward")
-hidden_cases = {}
-with library_version("08"):
+
+
+def written_views(fn):
+    """{label: (fn on the node of a random write through a view, the given gradient, the node)}."""
+    cases = {}
     for n, rng in enumerate(grading.random_cases(seed=811, count=24)):
         dtype = [ag.float32, ag.float64][int(rng.integers(2))]
         x = ag.tensor(rng.standard_normal(6), dtype=dtype, requires_grad=True)
@@ -594,25 +594,24 @@ with library_version("08"):
         write(v, w[:v.shape[0]])
         if b.grad_fn is None:
             continue
-        node, seed = b.grad_fn, int(rng.integers(2**32))
-        expected = copy_slices_case(reference, node, base_gradient(node, seed))[0]
-        hidden_cases[f"b = {base}; b{view}.{label}, {dtype}, w requires_grad={w.requires_grad} "
-                     f"(random case #{n})"] = (node, base_gradient(node, seed), expected)
-with grading.checking("08.copy_slices_backward", copy_slices_backward):
-    expect_copy_slices(copy_slices_backward, hidden_cases)
+        node, grad = b.grad_fn, base_gradient(b.grad_fn, int(rng.integers(2**32)))
+        cases[f"b = {base}; b{view}.{label}, {dtype}, w requires_grad={w.requires_grad} "
+              f"(random case #{n})"] = (copy_slices_case(fn, node, grad), grad.tolist(), node)
+    return cases
+
+
+expected, seen = grading.side_by_side("08.copy_slices_backward", copy_slices_backward, written_views)
+expect_copy_slices_seen(seen, expected)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "08_copy_slices_backward_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.copy_slices_in_the_engine(copy_slices_backward)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.inplace import ENGINE_RULES, through_views
-from autograd_course.notebook import library_version
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=812, count=16)]
-with library_version("08"):
-    expected = [through_views(seed) for seed in seeds]
-with grading.checking("08.copy_slices_backward", copy_slices_backward):
-    seen = [through_views(seed) for seed in seeds]
+expected, seen = grading.side_by_side("08.copy_slices_backward", copy_slices_backward,
+                                      lambda fn: [through_views(seed) for seed in seeds])
 for i, (s, e) in enumerate(zip(seen, expected)):
     grading.expect_equal(s, e, what=f"(x.grad, w.grad) after one to three random writes through views of a base, "
                                     f"random case #{i} (shape, dtype, values; some with second derivatives)",
@@ -812,29 +811,24 @@ print(u.grad)       # PyTorch: tensor([1., 2., 3.])
 check.view_grad_fn(view_grad_fn)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.aliasing import expect_view_summary, random_view_case, view_summary
-from autograd_course.notebook import library_version
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=813, count=30)]
-reference = exercises.reference("08.view_grad_fn")
-with library_version("08"):
-    expected = {seed: view_summary(reference, *random_view_case(seed)[1:]) for seed in seeds}
-with grading.checking("08.view_grad_fn", view_grad_fn):
-    for seed in seeds:
-        label, view, base = random_view_case(seed)
-        expect_view_summary(view_summary(view_grad_fn, view, base), expected[seed], label)
+expected, seen = grading.side_by_side(
+    "08.view_grad_fn", view_grad_fn,
+    lambda fn: [(case[0], view_summary(fn, *case[1:])) for case in map(random_view_case, seeds)])
+for (label, s), (_, e) in zip(seen, expected):
+    expect_view_summary(s, e, label)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "08_view_grad_fn_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.view_grad_fn_in_the_engine(view_grad_fn)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.aliasing import VG_STORY, random_view_story
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=814, count=16)]
-with library_version("08"):
-    expected = [random_view_story(seed) for seed in seeds]
-with grading.checking("08.view_grad_fn", view_grad_fn):
-    seen = [outcome(random_view_story, seed) for seed in seeds]
+expected, seen = grading.side_by_side("08.view_grad_fn", view_grad_fn,
+                                      lambda fn: [outcome(random_view_story, seed) for seed in seeds])
 for i, (s, e) in enumerate(zip(seen, expected)):
     grading.expect_equal(s, e, what=f"random story #{i} through views of a base (dtype, views, writes, weights): "
                                     "at each read, each view's (grad_fn name, the same node at a second read); "
@@ -998,13 +992,10 @@ with grading.checking("08.overlap_status", overlap_status):
 check.overlap_in_the_library(overlap_status)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.aliasing import OV_REFUSE, random_writes
-from autograd_course.notebook import library_version
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=816, count=12)]
-with library_version("08"):
-    expected = [random_writes(seed) for seed in seeds]
-with grading.checking("08.overlap_status", overlap_status):
-    seen = [random_writes(seed) for seed in seeds]
+expected, seen = grading.side_by_side("08.overlap_status", overlap_status,
+                                      lambda fn: [random_writes(seed) for seed in seeds])
 for i, (story, wanted) in enumerate(zip(seen, expected)):
     for step, (s, e) in enumerate(zip(story, wanted)):
         grading.expect_equal(s, e, what=f"random story #{i}, write {step + 1}: (the write, its error, x's values, "

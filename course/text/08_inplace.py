@@ -723,7 +723,8 @@ for text, v in views.items():
 #
 # Write `view_grad_fn(view)`, installed as the method `Tensor._view_grad_fn`: it returns what PyTorch's
 # `view.grad_fn` returns. Work out from the experiment which views keep their node, get a new one, read
-# `None` or are refused, and which answer wins where two seem to apply.
+# `None` or are refused, and which answer wins where two seem to apply. Calling the library's
+# `views.regenerate_grad_fn` is a `DelegationError`.
 #
 # A new node is an `ag.views.AsStridedBackward0()`, whose rule is written. What it reads:
 #
@@ -897,7 +898,8 @@ for name, t in windows.items():
 # operand, and refuses `"partial"` with the error above. It returns `"full"`, `"partial"`, `"no"` or
 # `"too hard"`. Addresses are real addresses: tensors on different storages never share a byte. You have
 # `data_ptr()`, `numel()`, `itemsize`, `stride()` and `shape`; telling a dense layout from its strides and
-# shape is the heart of the problem. Examples on `x = ag.arange(12.)`, `m = x[:9].view(3, 3)`, `s = x[::2]`
+# shape is the heart of the problem (calling the library's `inplace._dense_bytes` is a `DelegationError`).
+# Examples on `x = ag.arange(12.)`, `m = x[:9].view(3, 3)`, `s = x[::2]`
 # and the empty `e = x[0:0]`, from which you can also tell which answer wins where two seem to apply:
 #
 # | `a, b` | status | | `a, b` | status |

@@ -312,7 +312,7 @@ MISTAKES = [
             rule="grad-mode"),
     Mistake(_DRIVER, "never tells the task the pass starts",
             edits=[('    root_edges, root_grads, dependencies = task.start(root_edges, root_grads, dependencies)\n', '')],
-            rule="counts"),
+            rule="inputs"),
     Mistake(_DRIVER, "checks requires_grad before the starting gradients",
             edits=[('    root_grads = ag.engine.initial_gradients(roots, grad_outputs)\n', ''),
                    ('    root_grads = [g.to(root.dtype)',

@@ -20,7 +20,7 @@ import numpy as np
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import call, library_version
+from autograd_course.notebook import call
 
 from .driver import DRIVER, random_drivers, run_backward
 from .engine_loop import EXECUTE, StandIn, Trace, execute, labelled_order, random_graph, random_loops, run_stand_ins
@@ -258,20 +258,24 @@ def vjps(add_backward, mul_backward, pow_backward, mean_backward, mm_backward):
     plugs = dict(zip(RULE_IDS, (add_backward, mul_backward, pow_backward, mean_backward, mm_backward)))
     values = [np.array([[1.0, -0.5], [2.0, 0.25]]), np.array([[0.5, 1.5], [-1.0, 2.0]]),
               np.array([[1.0, 0.0, -1.0], [0.5, 2.0, 1.0]])]
-    with library_version("03"):
-        inputs = [ag.tensor(v, requires_grad=True) for v in values]
-        _composition(*inputs).backward()
-        expected = [t.grad.numpy().copy() for t in inputs]
-    with grading.checking(plugs):
+    def story(_):
         inputs = [ag.tensor(v, requires_grad=True) for v in values]
         call(_composition(*inputs).backward, what="backward() through mean((a @ m) * (b @ m) + (a ** 2) @ m) "
              "+ mean(a * b + b ** -1)", rule=VJPS("together"))
         ok = call(lambda: ag.autograd.gradcheck(_composition, [ag.tensor(v, requires_grad=True) for v in values],
                                                 raise_exception=False),
                   what="gradcheck of that function", rule=VJPS("together"))
-    for name, t, want in zip("abm", inputs, expected):
-        grading.expect_close(t.grad, want, what=f"{name}.grad through the five ops together", rule=VJPS("together"))
+        return _grads(inputs), ok
+
+    (expected, _), (seen, ok) = grading.side_by_side(plugs, None, story)
+    for name, got, want in zip("abm", seen, expected):
+        grading.expect_close(got, want, what=f"{name}.grad through the five ops together", rule=VJPS("together"))
     grading.expect_equal(ok, True, what="gradcheck's verdict on the five ops together", rule=VJPS("together"))
+
+
+def _grads(tensors):
+    """Copies of the tensors' ``.grad`` (None where there is none)."""
+    return [None if t.grad is None else t.grad.numpy().copy() for t in tensors]
 
 
 def _shape(case, low=0, high=3):
@@ -352,20 +356,19 @@ def compositions(plugs, seed):
                 t = [t + b, t * b, (t * t + 1) ** exponent, (t @ m) @ (m.T @ m) @ m.T / 4, t * t.mean()][s]
             return (t * a).mean()
 
-        with library_version("03"):
-            inputs = [ag.tensor(v, requires_grad=True) for v in values]
-            build(*inputs).backward()
-            expected = [None if t.grad is None else t.grad.numpy().copy() for t in inputs]
-        with grading.checking(plugs):
+        def story(_, build=build, steps=steps):
             inputs = [ag.tensor(v, requires_grad=True) for v in values]
             call(build(*inputs).backward, what=f"backward() through a random composition (steps {steps})",
                  rule=VJPS("together"))
-        for name, t, want in zip("abm", inputs, expected):
+            return _grads(inputs)
+
+        expected, seen = grading.side_by_side(plugs, None, story)
+        for name, got, want in zip("abm", seen, expected):
             if want is None:
-                grading.expect_equal(t.grad, None, what=f"{name}.grad when the composition (steps {steps}) does "
+                grading.expect_equal(got, None, what=f"{name}.grad when the composition (steps {steps}) does "
                                      "not use it", rule=VJPS("together"))
                 continue
-            grading.expect_close(t.grad, want, rtol=1e-6, atol=1e-9,
+            grading.expect_close(got, want, rtol=1e-6, atol=1e-9,
                                  what=f"{name}.grad for a random composition of the five ops (steps {steps}, "
                                       f"exponent {exponent})", rule=VJPS("together"))
 

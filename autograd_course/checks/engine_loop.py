@@ -15,7 +15,7 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_lib.viz import graph_nodes, node_labels
 from autograd_course import grading
-from autograd_course.notebook import call, library_version
+from autograd_course.notebook import call
 
 __all__ = ["EXECUTE", "StandIn", "Trace", "run_stand_ins", "labelled_order", "random_graph", "execute", "random_loops"]
 
@@ -259,35 +259,35 @@ def random_loops(fn, seed):
 
     for case in grading.random_cases(seed=seed + 1, count=6):           # real graphs, with hooks
         build = random_graph(case)
-        with library_version("03"):
-            loss, leaves, _ = build()
-            expected_order = labelled_order(loss, leaves)
-            expected_grads = [None if t.grad is None else t.grad.numpy().copy() for t in leaves.values()]
-        with grading.checking("03.execute", fn):
+        def story(_, build=build):
             loss, leaves, _ = build()
             order = call(labelled_order, loss, leaves, what="loss.backward() on a random graph", rule=EXECUTE("once"))
+            return order, {name: None if t.grad is None else t.grad.numpy().copy() for name, t in leaves.items()}
+
+        (expected_order, expected_grads), (order, grads) = grading.side_by_side("03.execute", fn, story)
         grading.expect_equal(order, expected_order, what="the order of the nodes and leaf hooks on a random graph",
                              rule=EXECUTE("newest", "ties"))
-        for (name, t), want in zip(leaves.items(), expected_grads):
+        for name, want in expected_grads.items():
             if want is None:                         # a leaf the loss does not use
-                grading.expect_equal(t.grad, None, what=f"{name}.grad on a random graph that does not use it",
+                grading.expect_equal(grads[name], None, what=f"{name}.grad on a random graph that does not use it",
                                      rule=EXECUTE("once"))
             else:
-                grading.expect_close(t.grad, want, what=f"{name}.grad on a random graph", rule=EXECUTE("sum"))
+                grading.expect_close(grads[name], want, what=f"{name}.grad on a random graph", rule=EXECUTE("sum"))
 
-    with library_version("03"):
+    def pruned(_):
         a = ag.tensor([1.0, 2.0], requires_grad=True)
         b = ag.tensor([3.0, -1.0], requires_grad=True)
         h = a * b
         out = (h.exp() + a * 3.0).sum()
-        expected = [g.numpy().copy() for g in ag.autograd.grad(out, [h, a], retain_graph=True)]
-    with grading.checking("03.execute", fn):
-        seen = call(ag.autograd.grad, out, [h, a], what="autograd.grad(out, [h, a]) (a pruned pass)",
-                    rule=EXECUTE("skip"))
+        grads = call(ag.autograd.grad, out, [h, a], what="autograd.grad(out, [h, a]) (a pruned pass)",
+                     rule=EXECUTE("skip"))
+        return [None if g is None else g.numpy().copy() for g in grads], b.grad
+
+    (expected, _), (seen, b_grad) = grading.side_by_side("03.execute", fn, pruned)
     for got, want, name in zip(seen, expected, ("h", "a")):
         grading.expect_close(got, want, what=f"the gradient of out with respect to {name}, from autograd.grad",
                              rule=EXECUTE("skip"))
-    grading.expect_equal(b.grad, None, what="b.grad after autograd.grad(out, [h, a]) (fills no .grad)",
+    grading.expect_equal(b_grad, None, what="b.grad after autograd.grad(out, [h, a]) (fills no .grad)",
                          rule=EXECUTE("skip"))
 
     with grading.checking("03.execute", fn):

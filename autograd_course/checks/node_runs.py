@@ -15,7 +15,7 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_lib.viz import graph_nodes, node_labels
 from autograd_course import grading
-from autograd_course.notebook import call, library_version
+from autograd_course.notebook import call
 
 from .engine_loop import random_graph
 
@@ -250,11 +250,8 @@ def random_nodes(fn, seed):
             freed = [_freed_any(node) for node in nodes]
             return log, grads, freed
 
-        with library_version("03"):
-            expected = run()
-        with grading.checking("03.run_node", fn):
-            seen = call(run, what=f"a random pass with hooks ({'autograd.grad' if pruned else 'backward'}, "
-                        f"retain_graph={retain})", rule=NODE("order"))
+        shown = f"a random pass with hooks ({'autograd.grad' if pruned else 'backward'}, retain_graph={retain})"
+        expected, seen = grading.side_by_side("03.run_node", fn, lambda _: call(run, what=shown, rule=NODE("order")))
         grading.expect_equal(seen[0], expected[0], what="the hooks' events on a random graph (node, kind, gradients)",
                              rule=NODE("order", "replace", "task") if pruned else NODE("order", "replace"))
         grading.expect_equal(seen[1], expected[1], what="the gradients of a random pass with hooks",
@@ -280,11 +277,9 @@ def broadcast_hooks(fn, seed):
             y.sum().backward()
             return seen, b.grad.tolist()
 
-        with library_version("03"):
-            expected = run()
         shown = f"a {'*' if product else '+'} b, a of shape {(n, m)}, b of {small}"
-        with grading.checking("03.run_node", fn):
-            seen = call(run, what=f"backward() through {shown}, with a post-hook", rule=NODE("order"))
+        expected, seen = grading.side_by_side(
+            "03.run_node", fn, lambda _: call(run, what=f"backward() through {shown}, with a post-hook", rule=NODE("order")))
         grading.expect_equal(seen, expected, what=f"(what the post-hook saw, b.grad) for {shown}", rule=NODE("order"))
 
 

@@ -247,6 +247,17 @@ MISTAKES = [
                    ('grad_inputs = ag.engine.validate_outputs(node, list(node.apply(grads)))',
                     'grad_inputs = validate_outputs(node, list(node.apply(grads)))')],
             rule="slots"),
+    Mistake(_NODE, "frees the saved values only after the debugging checks passed",
+            edits=[('''    if not task.retain_graph:
+        node.release_saved()
+    for check_node in ag.engine.NODE_CHECKS:
+        check_node(node, grad_inputs)
+''', '''    for check_node in ag.engine.NODE_CHECKS:
+        check_node(node, grad_inputs)
+    if not task.retain_graph:
+        node.release_saved()
+''')],
+            rule="free"),
     Mistake(_NODE, "runs the pre-hooks before the tensor hooks",
             edits=[('    grads = ag.engine.call_tensor_hooks(node, grads)\n', ''),
                    ('    grad_inputs = ag.engine.validate_outputs(',
@@ -312,7 +323,7 @@ MISTAKES = [
             rule="grad-mode"),
     Mistake(_DRIVER, "never tells the task the pass starts",
             edits=[('    root_edges, root_grads, dependencies = task.start(root_edges, root_grads, dependencies)\n', '')],
-            rule="counts"),
+            rule="inputs"),
     Mistake(_DRIVER, "checks requires_grad before the starting gradients",
             edits=[('    root_grads = ag.engine.initial_gradients(roots, grad_outputs)\n', ''),
                    ('    root_grads = [g.to(root.dtype)',

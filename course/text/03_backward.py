@@ -18,11 +18,12 @@
 #
 # **How to work.** Each answer cell ends with `exercises.plug(...)`: from then on the library runs
 # *your* function. A test cell says what was expected, what it saw, and which rule of the
-# exercise's **Rules** list is broken (hidden tests run more cases at grading). Stuck? `exercises.unplug("03.execute")` (any exercise's id) puts
-# the library's own version back, so the cells after it run again.
+# exercise's **Rules** list is broken (hidden tests run more cases). Stuck?
+# `exercises.unplug("03.execute")` (any exercise's id) puts the library's version back.
 
 # %% nbgrader={"grade": false, "grade_id": "03_setup", "locked": true, "schema_version": 3, "solution": false}
 import inspect
+import warnings
 
 import numpy as np
 import matplotlib.pyplot as plt
@@ -254,8 +255,8 @@ for case in grading.random_cases(seed=308, count=6):
 #
 # * `grad` is $\bar{y}$, with the output's shape;
 # * `values` are what the rule needs, named after the op's arguments (`self`, `other`, `mat2`,
-#   `exponent`, or `self_shape` for the input's shape). The library saves exactly these when the op
-#   runs forward: the node's *saved tensors*, which PyTorch shows as `grad_fn._saved_self`, ...;
+#   `exponent`, or `self_shape` for the input's shape), saved by the op when it ran forward (PyTorch
+#   shows them as `grad_fn._saved_self`, ...);
 # * it returns one gradient per input, in input order: a tuple, or the tensor alone for an op with
 #   one input.
 #
@@ -544,9 +545,8 @@ random_counts(count_dependencies, seed=306)
 # `grad_fn._sequence_nr()`); every `AccumulateGrad` has the largest number of all, so a leaf gets its
 # gradient as soon as it is complete. The order never changes the gradients; it decides when hooks run.
 #
-# `draw_backward_steps` (from `autograd_lib.viz`) watches a pass through hooks on every node and draws
-# it step by step: each node's count and buffer, the queue under each panel. It works on PyTorch's
-# tensors too. The library's loop, on the worked example:
+# `draw_backward_steps` (`autograd_lib.viz`, for PyTorch's tensors too) draws a pass step by step: each
+# node's count and buffer, the queue under each panel. The library's loop on the worked example:
 
 # %%
 x = ag.tensor([2.0], requires_grad=True)
@@ -573,11 +573,10 @@ reveal(prediction, order[2], why="x * 2 was recorded before x.exp(), so ExpBackw
 
 # %% [markdown]
 # > **Aside.** Several `AccumulateGrad` nodes are often ready together, with equal numbers. PyTorch's
-# > ready queue is a C++ `std::priority_queue`, a binary heap that compares the numbers alone, so equal
-# > ones leave in whatever order the heap's sifting gives. Python's `heapq` sifts the same way: a heap of
-# > entries compared by `_sequence_nr` alone reproduces PyTorch's order exactly, ties included. A
-# > tie-breaker of your own (the node's `id`, a counter) changes it: `ag.stack([e, b, d, a, c]).sum()`
-# > runs the leaves' hooks in the order `e, d, c, b, a` in PyTorch.
+# > ready queue is a C++ `std::priority_queue`, a binary heap comparing the numbers alone; Python's
+# > `heapq` sifts the same way, so a heap of entries compared by `_sequence_nr` alone gives PyTorch's
+# > order, ties included. A tie-breaker of your own (`id`, a counter) changes it:
+# > `ag.stack([e, b, d, a, c]).sum()` runs the leaves' hooks in the order `e, d, c, b, a` in PyTorch.
 
 # %% [markdown]
 # ### Exercise 4: `execute` (5 points)
@@ -710,6 +709,49 @@ print("y.grad:", y.grad, " s.grad:", s.grad)
 #          y.grad: tensor([10., 10.])  s.grad: tensor(50.)
 
 # %% [markdown]
+# Three more experiments: gradients that are None (an output nobody used, an input that is a constant),
+# a pass with `inputs=` (04), and a debugging check (`detect_anomaly` refuses NaN gradients):
+
+# %%
+w = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = w * ag.tensor([5.0, 7.0, 9.0])                  # a constant: its edge is (None, 0)
+p, q, r = y.unbind()
+p.grad_fn.register_prehook(lambda go: print("UnbindBackward0 pre-hook:", go))
+y.grad_fn.register_hook(lambda gi, go: print("MulBackward0 post-hook:", gi))
+(p * 3).backward()
+# PyTorch: UnbindBackward0 pre-hook: (tensor(3.), None, None)
+#          MulBackward0 post-hook: (tensor([15.,  0.,  0.]), None)
+
+a = ag.tensor([1.0, 2.0], requires_grad=True)
+b = ag.tensor([3.0, -1.0], requires_grad=True)
+h = a * b
+out = (h.exp() + a * 3.0).sum()
+ran = []
+for node in (out.grad_fn, out.grad_fn.next_functions[0][0], h.grad_fn, h.grad_fn.next_functions[0][0]):
+    node.register_hook(lambda gi, go, node=node: ran.append(node.name()))
+print(ag.autograd.grad(out, [h], retain_graph=True), ran)
+ran.clear()
+out.backward(inputs=[b])
+print(ran, a.grad, b.grad)
+# PyTorch: (tensor([20.0855,  0.1353]),) ['SumBackward0', 'AddBackward0']
+#          ['SumBackward0', 'AddBackward0', 'MulBackward0'] None tensor([20.0855,  0.2707])
+
+x = ag.tensor([2.0, 3.0], requires_grad=True)
+y = x * x
+y.grad_fn.register_hook(lambda gi, go: (gi[0] * float("nan"), gi[1]))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")                 # anomaly mode warns when it starts
+    with ag.autograd.detect_anomaly():
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            print(error)                            # PyTorch: Function 'MulBackward0' returned nan values in its 0th output.
+try:
+    y.sum().backward()
+except RuntimeError as error:
+    print(str(error)[:52])                          # PyTorch: Trying to backward through the graph a second time
+
+# %% [markdown]
 # **Predict, then run.** `L = (x * x).sum()` has run `L.backward()` once. What does a second
 # `L.backward()` do? Write `"works"`, or the name of the error it raises.
 
@@ -733,41 +775,40 @@ reveal(prediction, actual, why="MulBackward0 freed the two tensors it saved when
 # %% [markdown]
 # ### Exercise 5: `run_node` (5 points)
 #
-# Write `run_node(task, node, grads)`: run one node of a pass on `grads`, the list of gradients summed
-# at its outputs (None when nothing arrived), and return its input gradients, a list with one entry per
-# edge of `node.next_functions`, everything happening as in PyTorch's cells above: the order is yours
-# to work out. Example: for `y = a * b`, `a = [1., 2.]`, `b = [3., -1.]`, a pre-hook returning
-# `(go[0] * 10,)` and a post-hook returning `(gi[0] * 2, gi[1])`, `run_node(task, y.grad_fn,
-# [ag.ones(2)])` returns `[[60., -20.], [10., 20.]]`.
+# Write `run_node(task, node, grads)`: run one node on `grads`, the gradients summed at its outputs
+# (None where nothing arrived; None alone when nothing arrived at all), and return its input gradients,
+# a list with one entry per edge of `node.next_functions`. Every hook, `.grad` and later `backward()`
+# must see what PyTorch's do in this section's cells: work out from them when each piece runs.
+# Example: for `y = a * b`, `a = [1., 2.]`, `b = [3., -1.]`, a pre-hook returning `(go[0] * 10,)` and a
+# post-hook returning `(gi[0] * 2, gi[1])`, `run_node(task, y.grad_fn, [ag.ones(2)])` returns
+# `[[60., -20.], [10., 20.]]`.
 #
-# What you can use (a reference, in no particular order):
+# What exists (a reference, not an order):
 #
 # | | |
 # |---|---|
-# | `node.apply(grads)` | the node's rule: its input gradients, not yet fitted |
+# | `node.apply(grads)` | the node's rule: input gradients, not yet fitted to the inputs |
 # | `node._node_prehooks`, `node._hooks` | None, or dicts of its pre-hooks, post-hooks (values, in registration order) |
 # | `node.release_saved`, a method | frees what the node saved |
-# | `task.runs(node, grads)` | whether this pass runs the node (with `inputs=` some do not: assignment 04) |
+# | `task.runs(node, grads)` | whether this pass runs the node (with `inputs=`, some only deliver: 04) |
 # | `task.retain_graph` | the pass's `retain_graph` |
-# | `ag.engine.call_tensor_hooks(node, grads)` | the tensor hooks and `retain_grad` of its outputs (04): the gradients to go on with |
-# | `ag.engine.validate_outputs(node, grad_inputs)` | each input gradient fitted to its input (05) |
-# | `ag.engine.hook_result(hook, returned, grads)` | checks what a pre- or post-hook returned: the gradients to go on with |
-# | `ag.engine.NODE_CHECKS` | functions `check(node, grad_inputs)` of debugging modes (`detect_anomaly`'s NaN check) |
+# | `ag.engine.call_tensor_hooks(node, grads)` | the tensor hooks and `retain_grad` of its outputs (04): what they leave |
+# | `ag.engine.validate_outputs(node, grad_inputs)` | input gradients fitted to their inputs (05) |
+# | `ag.engine.hook_result(hook, returned, grads)` | what a node hook's return leaves, or PyTorch's error |
+# | `ag.engine.NODE_CHECKS` | functions `check(node, grad_inputs)` of debugging modes |
 #
 # **Rules**
-# - `nothing`: when nothing arrived, the node does not run: None for each edge, no hook called.
-# - `task`: the node runs only when `task.runs(node, grads)` says so; otherwise None for each edge, and
-#   no hook is called.
-# - `order`: each sees what PyTorch's sees: the pre-hooks, what the tensor hooks left; the rule, what
-#   the pre-hooks left; the post-hooks, the input gradients fitted (`50.0` above) and the output
-#   gradients the rule got; each check of `NODE_CHECKS`, what the post-hooks left.
-# - `replace`: hooks of one kind run in registration order; what one returns (if not None) is what the
-#   next gets, checked by `hook_result`; the node returns what its last post-hook left.
-# - `free`: unless `task.retain_graph`, the saved values are freed after the post-hooks (they may read
-#   them), also when a check refuses the gradients (PyTorch: after `detect_anomaly`'s NaN error, a
-#   second `backward()` says the graph was freed).
-# - `slots`: the engine's pieces are reached through `ag.engine` (later assignments plug theirs
-#   there), never a copy taken at import.
+# - `nothing`: when nothing arrived at all, no hook runs and None goes along every edge (PyTorch calls
+#   the hooks with None; this engine skips the node).
+# - `task`: a node a pass with `inputs=` leaves out calls no hook and sends None along every edge;
+#   `autograd.grad` still returns what reached its inputs.
+# - `order`: each hook, the rule and each check get what PyTorch's get: every earlier replacement, and
+#   (post-hooks, checks) gradients already of their inputs' shapes (`50.0`).
+# - `replace`: hooks of one kind run in registration order; one returning None changes nothing, a tuple
+#   replaces the gradients for all that follows (a bad one raises PyTorch's error).
+# - `free`: unless `task.retain_graph`, a later `backward()` through the node says the graph was freed,
+#   even after a check refused its gradients; its post-hooks can still read what it saved.
+# - `slots`: the engine's pieces are reached through `ag.engine`, never a copy taken at import.
 
 # %% nbgrader={"grade": false, "grade_id": "03_run_node_answer", "locked": false, "schema_version": 3, "solution": true}
 def run_node(task, node, grads):
@@ -828,11 +869,10 @@ broadcast_hooks(run_node, seed=315)
 # %% [markdown]
 # ## 8. The driver
 #
-# `backward()` and `autograd.grad()` call one function, the driver, which runs a whole pass from the
-# roots. First, what it starts from. For a
-# scalar loss it is $\partial L / \partial L = 1$. A tensor `Q` of several elements has no single
-# gradient: `Q.backward(gradient=v)` computes $v^{\top} J$, the gradient of $\sum_i v_i Q_i$. PyTorch
-# checks what it is given before anything runs (its errors are in the comments):
+# `backward()` and `autograd.grad()` call one function, the driver. A scalar loss starts from
+# $\partial L / \partial L = 1$; a tensor `Q` of several elements has no single gradient:
+# `Q.backward(gradient=v)` computes $v^{\top} J$, the gradient of $\sum_i v_i Q_i$. PyTorch checks
+# what it is given first (its errors are in the comments):
 
 # %%
 a = ag.tensor([2., 3.], requires_grad=True)
@@ -854,8 +894,7 @@ for attempt in (lambda: Q.backward(),
 # Write `initial_gradients(outputs, grad_outputs)`: `outputs` is a sequence of tensors, `grad_outputs` a
 # sequence of the same length, each a gradient or None. Return a list with one starting gradient per
 # output, as PyTorch makes them, checking the pairs in order (the first problem raises). Its messages are
-# part of the specification; a shape prints as `str(t.shape)` (`autograd_lib.Size([3])` here,
-# `torch.Size([3])` in PyTorch), and `i` is the pair's position.
+# part of the specification (a shape prints as `str(t.shape)`: `torch.Size([3])` in PyTorch).
 #
 # **Rules**
 # - `implicit`: None for an output with exactly one element, whatever its shape, gives a tensor of ones
@@ -866,7 +905,8 @@ for attempt in (lambda: Q.backward(),
 # - `type`: a gradient that is neither a tensor nor None raises
 #   `TypeError: gradients can be either Tensors or None, but got list` (its type's name).
 # - `shape`: a tensor of another shape raises `RuntimeError: Mismatch in shape: grad_output[1] has a
-#   shape of autograd_lib.Size([3]) and output[1] has a shape of autograd_lib.Size([2]).`
+#   shape of autograd_lib.Size([3]) and output[1] has a shape of autograd_lib.Size([2]).` (1: the
+#   pair's position).
 # - `given`: a tensor of the output's shape is used as it is, whatever its dtype.
 
 # %% nbgrader={"grade": false, "grade_id": "03_initial_gradients_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -905,9 +945,9 @@ random_starts(initial_gradients, seed=307)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The driver also decides where each starting gradient enters the graph, in which dtype, in which grad
-# mode the rules run (with `create_graph=True` they record, so a gradient can be differentiated again),
-# and which error comes first. PyTorch's answers, with hooks that print what they see:
+# Where each starting gradient enters, in which dtype, in which grad mode the rules run (with
+# `create_graph=True` they record: a gradient can be differentiated again), which error comes first:
+# PyTorch's answers, with hooks that print what they see:
 
 # %%
 w = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
@@ -938,30 +978,34 @@ for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.tensor(1.0)]):
 # %% [markdown]
 # ### Exercise 7: `run_backward` (5 points)
 #
-# Write `run_backward(task, roots, grad_outputs)`, the driver that `backward()` and `autograd.grad()`
-# call: `roots` is a list of tensors, `grad_outputs` a list of the same length (a gradient or None
-# each); run the whole pass as PyTorch's in the cell above, and return None. Exercises 3 to 6 are its
-# pieces. What you can use (a reference, not an order):
+# Write `run_backward(task, roots, grad_outputs)`, the driver of `backward()` and `autograd.grad()`:
+# `roots` is a list of tensors, `grad_outputs` a list of the same length (a gradient or None each),
+# `task` what the pass was asked for. Run the whole pass so that every `.grad`, hook and error is
+# PyTorch's in the cells of this section and of section 7; return None.
+#
+# What exists (a reference, not an order):
 #
 # | | |
 # |---|---|
-# | `ag.engine.initial_gradients`, `count_dependencies`, `execute`, `run_node` | exercises 3 to 6, through their slots |
-# | `t._gradient_edge()` | where `t`'s gradient enters the graph (your 02.gradient_edge) |
-# | `task.start(root_edges, root_grads, dependencies)` | given where the starting gradients enter, the gradients, and the counts of every node reachable from the roots' nodes, returns the three trimmed to what `inputs=` needs |
-# | `task.create_graph` | the pass's `create_graph` |
+# | `ag.engine.initial_gradients`, `count_dependencies`, `execute`, `run_node` | exercises 6, 3, 4, 5, through their slots |
+# | `t._gradient_edge()` | the `(node, output_nr)` where `t`'s gradient enters the graph (02) |
+# | `task.start(root_edges, root_grads, dependencies)` | the pass begins: given where the starting gradients enter, the gradients and the counts below the roots' nodes, returns the three as the pass needs them (trimmed for `inputs=`: 04) |
+# | `task.create_graph`, `task.retain_graph` | what the pass was asked for |
 #
 # **Rules**
-# - `start`: the starting gradients are `initial_gradients`', and its errors come first: before a root
-#   that does not require grad is refused, before the graph is looked at.
+# - `start`: the starting gradients are exercise 6's, and its errors win over any other problem
+#   (the last cell: `v * 2` without a gradient is refused first).
 # - `requires-grad`: a root that does not require grad raises `RuntimeError: element 1 of tensors does
 #   not require grad and does not have a grad_fn` (its position in `roots`).
-# - `edges`: each starting gradient enters the graph where its root's gradient does (`w.grad` above; a
-#   leaf root gets its `.grad`).
-# - `dtype`: each starting gradient takes its root's dtype before it enters (the hook on `u` above).
-# - `counts`: `task.start` is given the counts of every node reachable from the roots' nodes, and the
-#   loop runs on what it returns (so `autograd.grad(out, [h])` runs no `AccumulateGrad`).
-# - `loop`: every node runs in the loop of exercise 4, through `run_node` for this pass's `task`.
-# - `grad-mode`: the nodes run with grad mode on exactly when `task.create_graph` (the hooks above).
+# - `edges`: each starting gradient arrives where its root's gradient would (`w.grad` above; a leaf
+#   root gets it in its `.grad`).
+# - `dtype`: what arrives has its root's dtype, whatever the gradient given (the hook on `u`).
+# - `inputs`: with `inputs=`, only what leads to an input runs (section 7: `grad(out, [h])`,
+#   `backward(inputs=[b])`).
+# - `loop`: every node below the roots runs once, in exercise 4's order, as exercise 5 runs a node of
+#   this pass.
+# - `grad-mode`: hooks and rules run with grad mode on exactly when the pass was asked for
+#   `create_graph=True`, whatever the caller's mode.
 # - `slots`: the pieces are reached through `ag.engine`, never a copy taken at import or the
 #   notebook's own functions.
 
@@ -1016,9 +1060,9 @@ random_drivers(run_backward, seed=314)
 # %% [markdown]
 # ## 9. Your engine on one screen
 #
-# Every `backward()` and `autograd.grad()` in this notebook, and in yours from now on, runs the functions
-# below: the driver, the starting gradients, the counts, the loop and the node. They are printed from
-# the library's slots, so what you see is what runs (a slot you unplugged shows the library's code).
+# Every `backward()` and `autograd.grad()` from now on runs the functions below: the driver, the
+# starting gradients, the counts, the loop and the node, printed from the library's slots (a slot you
+# unplugged shows the library's code).
 
 # %%
 for name in ("run_backward", "initial_gradients", "count_dependencies", "execute", "run_node"):
@@ -1043,9 +1087,8 @@ print(w.grad)       # PyTorch: tensor([[ 5.,  0.], [10.,  0.]])
 #
 # * **Finite differences**, central and in float64, give a second opinion on any gradient.
 # * A **gradient rule** is a vector-Jacobian product, never a Jacobian; what it needs, the node saves.
-# * The **engine** is yours: the driver (starting gradients, edges, counts, grad mode), the counts (any
-#   depth), the loop (buffers per output, newest first, PyTorch's ties), and the node (hooks in
-#   PyTorch's order, the rule, gradients fitted, memory freed).
+# * The **engine** is yours: the driver, the counts (any depth), the loop (newest first, PyTorch's
+#   ties) and the node (hooks, rule, gradients fitted, memory freed), in PyTorch's order.
 #
 # Assignment 04 turns to the leaves, where these gradients end up, and writes the tensor hooks your
 # `run_node` already calls.

@@ -293,7 +293,8 @@ for case in grading.random_cases(seed=308, count=6):
 # - `pow-zero`: for `exponent == 0` the gradient is 0 everywhere, even at $x = 0$.
 # - `mean`: `mean_backward` is the VJP of the mean: a tensor of shape `self_shape`, for any shape
 #   (`()` included).
-# - `mm`: `mm_backward` is the VJP of the matrix product: gradients of `self`'s and `mat2`'s shapes.
+# - `mm`: `mm_backward` is the VJP of the matrix product: gradients of `self`'s and `mat2`'s shapes
+#   (calling the library's `mm_mat1_backward` or `mm_mat2_backward` is a `DelegationError`).
 # - `any-grad`: each rule holds for any incoming `grad`, not only ones.
 # - `together`: plugged in, the five rules give `backward()` PyTorch's gradients through any
 #   composition of the five ops.

@@ -86,8 +86,12 @@ def run_backward(task, roots, grad_outputs):
 def run_node(task, node, grads):
     """Run one node on the gradients summed at its outputs (None: none arrived) and return
     its input gradients, one per edge of ``node.next_functions`` (None where nothing
-    flows).  (Exercise 03.run_node.)"""
-    if not task.runs(node, grads) or grads is None:
+    flows).  A node that no gradient reached still runs, as in PyTorch, on a None per
+    output: its hooks see the Nones, and its rule decides (a built-in node's gives None
+    along every edge, a custom Function's backward is called).  (Exercise 03.run_node.)"""
+    if grads is None:
+        grads = [None] * node.num_outputs
+    if not task.runs(node, grads):
         return [None] * len(node.next_functions)
     grads = call_tensor_hooks(node, grads)
     if node._node_prehooks:
@@ -368,11 +372,10 @@ def call_tensor_hooks(node, grads):
     outputs, in the order they were registered, each given what the previous one left and
     free to return a replacement (None keeps it); an output that received no gradient has
     its hooks called with None, which they cannot replace (as PyTorch); then
-    ``retain_grad`` stores the result (it always comes last, so it sees the hooks' work).
-    ``grads`` may be None (nothing arrived): then there is nothing to do.  Returns the
-    gradients that flow on.  (Exercise 04.call_tensor_hooks.)"""
-    if grads is None:
-        return None
+    ``retain_grad`` stores the result (it always comes last, so it sees the hooks' work;
+    an output still without a gradient keeps its ``.grad`` None).  ``grads`` has one entry
+    per output, even when no gradient reached the node at all (all None: each hook is
+    called with None).  Returns the gradients that flow on.  (Exercise 04.call_tensor_hooks.)"""
     if node._pre_hooks:
         grads = list(grads)
         for nr, hooks in node._pre_hooks.items():

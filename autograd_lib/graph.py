@@ -509,11 +509,19 @@ class Node:
         return {name: s.unpack(self) for name, s in self._saved.items()}
 
     def apply(self, grad_outputs):
-        """Gradients for each input (None where not needed) from the output gradients.  A
+        """Gradients for each input (None where not needed) from the output gradients; None
+        for every input when every output gradient is None (the saved values are unpacked,
+        no formula runs).  A
         value two formulas need is asked for once, as PyTorch unpacks each saved tensor once
         per node (an unpack hook sees each call; a checkpoint's hook allows one)."""
         cls = type(self)
         grad = grad_outputs if cls._all_grads else grad_outputs[0]
+        if grad is None or (cls._all_grads and all(g is None for g in grad)):
+            # No gradient arrived: as PyTorch's nodes, unpack what was saved (a freed graph,
+            # an in-place change, an unpack hook still show), but no formula runs.
+            if self._saved:
+                self.saved_values(tuple(self._saved))
+            return [None] * len(self.next_functions)
         formulas = cls.formulas
         known = _BY_INPUT.get(cls)
         if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)
@@ -583,7 +591,10 @@ class AccumulateGrad(Node):
             raise AttributeError("a leaf's hooks live on the tensor (register_hook), not on its AccumulateGrad")
 
     def apply(self, grad_outputs):
-        accumulate_grad(self.variable, grad_outputs[0])
+        # No gradient arrived: ``.grad`` is left as it is, but the post-accumulate hooks
+        # still run, as PyTorch's do.
+        if grad_outputs[0] is not None:
+            accumulate_grad(self.variable, grad_outputs[0])
         if self.variable._post_accumulate_hooks:
             for hook in list(self.variable._post_accumulate_hooks.values()):
                 hook(self.variable)

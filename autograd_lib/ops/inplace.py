@@ -255,6 +255,8 @@ class CopySlices(Node):
         view's old values goes back into those cells), the rest unchanged; then ``fn``'s
         gradients for its other inputs.  (Exercise 08.copy_slices_backward.)"""
         grad = grad_outputs[0]
+        if grad is None:                # no gradient arrived: None for every input, as PyTorch
+            return [None] * len(self.next_functions)
         fn_grads = _engine.validate_outputs(self.fn, self.fn.apply([grad[self.key]]))
         base_grad = index_fill_zero(grad, self.key)
         if self.next_functions[0][0] is not None and fn_grads[0] is not None:

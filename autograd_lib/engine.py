@@ -210,7 +210,10 @@ class GraphTask:
     def runs(self, node, grads):
         """Whether ``node`` runs in this pass.  On the way it keeps, for ``autograd.grad``,
         the gradients that reached an input's edge (assignment 04): a node visited only for
-        that calls its tensor hooks first, and does not run."""
+        that calls its tensor hooks first, and does not run.  ``grads`` None (nothing
+        arrived) is a None per output, as for :func:`run_node`."""
+        if grads is None:
+            grads = [None] * node.num_outputs
         if self._needed is not None and node not in self._needed:
             _capture(self._targets, self.captured, node, call_tensor_hooks(node, grads))
             return False

@@ -24,13 +24,13 @@ from autograd_course.notebook import call
 
 from .driver import DRIVER, random_drivers, run_backward
 from .engine_loop import EXECUTE, StandIn, Trace, execute, labelled_order, random_graph, random_loops, run_stand_ins
-from .node_runs import NODE, TaskStandIn, broadcast_hooks, random_nodes, run_node
+from .node_runs import NODE, TaskStandIn, broadcast_hooks, nothing_arrives, random_nodes, run_node
 from .starting_gradients import STARTS, initial_gradients, random_starts
 
 __all__ = ["NUMERICAL", "VJPS", "COUNTS", "EXECUTE", "NODE", "STARTS", "DRIVER", "numerical_grad", "add_rule",
            "mul_rule", "pow_rule", "mean_rule", "mm_rule", "vjps", "vjp_cases", "compositions", "as_gradients",
            "reference_vjp", "count_dependencies", "random_counts", "ChainNode", "execute", "random_loops",
-           "run_node", "random_nodes", "broadcast_hooks", "initial_gradients", "random_starts", "run_backward", "random_drivers",
+           "run_node", "random_nodes", "broadcast_hooks", "nothing_arrives", "initial_gradients", "random_starts", "run_backward", "random_drivers",
            "StandIn", "TaskStandIn", "Trace", "run_stand_ins", "labelled_order", "random_graph"]
 
 NUMERICAL = grading.rules("03.numerical_grad")

@@ -19,7 +19,8 @@ from autograd_course.notebook import call
 
 from .engine_loop import random_graph
 
-__all__ = ["NODE", "TaskStandIn", "recording", "run_node", "random_nodes", "broadcast_hooks", "noting_checks"]
+__all__ = ["NODE", "TaskStandIn", "recording", "run_node", "random_nodes", "broadcast_hooks", "nothing_arrives",
+           "noting_checks"]
 
 NODE = grading.rules("03.run_node")
 
@@ -88,6 +89,61 @@ def _values(grads):
     return [None if g is None else g.tolist() for g in grads]
 
 
+def _value(grad):
+    return None if grad is None else grad.tolist()
+
+
+def _functions(events):
+    """Two custom Functions (06): ``Drop``, whose backward sends nothing back (the nodes below
+    it get no gradient at all), and ``Triple``, whose backward notes what it got in ``events``
+    and sends back three times it."""
+    class Drop(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    class Triple(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        def backward(ctx, grad):
+            events.append(("Triple.backward", _value(grad)))
+            return grad * 3
+
+    return Drop, Triple
+
+
+def _hook_noting(t, events, name):
+    """Hooks of every kind on ``t`` and its node, noting what they get in ``events``."""
+    t.register_hook(lambda g: events.append((f"{name} tensor hook", _value(g))))
+    t.grad_fn.register_prehook(lambda go: events.append((f"{name} pre-hook", _values(go))))
+    t.grad_fn.register_hook(lambda gi, go: events.append((f"{name} post-hook", _values(gi), _values(go))))
+
+
+def _nothing_arrived(run):
+    """``run(task, node, None)`` on the node of ``y = a * b`` and on a custom Function's node,
+    with hooks of every kind: (what each returned, the events, whether each node freed what it
+    saved)."""
+    events = []
+    _, Triple = _functions(events)
+    a, b, y = _product()
+    _hook_noting(y, events, "y")
+    product = call(run, TaskStandIn(), y.grad_fn, None, what="run_node(task, y.grad_fn, None), y = a * b",
+                   rule=NODE("nothing"))
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    t = Triple.apply(x)
+    _hook_noting(t, events, "t")
+    custom = call(run, TaskStandIn(), t.grad_fn, None, what="run_node(task, t.grad_fn, None), t = Triple.apply(x)",
+                  rule=NODE("nothing"))
+    return [product, custom], events, _freed(y.grad_fn)
+
+
 def _edges(result, count, what, rule):
     grading.expect_true(isinstance(result, (list, tuple)) and len(result) == count, what=what,
                         seen=repr(result if not isinstance(result, (list, tuple)) else _values(result)), rule=rule)
@@ -107,15 +163,19 @@ def run_node(fn):
         y.grad_fn.register_prehook(lambda go: log.append("pre-hook"))
         y.grad_fn.register_hook(lambda gi, go: log.append("post-hook"))
 
+    expected = _nothing_arrived(exercises.reference("03.run_node"))
     with grading.checking("03.run_node", fn):
-        a, b, y = _product()
-        hook_everything(y)
-        result = call(fn, TaskStandIn(), y.grad_fn, None, what="run_node(task, y.grad_fn, None), y = a * b",
-                      rule=NODE("nothing"))
-    result = _edges(result, 2, "what run_node returns when nothing arrived: a list, one entry per edge (y = a * b: 2)",
-                    NODE("nothing"))
-    grading.expect_equal(result, [None, None], what="what run_node returns when nothing arrived", rule=NODE("nothing"))
-    grading.expect_equal(log, [], what="the hooks called when nothing arrived", rule=NODE("nothing"))
+        seen = _nothing_arrived(fn)
+    results = [_edges(result, count, f"what run_node returns when nothing arrived at {node}: a list, one entry "
+                      f"per edge ({count})", NODE("nothing"))
+               for result, node, count in zip(seen[0], ("y = a * b", "t = Triple.apply(x)"), (2, 1))]
+    grading.expect_equal(seen[1], expected[1], what="(hook, what it got) when nothing arrived (PyTorch calls every "
+                         "hook, with None, and Triple's backward, with zeros)", rule=NODE("nothing"))
+    grading.expect_equal([_values(r) for r in results], [_values(r) for r in expected[0]],
+                         what="what run_node returns when nothing arrived (y = a * b, then Triple)",
+                         rule=NODE("nothing"))
+    grading.expect_equal(seen[2], True, what="whether y.grad_fn freed its saved values when nothing arrived "
+                         "(retain_graph False)", rule=NODE("nothing", "free"))
 
     task = TaskStandIn(runs=False)
     with grading.checking("03.run_node", fn):
@@ -199,6 +259,62 @@ def run_node(fn):
                          "(gi[0] * 10, None) (PyTorch: [20, 30] each)", rule=NODE("replace"))
     grading.expect_equal(shapes, [[[3], []]], what="the shapes a post-hook of v + s sees (fitted: s is 0-d)",
                          rule=NODE("order"))
+
+    with grading.checking("03.run_node", fn):
+        events = []
+        Drop, Triple = _functions(events)
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        _hook_noting(y, events, "y")
+        call(lambda: Drop.apply(y + Triple.apply(x)).sum().backward(),
+             what="Drop.apply(y + Triple.apply(x)).sum().backward(), y = x.exp() with hooks", rule=NODE("nothing"))
+    grading.expect_equal(events, [("Triple.backward", [0.0, 0.0]), ("y tensor hook", None), ("y pre-hook", [None]),
+                                  ("y post-hook", [None], [None])],
+                         what="the events of a pass where Drop sends nothing back (PyTorch's)", rule=NODE("nothing"))
+    grading.expect_equal(x.grad.tolist() if x.grad is not None else None, [0.0, 0.0],
+                         what="x.grad after that pass (PyTorch: Triple's zeros)", rule=NODE("nothing"))
+
+
+def nothing_arrives(fn, seed):
+    """Hidden tests of run_node: a random graph whose loss goes through ``Drop`` (its backward
+    sends nothing back), sometimes beside ``Triple`` of one of its tensors (zeros flow on from
+    it), with hooks noting what they get on every node: the events, the gradients and which
+    nodes freed what they saved, with backward or autograd.grad, against the library's
+    run_node."""
+    for case in grading.random_cases(seed=seed, count=6):
+        build = random_graph(case, size=int(case.integers(3, 8)))
+        triple_at = int(case.integers(-1, 3))          # -1: no Triple
+        retain, pruned = bool(case.integers(0, 2)), case.integers(0, 3) == 0
+
+        def run():
+            events = []
+            Drop, Triple = _functions(events)
+            loss, leaves, pool = build()
+            total = loss if triple_at < 0 else loss + Triple.apply(pool[-1 - triple_at]).sum()
+            nodes = graph_nodes(total)
+            labels = node_labels(nodes)
+            for node in nodes:
+                node.register_prehook(lambda go, label=labels[node]: events.append((label, "pre", _values(go))))
+                node.register_hook(lambda gi, go, label=labels[node]: events.append((label, "post", _values(gi))))
+            for k, t in enumerate(pool):
+                if t.requires_grad:
+                    t.register_hook(lambda g, k=k: events.append((f"tensor {k}", "hook", _value(g))))
+            dropped = Drop.apply(total)
+            if pruned:
+                results = ag.autograd.grad(dropped, list(leaves.values()), allow_unused=True, retain_graph=retain)
+                grads = [_value(g) for g in results]
+            else:
+                dropped.backward(retain_graph=retain)
+                grads = [_value(t.grad) for t in leaves.values()]
+            return events, grads, [_freed_any(node) for node in nodes]
+
+        shown = (f"a random pass through Drop ({'autograd.grad' if pruned else 'backward'}, retain_graph={retain}"
+                 f"{'' if triple_at < 0 else ', with Triple'})")
+        expected, seen = grading.side_by_side("03.run_node", fn, lambda _: call(run, what=shown, rule=NODE("nothing")))
+        grading.expect_equal(seen[0], expected[0], what=f"the hooks' events of {shown}", rule=NODE("nothing"))
+        grading.expect_equal(seen[1], expected[1], what=f"the gradients of {shown}", rule=NODE("nothing"))
+        grading.expect_equal(seen[2], expected[2], what=f"which nodes freed their saved values in {shown}",
+                             rule=NODE("nothing", "free"))
 
 
 def _freed(node):

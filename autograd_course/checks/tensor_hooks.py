@@ -242,8 +242,8 @@ def tensor_hooks(store, hooks):
     """Your ``call_tensor_hooks`` (with your ``store_retained_grad``) on the node of ``y = x * 3`` with three hooks on ``y`` (one
     doubles, one returns None, one adds 1: what each receives and what flows on: chain,
     replace), with ``retain_grad`` (the stored gradient is the one after the hooks: retain),
-    with nothing arrived (nothing), on a node of two outputs where one received nothing
-    (skip), and for a retained tensor that was deleted (retain); then ``backward()`` through
+    when no gradient reached the node at all (nothing: its hooks still run, given None), on
+    a node of two outputs where one received nothing (skip), and for a retained tensor that was deleted (retain); then ``backward()`` through
     the example of section 5 and a hook on a leaf."""
     fn, slots = hooks, tensor_hooks_slots(store, hooks)
     with grading.checking(slots):
@@ -256,13 +256,24 @@ def tensor_hooks(store, hooks):
         y.retain_grad()
         out = call(fn, y.grad_fn, [ag.tensor([1.0, -1.0])], what="call_tensor_hooks(y.grad_fn, [[1, -1]])",
                    rule=HOOKS_RUN)
-        nothing = call(fn, y.grad_fn, None, what="call_tensor_hooks(y.grad_fn, None)", rule=HOOKS_NOTHING)
     out = _flowing(out, 1)
     _expect_equal(seen, [("double", [1.0, -1.0]), ("look", [2.0, -2.0]), ("add one", [2.0, -2.0])],
                   "(hook, the gradient it received) for three hooks on y, given [1, -1]", HOOKS_RUN)
     _expect_close(out[0], [3.0, -1.0], "the gradient that flows on: ([1, -1] * 2) + 1", HOOKS_REPLACE)
     _expect_close(y.grad, [3.0, -1.0], "y.grad (y retains its gradient)", HOOKS_RETAIN)
-    _expect_equal(nothing, None, "call_tensor_hooks(node, None)", HOOKS_NOTHING)
+
+    with grading.checking(slots):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        got = []
+        y.register_hook(lambda g: got.append(("first", g)))
+        y.register_hook(lambda g: got.append(("second", g)))
+        y.retain_grad()
+        nothing = call(fn, y.grad_fn, [None], what="call_tensor_hooks(y.grad_fn, [None])", rule=HOOKS_NOTHING)
+    _expect_equal(got, [("first", None), ("second", None)],
+                  "(hook, what it received) when no gradient reached y's node (PyTorch calls them)", HOOKS_NOTHING)
+    _expect_equal(_flowing(nothing, 1), [None], "call_tensor_hooks(y.grad_fn, [None])", HOOKS_NOTHING)
+    _expect_equal(y._grad, None, "y.grad (retained) when no gradient reached it", HOOKS_NOTHING)
 
     with grading.checking(slots):
         w = ag.tensor([1.0, 2.0], requires_grad=True)
@@ -310,6 +321,27 @@ def tensor_hooks(store, hooks):
     _expect_close(y.grad, [12.0, 24.0], "y.grad in PyTorch's example (tensor([12., 24.]))", HOOKS_RETAIN)
     _expect_close(x.grad, [36.0, 72.0], "x.grad in PyTorch's example (tensor([36., 72.]))", HOOKS_REPLACE)
     _expect_close(leaf.grad, [20.0, 20.0], "leaf.grad with a hook x 10 on the leaf", HOOKS_REPLACE)
+
+    class Drop(ag.autograd.Function):           # its backward sends nothing back (06)
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return None
+
+    with grading.checking(slots):
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        y.retain_grad()
+        got = []
+        y.register_hook(lambda g: got.append(("y", g)))
+        x.register_hook(lambda g: got.append(("x", g)))
+        call(lambda: Drop.apply(y).sum().backward(), what="Drop.apply(y).sum().backward(), y = x.exp(), where "
+             "Drop's backward returns None", rule=HOOKS_NOTHING)
+    _expect_equal(got, [("y", None), ("x", None)], "(hook, what it received) in that pass (PyTorch's)", HOOKS_NOTHING)
+    _expect_equal((y._grad, x.grad), (None, None), "(y.grad, x.grad) after that pass", HOOKS_NOTHING)
 
 
 _HOOK_KINDS = ("scale", "look", "shift")

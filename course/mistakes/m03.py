@@ -233,13 +233,13 @@ MISTAKES = [
 ''', '''    node.release_saved()
 ''')],
             rule="free"),
-    Mistake(_NODE, "runs the node when nothing arrived",
-            edits=[('if grads is None or not task.runs(node, grads):', 'if not task.runs(node, grads):'),
-                   ('    grads = ag.engine.call_tensor_hooks(node, grads)\n',
-                    '    grads = ag.engine.call_tensor_hooks(node, grads or [None] * node.num_outputs)\n')],
+    Mistake(_NODE, "skips the node when nothing arrived (PyTorch runs it, on a None per output)",
+            edits=[('        grads = [None] * node.num_outputs\n', '        return [None] * len(node.next_functions)\n')],
             rule="nothing"),
     Mistake(_NODE, "never asks the task",
-            edits=[('if grads is None or not task.runs(node, grads):', 'if grads is None:')],
+            edits=[('''    if not task.runs(node, grads):
+        return [None] * len(node.next_functions)
+''', '')],
             rule="task"),
     Mistake(_NODE, "takes validate_outputs from the engine module at import",
             edits=[('def run_node(task, node, grads):',

@@ -200,6 +200,10 @@ MISTAKES = [
     Mistake(_HOOKS, "skips the hooks of an output that received nothing (PyTorch calls them with None)",
             edits=[('''            replaced = hook(grads[nr])''', '''            replaced = hook(grads[nr]) if grads[nr] is not None else None''')],
             rule="no-gradient"),
+    Mistake(_HOOKS, "returns at once when no gradient reached the node at all (PyTorch still calls the hooks)",
+            edits=[('    grads = list(grads)\n',
+                    '    if all(g is None for g in grads):\n        return list(grads)\n    grads = list(grads)\n')],
+            rule="nothing"),
     # ------------------------------------------------------------ 04.nodes_to_run
     Mistake(_PRUNE, "starts the walk with the targets already in the set",
             edits=[("    needed = set()\n", "    needed = set(targets)\n")],

@@ -710,7 +710,8 @@ print("y.grad:", y.grad, " s.grad:", s.grad)
 #          y.grad: tensor([10., 10.])  s.grad: tensor(50.)
 
 # %% [markdown]
-# Three more experiments: gradients that are None (an output nobody used, an input that is a constant),
+# Four more experiments: gradients that are None (an output nobody used, an input that is a constant,
+# a node that no gradient reaches at all: `Drop`, a custom `autograd.Function` (06), sends nothing back),
 # a pass with `inputs=` (04), and a debugging check (`detect_anomaly` refuses NaN gradients):
 
 # %%
@@ -722,6 +723,23 @@ y.grad_fn.register_hook(lambda gi, go: print("MulBackward0 post-hook:", gi))
 (p * 3).backward()
 # PyTorch: UnbindBackward0 pre-hook: (tensor(3.), None, None)
 #          MulBackward0 post-hook: (tensor([15.,  0.,  0.]), None)
+
+class Drop(ag.autograd.Function):                   # its backward sends nothing back
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None
+
+
+e = w.exp()
+e.grad_fn.register_prehook(lambda go: print("ExpBackward0 pre-hook:", go))
+e.grad_fn.register_hook(lambda gi, go: print("ExpBackward0 post-hook:", gi))
+Drop.apply(e).sum().backward()
+# PyTorch: ExpBackward0 pre-hook: (None,)
+#          ExpBackward0 post-hook: (None,)
 
 a = ag.tensor([1.0, 2.0], requires_grad=True)
 b = ag.tensor([3.0, -1.0], requires_grad=True)
@@ -789,6 +807,7 @@ reveal(prediction, actual, why="MulBackward0 freed the two tensors it saved when
 # | | |
 # |---|---|
 # | `node.apply(grads)` | the node's rule: input gradients, not yet fitted to the inputs |
+# | `node.num_outputs` | how many outputs the node has |
 # | `node._node_prehooks`, `node._hooks` | None, or dicts of its pre-hooks, post-hooks (values, in registration order) |
 # | `node.release_saved`, a method | frees what the node saved |
 # | `task.runs(node, grads)` | whether this pass runs the node (with `inputs=`, some only deliver: 04) |
@@ -799,8 +818,9 @@ reveal(prediction, actual, why="MulBackward0 freed the two tensors it saved when
 # | `ag.engine.NODE_CHECKS` | functions `check(node, grad_inputs)` of debugging modes |
 #
 # **Rules**
-# - `nothing`: when nothing arrived at all, no hook runs and None goes along every edge (PyTorch calls
-#   the hooks with None; this engine skips the node).
+# - `nothing`: when nothing arrived at all, the node still runs, as PyTorch's: its hooks and its rule
+#   get None for each output (the rule decides what flows: a built-in node's sends None along every
+#   edge, a custom Function's calls its `backward`), and the rules below hold as for any node.
 # - `task`: a node a pass with `inputs=` leaves out calls no hook and sends None along every edge;
 #   `autograd.grad` still returns what reached its inputs.
 # - `order`: each hook, the rule and each check get what PyTorch's get: every earlier replacement, and
@@ -816,7 +836,9 @@ def run_node(task, node, grads):
     """Run one node of the pass on the gradients summed at its outputs (None: nothing
     arrived); return its input gradients, one per edge of node.next_functions."""
     ### BEGIN SOLUTION
-    if grads is None or not task.runs(node, grads):
+    if grads is None:
+        grads = [None] * node.num_outputs
+    if not task.runs(node, grads):
         return [None] * len(node.next_functions)
     grads = ag.engine.call_tensor_hooks(node, grads)
     for hook in list((node._node_prehooks or {}).values()):
@@ -856,15 +878,16 @@ except RuntimeError as error:
 # %% [markdown]
 # **Tests.** `check.run_node` calls your function on a real node with a stand-in task (nothing arrived,
 # a skipped node, the order of every event, replacing hooks, `retain_graph`), then real passes. Hidden
-# tests put random hooks on random graphs.
+# tests put random hooks on random graphs, some behind a Function that sends nothing back.
 
 # %% nbgrader={"grade": true, "grade_id": "03_run_node_test", "locked": true, "points": 5, "schema_version": 3, "solution": false}
 check.run_node(run_node)
 ### BEGIN HIDDEN TESTS
-from autograd_course.checks.backward import broadcast_hooks, random_nodes
+from autograd_course.checks.backward import broadcast_hooks, nothing_arrives, random_nodes
 
 random_nodes(run_node, seed=313)
 broadcast_hooks(run_node, seed=315)
+nothing_arrives(run_node, seed=317)
 ### END HIDDEN TESTS
 
 # %% [markdown]

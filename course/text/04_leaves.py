@@ -433,8 +433,8 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 # and retained gradients behave as PyTorch's in the cells of this section:
 #
 # - `call_tensor_hooks(node, grads)`, installed as `ag.engine.call_tensor_hooks`: `grads` is the list of
-#   gradients summed at `node`'s outputs (`None` where nothing arrived), or `None` when nothing arrived
-#   at all; it returns the gradients that flow on into the node.
+#   gradients summed at `node`'s outputs (`None` where nothing arrived, at every output when no gradient
+#   reached the node at all); it returns the gradients that flow on into the node.
 # - `store_retained_grad(tensor, grad)`, installed as `ag.engine.store_retained_grad`: `grad`, a
 #   gradient of `tensor`'s shape and dtype, reaches the retained non-leaf `tensor`; afterwards its
 #   `.grad` is what PyTorch's would be. It returns nothing.
@@ -444,9 +444,9 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 # `[[3., -1.]]`, and `y.grad` is `[3., -1.]`.
 #
 # **Rules**
-# - `nothing`: when nothing arrived at all (`grads` is `None`), no hook runs and the result is
-#   `None`.
-# - `list`: otherwise the result is a list with one gradient per output of the node.
+# - `nothing`: when no gradient reached the node at all (every entry `None`), PyTorch still runs it:
+#   every hook of every output is called, given `None`, no `.grad` is stored, and the Nones flow on.
+# - `list`: the result is a list with one gradient per output of the node.
 # - `chain`: an output's hooks run in the order they were registered, each given the gradient the
 #   previous one left.
 # - `replace`: a hook that returns a tensor replaces the gradient, for the next hook, `retain_grad`
@@ -480,8 +480,6 @@ def call_tensor_hooks(node, grads):
     """Just before `node` runs: its outputs' tensor hooks, then the retained gradients;
     returns the gradients that flow on."""
     ### BEGIN SOLUTION
-    if grads is None:
-        return None
     grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
@@ -523,8 +521,8 @@ q.register_hook(lambda g: print("q's hook sees", g))           # q is not used: 
 # %% [markdown]
 # **Tests.** Storing called directly on one non-leaf, then the worked example; then two backward
 # passes, a hook, your own gradient and `backward(create_graph=True)`; then the hooks step on nodes
-# with three hooks, a retained tensor, nothing arrived, two outputs of which one received nothing,
-# a retained tensor deleted, and backward passes with hooks.
+# with three hooks, a retained tensor, no gradient at all, two outputs of which one received nothing,
+# a retained tensor deleted, and backward passes with hooks (one through a node no gradient reaches).
 
 # %% nbgrader={"grade": true, "grade_id": "04_tensor_hooks_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.tensor_hooks_store(store_retained_grad, call_tensor_hooks)

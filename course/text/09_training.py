@@ -255,7 +255,6 @@ print([name for name, _ in model.named_buffers()], [name for name, _ in model.na
 check.named_members(named_members)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import expect_walk, labelled, walk, walk_rule
-from autograd_course.notebook import library_version
 
 ATTRIBUTES = ["stem", "body", "head", "proj", "gate", "core", "tail", "norm", "mix", "lift"]
 
@@ -315,10 +314,9 @@ for rng in grading.random_cases(seed=902, count=8):
                ("buffers", "", True, True), ("parameters", "", True, False),
                (["parameters", "buffers"][int(rng.integers(2))], prefix, bool(rng.integers(2)), bool(rng.integers(2)))]
     trees.append((tree, tensor_labels(tree, {}), options))
-with library_version("09"):
-    expected = [[labelled(walk(tree, *o), labels) for o in options] for tree, labels, options in trees]
-with grading.checking("09.named_members", named_members):
-    seen = [[labelled(walk(tree, *o), labels) for o in options] for tree, labels, options in trees]
+expected, seen = grading.side_by_side(
+    "09.named_members", named_members,
+    lambda _: [[labelled(walk(tree, *o), labels) for o in options] for tree, labels, options in trees])
 for i, ((tree, labels, options), seen_tree, expected_tree) in enumerate(zip(trees, seen, expected)):
     for (members, prefix, recurse, remove_duplicate), s, e in zip(options, seen_tree, expected_tree):
         expect_walk(s, e, f"the (name, tensor) pairs of random module tree #{i}, members={members!r}, "
@@ -330,7 +328,6 @@ for i, ((tree, labels, options), seen_tree, expected_tree) in enumerate(zip(tree
 check.named_members_in_the_library(named_members)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import expect_walk, labelled, walk, walk_rule
-from autograd_course.notebook import library_version
 
 def random_tree(rng, labels, pool, depth=0):
     """A random module tree: parameters (some None, some tied), buffers, shared submodules."""
@@ -373,10 +370,9 @@ trees = []
 for rng in grading.random_cases(seed=901, count=24):
     labels = {}
     trees.append((random_tree(rng, labels, {"params": [], "buffers": [], "modules": []}), labels))
-with library_version("09"):
-    expected = [[labelled(walk(tree, *options), labels) for options in OPTIONS] for tree, labels in trees]
-with grading.checking("09.named_members", named_members):
-    seen = [[labelled(walk(tree, *options), labels) for options in OPTIONS] for tree, labels in trees]
+expected, seen = grading.side_by_side(
+    "09.named_members", named_members,
+    lambda _: [[labelled(walk(tree, *options), labels) for options in OPTIONS] for tree, labels in trees])
 for i, (seen_tree, expected_tree) in enumerate(zip(seen, expected)):
     for options, s, e in zip(OPTIONS, seen_tree, expected_tree):
         members, prefix, recurse, remove_duplicate = options
@@ -644,7 +640,7 @@ for i, ((made, mode, as_generator, grads, versions, bases), result) in enumerate
 check.clear_grads_in_training_loops(clear_grads)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import check_cleared, grad_state
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 def random_params(seed):
     """Tensors with random .grad states: none, plain, with a graph, a leaf requiring grad, nan/inf, a view."""
@@ -681,11 +677,8 @@ def clear_states(fn, seed, set_to_none, as_generator):
 
 cases = [(int(rng.integers(2**32)), bool(rng.integers(2)), bool(rng.integers(2)))
          for rng in grading.random_cases(seed=911, count=30)]
-reference = exercises.reference("09.clear_grads")
-with library_version("09"):
-    expected = [clear_states(reference, *case) for case in cases]
-with grading.checking("09.clear_grads", clear_grads):
-    seen = [clear_states(clear_grads, *case) for case in cases]
+expected, seen = grading.side_by_side("09.clear_grads", clear_grads,
+                                      lambda fn: [clear_states(fn, *case) for case in cases])
 for i, ((seed, set_to_none, as_generator), s, e) in enumerate(zip(cases, seen, expected)):
     check_cleared(s, e, f"random case #{i}: clear_grads({'a generator' if as_generator else 'a list'} of random "
                         f"tensors, set_to_none={set_to_none})", set_to_none)
@@ -927,7 +920,7 @@ for case, steps in zip(cases, runs):
 check.sgd_update_in_the_optimizer(sgd_update)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.optimizers import check_run, expect_sgd, expect_sgd_flags, sgd_rule, sgd_run
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 
 def sgd_history(fn, seed):
@@ -963,11 +956,8 @@ def sgd_history(fn, seed):
 
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=921, count=40)]
-reference = exercises.reference("09.sgd_update")
-with library_version("09"):
-    expected = [sgd_history(reference, seed) for seed in seeds]
-with grading.checking("09.sgd_update", sgd_update):
-    seen = [sgd_history(sgd_update, seed) for seed in seeds]
+expected, seen = grading.side_by_side("09.sgd_update", sgd_update,
+                                      lambda fn: [sgd_history(fn, seed) for seed in seeds])
 for i, ((options, s_flags, s_values), (_, e_flags, e_values)) in enumerate(zip(seen, expected)):
     expect_sgd_flags(s_flags, e_flags, f"random run #{i} of 6 steps with {options}", options)
     expect_sgd(s_values, e_values, f"random run #{i} with {options}: [param..., buffer...] after each of 6 steps",
@@ -975,10 +965,8 @@ for i, ((options, s_flags, s_values), (_, e_flags, e_values)) in enumerate(zip(s
 
 runs = [dict(steps=4, set_to_none=bool(k % 2), lr=0.05 * (k + 1), momentum=0.3 * k, nesterov=k == 2,
              weight_decay=0.02 * k, maximize=k == 3) for k in range(4)]
-with library_version("09"):
-    expected = [sgd_run(**run) for run in runs]
-with grading.checking("09.sgd_update", sgd_update):
-    seen = [outcome(sgd_run, **run) for run in runs]
+expected, seen = grading.side_by_side("09.sgd_update", sgd_update,
+                                      lambda _: [outcome(sgd_run, **run) for run in runs])
 for run, s, e in zip(runs, seen, expected):
     check_run(s, e, f"SGD through optimizer.step() with {run}", sgd_rule(run), rtol=1e-5, atol=1e-6)
 ### END HIDDEN TESTS
@@ -1156,7 +1144,7 @@ check.adam_update(adam_update)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.optimizers import (ADAM_MAXIMIZE, ADAM_RULE, ADAM_STATE, AMSGRAD, BIAS, DECOUPLED, EPS,
                                                L2, adam_history, adam_rule, adam_state, check_adam_history)
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 SCENARIOS = {"plain": (BIAS, {}), "a large eps": (EPS, {"eps": None}), "weight decay": (L2, {"weight_decay": None}),
              "decoupled weight decay": (DECOUPLED, {"weight_decay": None, "decoupled_weight_decay": True}),
@@ -1187,11 +1175,9 @@ for (scenario, (rule, chosen)), rng in zip(SCENARIOS.items(), grading.random_cas
     grads = [rng.standard_normal(shape) * 10 ** rng.uniform(-2, 1) * (rng.random(shape) > 0.2)
              for _ in range(int(rng.integers(3, 6)))]
     cases.append((scenario, rule, options, dtype, start, grads))
-reference = exercises.reference("09.adam_update")
-with library_version("09"):
-    expected = [adam_history(reference, start, grads, dtype, **options) for _, _, options, dtype, start, grads in cases]
-with grading.checking("09.adam_update", adam_update):
-    seen = [adam_history(adam_update, start, grads, dtype, **options) for _, _, options, dtype, start, grads in cases]
+expected, seen = grading.side_by_side(
+    "09.adam_update", adam_update,
+    lambda fn: [adam_history(fn, start, grads, dtype, **options) for _, _, options, dtype, start, grads in cases])
 for (scenario, rule, options, dtype, start, grads), s, e in zip(cases, seen, expected):
     tight = {"rtol": 1e-5, "atol": 1e-6} if dtype == ag.float32 else {"rtol": 1e-12, "atol": 1e-12}
     what = f"{len(grads)} steps of Adam ({scenario}) on a random {dtype} parameter of shape {np.shape(start)}, {options}"
@@ -1226,10 +1212,8 @@ def optimizer_history(seed):
 
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=924, count=6)]
-with library_version("09"):
-    expected = [optimizer_history(seed) for seed in seeds]
-with grading.checking("09.adam_update", adam_update):
-    seen = [optimizer_history(seed) for seed in seeds]
+expected, seen = grading.side_by_side("09.adam_update", adam_update,
+                                      lambda _: [optimizer_history(seed) for seed in seeds])
 def compare_rows(i, dtype, options, s_rows, e_rows, rule):
     """The steps of random run #i against the library's; rule is the rule of its options."""
     tight = {"rtol": 1e-5, "atol": 1e-6} if dtype == ag.float32 else {"rtol": 1e-12, "atol": 1e-12}
@@ -1468,12 +1452,10 @@ def large_case(seed, sizes, preset):
     return loss.item(), np.concatenate([p.grad._data.ravel() + (0.5 if preset else 0.0) for p in params])
 
 
-reference = exercises.reference("09.accumulate_gradients")
 with library_version("09"):
     expected = [large_case(*case) for case in cases]
-    expected_reference = [run_case(reference, *case) for case in cases]
-with grading.checking("09.accumulate_gradients", accumulate_gradients):
-    seen = [run_case(accumulate_gradients, *case) for case in cases]
+expected_reference, seen = grading.side_by_side("09.accumulate_gradients", accumulate_gradients,
+                                                lambda fn: [run_case(fn, *case) for case in cases])
 for i, ((seed, sizes, preset), (result, grads), e, r) in enumerate(zip(cases, seen, expected, expected_reference)):
     case = f"micro-batches of {sizes}" + (" on top of gradients of 0.5" if preset else "")
     grading.expect_true(isinstance(result, float), what=f"the result for {case}",
@@ -1665,15 +1647,13 @@ compare_clips(clip_grad_norm, [random_clip_case(rng) for rng in grading.random_c
 check.clip_grad_norm_in_training(clip_grad_norm)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.clipping import check_runs, clip_run
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 runs = [dict(seed=int(rng.integers(2**31)), max_norm=float(10 ** rng.uniform(-1, 0.5)),
              norm_type=[2.0, 1, "inf", 3.0][int(rng.integers(4))], dtype=["float32", "float64"][int(rng.integers(2))],
              as_generator=bool(rng.integers(2))) for rng in grading.random_cases(seed=942, count=12)]
-with grading.checking("09.clip_grad_norm", clip_grad_norm):
-    seen = [outcome(clip_run, **run) for run in runs]
-with library_version("09"):
-    expected = [clip_run(**run) for run in runs]
+expected, seen = grading.side_by_side("09.clip_grad_norm", clip_grad_norm,
+                                      lambda _: [outcome(clip_run, **run) for run in runs])
 for run, s, e in zip(runs, seen, expected):
     check_runs(s, e, what=f"(norms returned, losses) of 8 SGD steps with clip_grad_norm_, random run {run}",
                float32=run["dtype"] == "float32")
@@ -1882,7 +1862,7 @@ print("model.training:", model.training)
 check.train_epoch(train_epoch)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import MEAN, MODE, READ_ONCE, STEP, one_epoch
-from autograd_course.notebook import library_version, shown
+from autograd_course.notebook import shown
 
 cases = []
 for rng in grading.random_cases(seed=941, count=10):
@@ -1890,10 +1870,9 @@ for rng in grading.random_cases(seed=941, count=10):
     cuts = sorted(set(int(c) for c in rng.integers(1, n, size=int(rng.integers(0, 4))))) if n > 1 else []
     sizes = tuple(b - a for a, b in zip([0] + cuts, cuts + [n]))
     cases.append((int(rng.integers(2**31)), sizes, bool(rng.integers(2))))
-with library_version("09"):
-    expected = [one_epoch(ag.optim.train_epoch, seed, sizes) for seed, sizes, _ in cases]
-with grading.checking("09.train_epoch", train_epoch):
-    seen = [one_epoch(train_epoch, seed, sizes, as_generator) for seed, sizes, as_generator in cases]
+expected, seen = grading.side_by_side(
+    "09.train_epoch", train_epoch,
+    lambda fn: [one_epoch(fn, seed, sizes, as_generator) for seed, sizes, as_generator in cases])
 for (seed, sizes, as_generator), (loss, weights, modes), (e_loss, e_weights, _) in zip(cases, seen, expected):
     what = f"an epoch of random batches of {list(sizes)}{' from a generator' if as_generator else ''}"
     grading.expect_close(weights, e_weights, rtol=1e-9, atol=1e-12, what=f"the weights after {what}",
@@ -1956,18 +1935,16 @@ print(f"validation loss {val_loss:.4f}, accuracy {val_accuracy:.3f}; model.train
 check.evaluate(evaluate)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import check_evaluation, evaluation
-from autograd_course.notebook import library_version
 
 cases = []
 for rng in grading.random_cases(seed=951, count=10):
     n = int(rng.integers(1, 30))
     cuts = sorted(set(int(c) for c in rng.integers(1, n, size=int(rng.integers(0, 4))))) if n > 1 else []
     cases.append((int(rng.integers(2**31)), tuple(b - a for a, b in zip([0] + cuts, cuts + [n])), bool(rng.integers(2))))
-with library_version("09"):
-    expected = [evaluation(ag.optim.evaluate, seed, sizes)[0] for seed, sizes, _ in cases]
-with grading.checking("09.evaluate", evaluate):
-    seen = [evaluation(evaluate, seed, sizes, as_generator) for seed, sizes, as_generator in cases]
-for (seed, sizes, as_generator), (result, modes), e in zip(cases, seen, expected):
+expected, seen = grading.side_by_side(
+    "09.evaluate", evaluate,
+    lambda fn: [evaluation(fn, seed, sizes, as_generator) for seed, sizes, as_generator in cases])
+for (seed, sizes, as_generator), (result, modes), (e, _) in zip(cases, seen, expected):
     check_evaluation(result, e, modes, f"random batches of {list(sizes)}{' from a generator' if as_generator else ''}",
                      as_generator=as_generator)
 ### END HIDDEN TESTS
@@ -2027,7 +2004,7 @@ print(f"{len(wrong)} of {len(val_labels)} validation images wrong")
 check.train_epoch_on_the_digits(train_epoch, digits_model, digits_loaders, fit)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.training import MEAN, STEP
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 runs = [(int(rng.integers(2**31)), int(rng.choice([32, 50, 64, 100]))) for rng in grading.random_cases(seed=961, count=2)]
 
@@ -2039,10 +2016,8 @@ def short_run(seed, batch_size):
     return history, np.concatenate([p.detach().numpy().ravel() for p in model.parameters()])
 
 
-with library_version("09"):
-    expected = [short_run(*run) for run in runs]
-with grading.checking("09.train_epoch", train_epoch):
-    seen = [short_run(*run) for run in runs]
+expected, seen = grading.side_by_side("09.train_epoch", train_epoch,
+                                      lambda _: [short_run(*run) for run in runs])
 for (seed, batch_size), (history, weights), (e_history, e_weights) in zip(runs, seen, expected):
     what = f"an epoch on the digits in batches of {batch_size} (seed {seed})"
     grading.expect_close(weights, e_weights, rtol=1e-5, atol=1e-6, what=f"the weights after {what}", rule=STEP)

@@ -2097,10 +2097,10 @@ plateau([3.0, 2.6, 2.4, -0.5, -0.9], threshold=0.5, threshold_mode="abs", patien
 # PyTorch: best [3.0, 3.0, 2.4, -0.5, -0.5]
 #          bad  [0, 1, 0, 0, 1]
 #          lrs  [[1.0], [1.0], [1.0], [1.0], [1.0]]
-plateau([2.0, 2.9, 3.1, float("nan"), 4.7], mode="max", threshold=0.5, patience=5)
-# PyTorch: best [2.0, 2.0, 3.1, 3.1, 4.7]
-#          bad  [0, 1, 0, 1, 0]
-#          lrs  [[1.0], [1.0], [1.0], [1.0], [1.0]]
+plateau([-2.0, -2.5, -1.5, float("nan"), 2.0, 2.9, 3.1], mode="max", threshold=0.5, patience=5)
+# PyTorch: best [-2.0, -2.5, -1.5, -1.5, 2.0, 2.0, 3.1]
+#          bad  [0, 0, 0, 1, 0, 1, 0]
+#          lrs  [[1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0]]
 plateau([1.0] * 5, lrs=[1.0, 0.05, 0.001], factor=0.5, patience=0, min_lr=[0.1, 0.01, 0.002])
 # PyTorch: best [1.0, 1.0, 1.0, 1.0, 1.0]
 #          bad  [0, 0, 0, 0, 0]

@@ -1568,8 +1568,8 @@ for step, (loss, norm) in enumerate(zip(plain_losses, plain_norms)):
 # RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`
 # ```
 #
-# Calling the library's `nn.utils.get_total_norm` or `nn.utils.clip_grads_with_norm_` is a
-# `DelegationError`.
+# Calling the library's `nn.utils.get_total_norm` or `nn.utils.clip_grads_with_norm_` (or their
+# helpers `_total_norm` and `_scale_grads`) is a `DelegationError`.
 #
 # **Rules**
 # - `total`: the total is the norm of all the gradients' elements as one vector.

@@ -639,8 +639,8 @@ print(type(probe).__name__, probe.mode, make_probe.__name__)     # PyTorch: Prob
 #   generator returns (`StopIteration.value`), also before any `yield`.
 # - `propagates`: an exception from `fn`, at a call or at a step, goes on to the caller, whose mode is
 #   back.
-# - `wraps`: the result has `fn`'s `__name__`, `__qualname__`, `__doc__` and `__module__`, and its
-#   `__wrapped__` is `fn`.
+# - `wraps`: a decorated function or generator function has `fn`'s `__name__`, `__qualname__`,
+#   `__doc__` and `__module__`, and its `__wrapped__` is `fn`.
 # - `lazy`: a decorated generator function is a generator function: calling it runs none of `fn`'s
 #   body and makes no context.
 # - `steps`: every step of its generator (the first, `next`, `send`, `throw`, `close`) runs in the mode.
@@ -753,9 +753,10 @@ next(gen)
 gen.close()
 
 # %% [markdown]
-# **Tests.** `check.grad_mode_decorators` decorates functions and generators with a context that
-# records when it is made, entered and left, and steps the generators in every way; the other checks
-# use the library's decorators. Hidden tests: random functions, generators, steps and programs.
+# **Tests.** `check.grad_mode_decorator` and `check.grad_mode_generator` decorate functions, a class
+# and generators with a context that records when it is made, entered and left, and step the
+# generators in every way; the `_in_the_library` checks use the library's decorators. Hidden tests:
+# random functions, generators, steps and programs.
 
 # %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorators_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 check.grad_mode_decorator(decorate, decorate_generator)

@@ -15,7 +15,7 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_lib.viz import graph_nodes, node_labels
 from autograd_course import grading
-from autograd_course.notebook import call
+from autograd_course.notebook import call, library_version
 
 from .engine_loop import random_graph
 
@@ -143,7 +143,8 @@ def run_node(fn):
         return result, _freed(y.grad_fn)
 
     expected = []
-    hooked_run(exercises.reference("03.run_node"), expected, {})
+    with library_version("03"):         # the library's 03 throughout: nothing of yours decides the expectation
+        hooked_run(exercises.reference("03.run_node"), expected, {})
     log, seen = [], {}
     with grading.checking("03.run_node", fn):
         result, freed = hooked_run(fn, log, seen)

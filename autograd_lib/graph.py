@@ -386,19 +386,15 @@ class _SavedAttribute:
             if _names_an_unsaved_tensor(type(node), key):
                 return _NOT_KEPT           # (x * 3)._raw_saved_self: a saved tensor with no value
         else:
-            saved = node._saved
-            if key in saved:
-                if node._freed:
-                    raise RuntimeError(FREED_MESSAGE)
-                value = saved[key].unpack(node)
+            if key in node._saved or key in node._params:
+                # What the node's formula would get (Node.saved_values: exercise 06.saved_values,
+                # so the student's method answers here too while it is graded).
+                (value,) = node.saved_values((key,))
                 if isinstance(value, Tensor) and value._wrapped_number is not None:
                     # PyTorch saves a number operand as a tensor of the number's own type:
                     # x * 3 shows tensor(3), an int64, whatever x's dtype.
                     return Tensor._make(np.asarray(value._wrapped_number))
                 return value
-            params = node._params
-            if key in params:
-                return params[key]
             if _names_an_unsaved_tensor(type(node), key):
                 return None             # (x * c)._saved_self when c needs no gradient: not kept
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '{self.attr}'")
@@ -516,9 +512,8 @@ class Node:
     @property
     def saved_tensors(self):
         """The saved tensors, by name: what this node keeps alive until backward."""
-        if self._freed:
-            raise RuntimeError(FREED_MESSAGE)
-        return {name: s.unpack(self) for name, s in self._saved.items()}
+        names = tuple(self._saved)
+        return dict(zip(names, self.saved_values(names)))
 
     def apply(self, grad_outputs):
         """Gradients for each input (None where not needed) from the output gradients.  A

@@ -779,3 +779,26 @@ def test_hooked_tensors_get_their_node_back_through_the_unpack_exercise():
         exercises.unplug("06.unpack")
     assert back.grad_fn is h.grad_fn, f"expected h's MulBackward0 as grad_fn, saw {back.grad_fn}"
     assert (True, h.grad_fn) in seen, f"expected SavedTensor.unpack asked to attach h to its node, saw {seen}"
+
+
+def test_saved_attributes_read_through_the_saved_values_exercise():
+    """grad_fn._saved_<name> and grad_fn.saved_tensors hold no copy of 06.saved_values'
+    answer: they ask Node.saved_values (the exercise's slot), so a student's method answers
+    them while it is graded."""
+    asked = []
+    reference = exercises.reference("06.saved_values")
+
+    def spy(node, names):
+        asked.append(tuple(names))
+        return reference(node, names)
+
+    x = autograd_lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x ** 3
+    exercises.plug("06.saved_values", spy)
+    try:
+        shown = (y.grad_fn._saved_self is x, y.grad_fn._saved_exponent, list(y.grad_fn.saved_tensors))
+    finally:
+        exercises.unplug("06.saved_values")
+    assert shown == (True, 3, ["self"]), f"expected (True, 3, ['self']), saw {shown}"
+    assert asked == [("self",), ("exponent",), ("self",)], \
+        f"expected saved_values asked for self, exponent, then every saved name; saw {asked}"

@@ -21,8 +21,8 @@
 # ### How an exercise works
 #
 # As before: an answer cell ends with `exercises.plug(...)`, which installs your function; a failing
-# test prints what it expected, what it saw, and the rule broken. `# PyTorch: ...` gives what PyTorch
-# 2.13 prints.
+# test prints what it expected, what it saw, and the rule broken. `# PyTorch: ...` is PyTorch 2.13's
+# output.
 #
 # From their answer cells on, every node uses your exercises 1 to 3 (what it keeps, freeing, handing
 # out). Stuck on one? `exercises.unplug("06.plan_saves")` (or `"06.release_saved"`, `"06.saved_values"`,
@@ -269,12 +269,12 @@ reveal(prediction, "RuntimeError" if error else x.grad,
 # | your function | called | returns |
 # |---|---|---|
 # | `release_saved(node)`, the method `node.release_saved()` | by the engine on each node right after running it, unless the pass retains the graph | None |
-# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`) | the formula's arguments, as a list |
+# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`); by `grad_fn._saved_<name>` and `grad_fn.saved_tensors`, for names in `node._saved` or `node._params` (another shows None) | the formula's arguments, as a list |
 #
 # What a node holds, for reference: `node._saved` maps a saved name to a `SavedTensor` (its
 # `unpack(node)` gives the tensor back, checked for in-place writes: exercise 3); `node._params` maps a
-# name to a plain value; `node._freed` is `False` on a new node. What a released node must hold, for
-# the engine and `grad_fn._saved_<name>` to behave as in PyTorch, is yours to work out.
+# name to a plain value; `node._freed` is `False` on a new node. What a released node must hold is
+# yours to work out.
 # For the node of `x ** 3`, `saved_values(node, ("self", "exponent"))` is `[x, 3]`, and with the names
 # reversed `[3, x]`; once the node is freed, the first raises and `saved_values(node, ("exponent",))` is
 # still `[3]`.
@@ -385,9 +385,8 @@ expect_engine_runs(release_saved, saved_values, [int(rng.integers(2**32))
 # How much memory does a graph hold, and does freeing give it back? Python's `tracemalloc` counts
 # the bytes allocated now, NumPy's arrays included: `tracemalloc.get_traced_memory()` returns
 # `(current, peak)`, the peak since the last `tracemalloc.reset_peak()`. The experiment builds a chain
-# of 20 steps `y = exp(-y)` on $10^5$ float32 numbers (0.4 MB each). Each `exp` saves its result, one
-# new 0.4 MB array per step (`-y` saves nothing). Then backward, once freeing the graph and once with
-# `retain_graph=True`:
+# of 20 steps `y = exp(-y)` on $10^5$ float32 numbers: each `exp` saves its result, 0.4 MB (`-y`
+# saves nothing). Then backward, once freeing the graph and once with `retain_graph=True`:
 
 # %%
 MB = 1e6

@@ -291,12 +291,29 @@ def _seal_sources(files, stage):
             rule = f", rule={s.rule!r}" if s.rule else ""
             lines[s.start - 1:s.end] = [f'{indent}_run_sealed("{key}", "{s.assignment}"{rule})'
                                         f"    # sealed: assignment {s.assignment} asks you to write this\n"]
-        at = _import_line(ast.parse(text)) - 1
+        tree = ast.parse(text)
+        at = _import_line(tree) - 1
         lines.insert(at, "from autograd_lib._sealed import run as _run_sealed\n")
+        _shorten_docstring(tree, lines, sorted({s.assignment for s in found}))
         files[path] = "".join(lines).encode("utf-8")
     files[f"autograd_lib/{SEALED_PACKAGE}/__init__.py"] = _LOADER.format(
         stage=stage, python="%d.%d" % TARGET_PYTHON).encode("utf-8")
     return statements
+
+
+def _shorten_docstring(tree, lines, assignments):
+    """A module that holds a sealed answer keeps only the first line of its docstring: the
+    overview of a module (engine.py's says what one node's run does, in order) describes the
+    answers it holds.  ``lines`` change only after the docstring, so its place is still known."""
+    first = tree.body[0] if tree.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        return
+    summary = first.value.value.strip().splitlines()[0].replace("\\", "\\\\").replace('"', "'")
+    which = ", ".join(assignments)
+    asks = "assignments %s ask" % which if len(assignments) > 1 else "assignment %s asks" % which
+    lines[first.lineno - 1:first.end_lineno] = [
+        '"""%s\n\nPart of this module is sealed in this edition: %s you to write it.\n"""\n' % (summary, asks)]
 
 
 def _record_hash(data):

@@ -4,13 +4,14 @@ As in PyTorch the switch is *thread-local*: turning gradients off in one
 thread (say, an evaluation thread) never changes what another thread records.
 ``no_grad``, ``enable_grad`` and ``set_grad_enabled`` work both as context
 managers and as function decorators; all three share one ``__exit__`` and one way
-of decorating (:func:`decorate`, and :func:`decorate_generator` for a generator
-function); ``set_grad_enabled`` has a constructor and an ``__enter__`` of its own.
+of decorating (:func:`decorate`, which hands a generator function to
+:func:`decorate_generator`); ``set_grad_enabled`` has a constructor and an ``__enter__`` of its own.
 """
 
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
@@ -39,19 +40,33 @@ def _set_grad_enabled(mode):
 
 
 def decorate(make_context, fn):
-    """``fn`` wrapped so that every call runs inside a fresh ``make_context()``.
+    """``fn`` decorated as PyTorch's grad-mode decorators do (its ``context_decorator``):
+    every call runs inside a fresh ``make_context()``; a generator function goes to
+    :func:`decorate_generator` (a context around each step); a class is refused with
+    PyTorch's FutureWarning and decorated as a function that makes its objects.
 
     A fresh context per call (PyTorch's ``clone()``) matters: a context object
     remembers the mode it replaced, so one object shared by nested or recursive
-    calls would restore the wrong mode.  (A generator function is decorated by
-    :func:`decorate_generator` instead.)
+    calls would restore the wrong mode.
 
-    (Exercise 07.grad_mode_decorator.)"""
+    (Exercise 07.grad_mode_decorators, slot 07.grad_mode_decorator.)"""
+    if inspect.isclass(fn):
+        warnings.warn(CLASS_WARNING, FutureWarning, stacklevel=3)
+        cls = fn
+        fn = lambda *args, **kwargs: cls(*args, **kwargs)       # noqa: E731  (PyTorch's: named <lambda>)
+    if inspect.isgeneratorfunction(fn):
+        return decorate_generator(make_context, fn)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with make_context():
             return fn(*args, **kwargs)
     return wrapper
+
+
+CLASS_WARNING = ("Decorating classes is deprecated and will be disabled in future versions. You should only "
+                 "decorate functions or methods. To preserve the current behavior of class decoration, you can "
+                 "directly decorate the `__init__` method and nothing else.")
 
 
 def decorate_generator(make_context, fn):
@@ -63,7 +78,7 @@ def decorate_generator(make_context, fn):
     generator returns, the wrapper returns; an exception it does not handle goes on to
     the caller.  As PyTorch's ``context_decorator`` does for generators.
 
-    (Exercise 07.grad_mode_generator.)"""
+    (Exercise 07.grad_mode_decorators, slot 07.grad_mode_generator.)"""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         generator = fn(*args, **kwargs)
@@ -108,8 +123,6 @@ class _GradModeContext:
     def __call__(self, fn):
         """Use as a decorator: the function body (each step of a generator) runs in this
         grad mode, in a fresh context per call (per step)."""
-        if inspect.isgeneratorfunction(fn):
-            return decorate_generator(self.clone, fn)
         return decorate(self.clone, fn)
 
 

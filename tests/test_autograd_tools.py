@@ -320,6 +320,21 @@ def saved_tensors_hooks_change_the_gradient(lib):
 
 
 @scenario
+def saved_tensors_hooks_give_back_history(lib):
+    # A tensor saved through hooks comes back as a new tensor with the saved one's history:
+    # its grad_fn (a non-leaf), or requires_grad as a leaf (a Parameter comes back a Tensor).
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    p = lib.nn.Parameter(lib.tensor([3.0, 4.0]))
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        h = x * 2
+        y = h.sin()
+        z = p * x
+    back, leaf = y.grad_fn._saved_self, z.grad_fn._saved_self
+    return (back is h, back.grad_fn is h.grad_fn, leaf is p, type(leaf).__name__, leaf.requires_grad,
+            leaf.is_leaf, back)
+
+
+@scenario
 def saved_tensors_hooks_skip_the_version_check(lib):
     x = lib.tensor([1.0, 2.0], requires_grad=True)
     with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
@@ -740,3 +755,50 @@ def test_gradcheck_uses_the_exercise_numerical_grad():
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):
     run(SCENARIOS, name)
+
+
+def test_hooked_tensors_get_their_node_back_through_the_unpack_exercise():
+    """06.unpack's readable neighbours hold no copy of its answer: the history of a tensor
+    saved through hooks is given back by SavedTensor.unpack (the exercise's slot), so a
+    student's unpack is the one that attaches it while it is graded."""
+    seen = []
+    reference = exercises.reference("06.unpack")
+
+    def spy(saved, node):
+        seen.append((saved.is_output, node))
+        return reference(saved, node)
+
+    x = autograd_lib.tensor([1.0, 2.0], requires_grad=True)
+    with autograd_lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        h = x * 2
+        y = h.sin()
+    exercises.plug("06.unpack", spy)
+    try:
+        back = y.grad_fn._saved_self
+    finally:
+        exercises.unplug("06.unpack")
+    assert back.grad_fn is h.grad_fn, f"expected h's MulBackward0 as grad_fn, saw {back.grad_fn}"
+    assert (True, h.grad_fn) in seen, f"expected SavedTensor.unpack asked to attach h to its node, saw {seen}"
+
+
+def test_saved_attributes_read_through_the_saved_values_exercise():
+    """grad_fn._saved_<name> and grad_fn.saved_tensors hold no copy of 06.saved_values'
+    answer: they ask Node.saved_values (the exercise's slot), so a student's method answers
+    them while it is graded."""
+    asked = []
+    reference = exercises.reference("06.saved_values")
+
+    def spy(node, names):
+        asked.append(tuple(names))
+        return reference(node, names)
+
+    x = autograd_lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x ** 3
+    exercises.plug("06.saved_values", spy)
+    try:
+        shown = (y.grad_fn._saved_self is x, y.grad_fn._saved_exponent, list(y.grad_fn.saved_tensors))
+    finally:
+        exercises.unplug("06.saved_values")
+    assert shown == (True, 3, ["self"]), f"expected (True, 3, ['self']), saw {shown}"
+    assert asked == [("self",), ("exponent",), ("self",)], \
+        f"expected saved_values asked for self, exponent, then every saved name; saw {asked}"

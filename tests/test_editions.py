@@ -105,6 +105,19 @@ def test_the_wheel_holds_no_source_of_a_sealed_statement(edition):
     assert any("statements sealed" in line for line in lines), f"the build says what it sealed: {lines}"
 
 
+def test_a_module_holding_a_sealed_answer_keeps_only_its_docstrings_first_line(edition):
+    """A trial student of 03 read the order of run_node's steps in engine.py's module docstring."""
+    out, wheel, unpacked, lines = edition
+    with zipfile.ZipFile(wheel) as zf:
+        shipped = zf.read("autograd_lib/engine.py").decode()
+    full = (ROOT / "autograd_lib" / "engine.py").read_text()
+    doc = ast.get_docstring(ast.parse(shipped))
+    assert doc.splitlines()[0] == ast.get_docstring(ast.parse(full)).splitlines()[0] and "sealed" in doc \
+        and "call_tensor_hooks" not in doc and len(doc.splitlines()) <= 3, \
+        f"expected engine.py's docstring cut to its first line and a note on sealing; seen:\n{doc}"
+    ast.parse(shipped)                      # the module still parses
+
+
 def test_sealed_references_say_which_assignment_teaches_them(edition):
     out, wheel, unpacked, _ = edition
     printed = run_edition(unpacked, """

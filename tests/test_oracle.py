@@ -2318,6 +2318,48 @@ def grad_mode_decorated_generator(lib):
 
 
 @scenario
+def grad_mode_decorated_generator_thrown_and_closed(lib):
+    """Each step of a decorated generator (a throw it handles, close) runs in the mode; the
+    caller's own mode is back between steps."""
+    finals = []
+
+    @lib.enable_grad
+    def steps():
+        try:
+            while True:
+                try:
+                    yield lib.is_grad_enabled()
+                except ValueError:
+                    yield "caught", lib.is_grad_enabled()
+        finally:
+            finals.append(lib.is_grad_enabled())
+
+    with lib.no_grad():
+        gen = steps()
+        seen = [next(gen), lib.is_grad_enabled(), gen.throw(ValueError("in")), lib.is_grad_enabled()]
+        gen.close()
+    return seen, finals, lib.is_grad_enabled(), steps.__name__
+
+
+@scenario
+def grad_mode_decorated_class(lib):
+    """Decorating a class warns (FutureWarning) and makes its objects in the mode."""
+    import warnings
+
+    class Probe:
+        def __init__(self, tag):
+            self.tag, self.mode = tag, lib.is_grad_enabled()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = lib.no_grad()(Probe)
+        bare = lib.set_grad_enabled(False)(Probe)
+    probes = [made(1), bare(tag=2)]
+    return ([(w.category.__name__, str(w.message)) for w in caught], made.__name__,
+            [(type(p).__name__, p.tag, p.mode) for p in probes], lib.is_grad_enabled())
+
+
+@scenario
 def grad_mode_set_grad_enabled_enter_switches_again(lib):
     ctx = lib.set_grad_enabled(False)
     lib.set_grad_enabled(True)

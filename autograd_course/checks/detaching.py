@@ -192,7 +192,8 @@ def compare_detach_summaries(fn, seed, count=10):
             originals.append(base)
     labels = [f"random tensor #{i} ({t.dtype}, shape {tuple(t.shape)}, {'non-leaf' if t.grad_fn is not None else 'leaf'})"
               for i, t in enumerate(originals)]
-    expected = [_summary(reference(t), t) for t in originals]
+    with library_version("01"):         # your earlier exercises decide nothing of the expectation
+        expected = [_summary(reference(t), t) for t in originals]
     with grading.checking("01.detach", fn):
         seen = [_summary(outcome(fn, t), t) for t in originals]
     for label, s, e in zip(labels, seen, expected):

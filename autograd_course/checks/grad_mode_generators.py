@@ -1,10 +1,10 @@
-"""Visible checks of assignment 07, exercise 4: grad modes as decorators of generators.
+"""Visible checks of assignment 07, exercise 2 (grad_mode_decorators): decorated generators.
 
 ``autograd_course.checks.no_grad`` re-exports everything here: a test cell calls
-``check.grad_mode_generator(decorate_generator)``.  The helpers below build random
+``check.grad_mode_generator(decorate, decorate_generator)``.  The helpers below build random
 *scripts*: a generator function that yields, returns, raises or catches errors at each
 step, and a caller that steps it with ``next``, ``send``, ``throw`` and ``close``.  The
-hidden tests run them with your ``decorate_generator`` and with the library's, and
+hidden tests run them with your ``decorate`` and ``decorate_generator`` and with the library's, and
 compare what each step gave and when contexts were made, entered and left.
 """
 
@@ -16,7 +16,7 @@ import autograd_lib as ag
 from autograd_course import grading
 from autograd_course.notebook import outcome, shown
 
-from .grad_mode_programs import both_ways, decorated, errors_noted, grad_mode_on, recorder_class
+from .grad_mode_programs import both_ways, decorated, decorator_slots, errors_noted, grad_mode_on, recorder_class
 
 __all__ = ["grad_mode_generator", "grad_mode_generator_in_the_library",
            "G_STEPS", "G_BETWEEN", "G_FRESH", "G_LAZY", "G_SEND", "G_RETURN", "G_THROW", "G_CLOSE",
@@ -24,18 +24,18 @@ __all__ = ["grad_mode_generator", "grad_mode_generator_in_the_library",
            "run_script", "check_scripts", "random_mode_script", "mode_script_text", "run_mode_script",
            "check_mode_scripts"]
 
-GENERATOR = grading.rules("07.grad_mode_generator")
+GENERATOR = grading.rules("07.grad_mode_decorators")
 G_STEPS = GENERATOR("steps")
 G_BETWEEN = GENERATOR("between")
 G_FRESH = GENERATOR("fresh")
 G_LAZY = GENERATOR("lazy")
 G_SEND = GENERATOR("send")
-G_RETURN = GENERATOR("return")
+G_RETURN = GENERATOR("returns")
 G_THROW = GENERATOR("throw")
 G_CLOSE = GENERATOR("close")
 G_WRAPS = GENERATOR("wraps")
-G_ARGS = GENERATOR("args")
-G_RAISES = GENERATOR("raises")
+G_ARGS = GENERATOR("arguments")
+G_RAISES = GENERATOR("propagates")
 
 ERRORS = (ValueError, KeyError, RuntimeError, ZeroDivisionError, IndexError)
 
@@ -92,17 +92,19 @@ def scripted(events, actions, catches, name, doc=None):
     return gen
 
 
-def grad_mode_generator(fn):
-    """Your ``decorate_generator`` with a context that records its events (the ``Recorder``
-    of exercise 3: ``("made", n)``, ``("enter", n)``, ``("exit", n)``) and a generator
+def grad_mode_generator(decorate, decorate_generator):
+    """Your ``decorate`` and ``decorate_generator`` with a context that records its events (the
+    ``Recorder``: ``("made", n)``, ``("enter", n)``, ``("exit", n)``) and a generator
     ``counter(start, step_by=1)`` that records what it receives.  Decorating and calling the
     wrapper must run nothing (G_LAZY); then ``next``, ``send(5)``, ``next`` and
     ``send("stop")``: each step in a fresh context, made, entered and left around the
     generator's own work (G_STEPS), the sent values in (G_SEND) and the return value out
     (G_RETURN); the name and docstring (G_WRAPS).  Then a generator that returns before its
     first yield (G_RETURN), errors thrown in, caught or not (G_THROW), ``close()`` in the
-    middle (G_CLOSE) and an error of the generator (G_RAISES)."""
+    middle (G_CLOSE) and an error of the generator (G_RAISES), each decorated by
+    ``decorate_generator`` alone."""
     grad_mode_on()
+    fn = decorator_slots(decorate, decorate_generator)
     events = []
     Recorder = recorder_class(events)
 
@@ -124,9 +126,9 @@ def grad_mode_generator(fn):
 
     def story(_):
         """[events of decorating, events of calling, then (what the step gave, its events) per step],
-        with the decorate_generator plugged now"""
+        decorated by the decorate plugged now"""
         events.clear()
-        wrapped = outcome(ag.grad_mode.decorate_generator, Recorder, counter)
+        wrapped = outcome(ag.grad_mode.decorate, Recorder, counter)
         seen = [list(events)]
         if isinstance(wrapped, str) or not callable(wrapped):
             return seen + [shown(wrapped)], None
@@ -140,8 +142,8 @@ def grad_mode_generator(fn):
             seen.append((step(gen, how, value), list(events[start:])))
         return seen, wrapped
 
-    [(expected, _)], [(seen, wrapped)] = both_ways("07.grad_mode_generator", fn, story, [None])
-    grading.expect_equal(seen[:1], expected[:1], what="the events of decorate_generator(Recorder, counter)",
+    [(expected, _)], [(seen, wrapped)] = both_ways(fn, None, story, [None])
+    grading.expect_equal(seen[:1], expected[:1], what="the events of decorate(Recorder, counter)",
                          rule=G_LAZY)
     grading.expect_equal(seen[1:2], expected[1:2], what="the events of gen = wrapped(10, step_by=2)", rule=G_LAZY)
     grading.expect_true(not (len(seen) > 2 and isinstance(seen[2], str)), what="gen = wrapped(10, step_by=2)",
@@ -158,8 +160,10 @@ def grad_mode_generator(fn):
     grading.expect_equal(len(seen), len(expected), what="the steps that ran", rule=G_STEPS)
     grading.expect_true(inspect.isgeneratorfunction(wrapped), what="inspect.isgeneratorfunction(wrapped)",
                         seen="a plain function" if callable(wrapped) else shown(wrapped), rule=G_LAZY)
-    grading.expect_equal((wrapped.__name__, wrapped.__doc__), ("counter", "Counts from start."),
-                         what="(wrapped.__name__, wrapped.__doc__)", rule=G_WRAPS)
+    grading.expect_equal(_names(wrapped, counter), ("counter", counter.__qualname__, "Counts from start.",
+                                                    counter.__module__, True),
+                         what="(__name__, __qualname__, __doc__, __module__, __wrapped__ is counter) of wrapped",
+                         rule=G_WRAPS)
 
     cases = [
         ("returns 7 before its first yield", [("return", 7)], (), [("next", None)], G_RETURN),
@@ -174,22 +178,21 @@ def grad_mode_generator(fn):
     ]
     for n, (text, actions, catches, steps_of_case, rule) in enumerate(cases):
         script = (f"case_{n}", None, actions, catches, (), {}, steps_of_case)
-        [expected], [seen] = both_ways("07.grad_mode_generator", fn, lambda case: run_script(case, Recorder, events),
-                                       [script])
+        [expected], [seen] = both_ways(fn, None, lambda case: run_script(case, Recorder, events), [script])
         _expect_rule(seen, expected, f"[events of decorating, of calling, then (what the step gave, its events) per "
                                      f"step, (__name__, __doc__)] for a generator that {text}; steps: "
                                      f"{[how for how, _ in steps_of_case]}", rule)
 
 
-def run_script(script, Recorder, events):
-    """Decorate a scripted generator with ``ag.grad_mode.decorate_generator(Recorder, gen)`` (the
-    library's, or yours inside ``grading.checking``), call it, step it as the script says.
-    Returns the events of decorating and calling, then (what each step gave, its events) per
-    step, then the wrapper's (__name__, __doc__)."""
+def run_script(script, Recorder, events, via="decorate_generator"):
+    """Decorate a scripted generator with ``ag.grad_mode.decorate_generator(Recorder, gen)``, or
+    ``decorate`` when ``via`` says so (the library's, or yours inside ``grading.checking``), call
+    it, step it as the script says.  Returns the events of decorating and calling, then (what each
+    step gave, its events) per step, then the wrapper's names (``_names``)."""
     name, doc, actions, catches, args, kwargs, steps = script
     events.clear()
     gen_fn = scripted(events, actions, catches, name, doc)
-    wrapped = outcome(ag.grad_mode.decorate_generator, Recorder, gen_fn)
+    wrapped = outcome(getattr(ag.grad_mode, via), Recorder, gen_fn)
     seen = [list(events)]
     if isinstance(wrapped, str) or not callable(wrapped):
         return seen + [shown(wrapped)]
@@ -203,8 +206,15 @@ def run_script(script, Recorder, events):
         result = step(gen, how, value) if inspect.isgenerator(gen) or hasattr(gen, "send") else \
             f"not a generator: {type(gen).__name__}"
         seen.append((result, list(events[start:])))
-    seen.append((getattr(wrapped, "__name__", None), getattr(wrapped, "__doc__", None)))
+    seen.append(_names(wrapped, gen_fn))
     return seen
+
+
+def _names(wrapped, fn):
+    """(__name__, __qualname__, __doc__, __module__, __wrapped__ is fn) of a wrapper."""
+    return (getattr(wrapped, "__name__", None), getattr(wrapped, "__qualname__", None),
+            getattr(wrapped, "__doc__", None), getattr(wrapped, "__module__", None),
+            getattr(wrapped, "__wrapped__", None) is fn)
 
 
 def random_script(rng):
@@ -243,17 +253,20 @@ def script_text(script):
             f"catches {[ERRORS[i].__name__ for i in catches]}; steps {shown_steps}")
 
 
-def check_scripts(fn, seed, count):
-    """Random scripts (random_script) run with the library's decorate_generator, then with
-    ``fn``, a Recorder as the context; a failure prints the script."""
+def check_scripts(fns, seed, count):
+    """Random scripts (random_script) run with the library's decorate and decorate_generator,
+    then with ``fns`` (yours: ``(decorate, decorate_generator)``), a Recorder as the context, every
+    other script decorated through ``decorate``; a failure prints the script."""
     events = []
     Recorder = recorder_class(events)
     scripts = [random_script(rng) for rng in grading.random_cases(seed=seed, count=count)]
-    expected, seen = both_ways("07.grad_mode_generator", fn, lambda script: run_script(script, Recorder, events),
-                               scripts)
+    vias = ["decorate_generator", "decorate"] * count
+    expected, seen = both_ways(decorator_slots(*fns), None,
+                               lambda case: run_script(case[0], Recorder, events, via=case[1]),
+                               list(zip(scripts, vias)))
     events.clear()
     for n, (script, s, e) in enumerate(zip(scripts, seen, expected)):
-        what = f"random case #{n}, {script_text(script)}"
+        what = f"random case #{n}, {vias[n]}(Recorder, gen) for the {script_text(script)}"
         grading.expect_equal(s[:2], e[:2], what=f"the events of decorating, then of calling the wrapper, {what}",
                              rule=G_LAZY)
         for i, (a, b) in enumerate(zip(s[2:-1], e[2:-1])):
@@ -266,20 +279,22 @@ def check_scripts(fn, seed, count):
             elif isinstance(b, tuple) and isinstance(b[0], str) and how != "throw":
                 rule = G_RAISES
             _expect_rule(a, b, f"(what step {i + 1}, {how}, gave; its events), {what}", rule)
-        grading.expect_equal(s[-1], e[-1], what=f"(wrapped.__name__, wrapped.__doc__), {what}", rule=G_WRAPS)
+        grading.expect_equal(s[-1], e[-1], what=f"(__name__, __qualname__, __doc__, __module__, __wrapped__ is gen) "
+                                                f"of the wrapper, {what}", rule=G_WRAPS)
         grading.expect_equal(len(s), len(e), what=f"the steps that ran, {what}", rule=G_STEPS)
 
 
-def grad_mode_generator_in_the_library(fn):
-    """Your ``decorate_generator`` behind the library's decorators: ``@ag.no_grad()`` on a
+def grad_mode_generator_in_the_library(decorate, decorate_generator):
+    """Your ``decorate`` and ``decorate_generator`` behind the library's decorators: ``@ag.no_grad()`` on a
     generator of batches while the caller records between steps (G_STEPS, G_BETWEEN);
     ``@ag.enable_grad()`` stepped inside ``no_grad``; ``@ag.set_grad_enabled(False)`` while the
     caller switches its own mode between steps (G_FRESH); a recursive generator with ``yield
     from`` and its return value (G_RETURN); ``close()`` in the middle, whose ``finally`` runs
     in the mode (G_CLOSE); a model evaluated batch by batch."""
     grad_mode_on()
+    fn = decorator_slots(decorate, decorate_generator)
     x = ag.tensor([1.0, 2.0], requires_grad=True)
-    with grading.checking("07.grad_mode_generator", fn):
+    with grading.checking(fn):
         @ag.no_grad()
         def batches(n):
             """Batches of x."""
@@ -304,7 +319,7 @@ def grad_mode_generator_in_the_library(fn):
     grading.expect_equal(len(consumed[0]), 3, what="the batches of batches(3)", rule=G_STEPS)
     grading.expect_equal(consumed[1], True, what="is_grad_enabled() after the loop", rule=G_BETWEEN)
 
-    with grading.checking("07.grad_mode_generator", fn):
+    with grading.checking(fn):
         @ag.enable_grad()
         def recorded(n):
             for i in range(n):
@@ -343,7 +358,7 @@ def grad_mode_generator_in_the_library(fn):
                               "a @ag.set_grad_enabled(False) generator, the caller switching its mode to True, "
                               "False, True, False before the steps", rule=G_FRESH)
 
-    with grading.checking("07.grad_mode_generator", fn):
+    with grading.checking(fn):
         @ag.no_grad
         def walk(depth):
             """Yields the modes of a tree walk, returns the number of nodes."""
@@ -390,7 +405,7 @@ def grad_mode_generator_in_the_library(fn):
                          what="(first value, [mode in the finally block], mode after) when a @ag.no_grad() "
                               "generator is closed after its first yield", rule=G_CLOSE)
 
-    with grading.checking("07.grad_mode_generator", fn):
+    with grading.checking(fn):
         ag.manual_seed(0)
         model = ag.nn.Linear(2, 1)
 
@@ -477,10 +492,11 @@ def run_mode_script(script):
     return trace
 
 
-def check_mode_scripts(fn, seed, count):
-    """Random grad-mode scripts run with the library's decorate_generator, then with ``fn``."""
+def check_mode_scripts(fns, seed, count):
+    """Random grad-mode scripts run with the library's decorators, then with ``fns`` (yours:
+    ``(decorate, decorate_generator)``)."""
     scripts = [random_mode_script(rng) for rng in grading.random_cases(seed=seed, count=count)]
-    expected, seen = both_ways("07.grad_mode_generator", fn, run_mode_script, scripts)
+    expected, seen = both_ways(decorator_slots(*fns), None, run_mode_script, scripts)
     for n, (script, s, e) in enumerate(zip(scripts, seen, expected)):
         what = f"random case #{n}: {mode_script_text(script)}"
         for i, (a, b) in enumerate(zip(s, e)):

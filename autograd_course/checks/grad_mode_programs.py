@@ -13,11 +13,10 @@ import numpy as np
 
 import autograd_lib as ag
 from autograd_course import grading
-from autograd_course.notebook import library_version
 
 __all__ = ["grad_mode_on", "Boom", "CONTEXTS", "DECORATORS", "make_context", "decorated", "random_program",
            "program_text", "run_program", "random_programs", "check_programs", "reused_contexts", "check_reused",
-           "recorder_class", "both_ways"]
+           "recorder_class", "both_ways", "decorator_slots", "errors_noted"]
 
 
 @contextlib.contextmanager
@@ -182,15 +181,17 @@ def random_programs(seed, count):
 
 
 def both_ways(exercise_id, fn, run, cases):
-    """``(expected, seen)``: ``run(case)`` for every case, first with the library's code for every
-    exercise of 07 (``library_version``), then with ``fn`` plugged for ``exercise_id``
-    (``grading.checking``); grad mode is switched back on after."""
-    with library_version("07"):
-        expected = [run(case) for case in cases]
-    with grading.checking(exercise_id, fn):
-        seen = [run(case) for case in cases]
+    """``(expected, seen)``: ``run(case)`` for every case, told side by side
+    (``grading.side_by_side``: the library's code, then ``fn`` graded in the slot of
+    ``exercise_id``, or the slots of a dict); grad mode is switched back on after."""
+    expected, seen = grading.side_by_side(exercise_id, fn, lambda _: [run(case) for case in cases])
     grad_mode_on()
     return expected, seen
+
+
+def decorator_slots(decorate, decorate_generator):
+    """The two slots that exercise 2 (grad_mode_decorators) fills, for ``grading.checking``."""
+    return {"07.grad_mode_decorator": decorate, "07.grad_mode_generator": decorate_generator}
 
 
 def check_programs(programs, seen, expected, rule):
@@ -235,13 +236,11 @@ def reused_contexts(rng):
     return kinds, start, steps, modes
 
 
-def check_reused(seed, count, checking, rule):
-    """reused_contexts with the library's code, then inside `checking` (a with-block that runs yours)."""
+def check_reused(seed, count, slots, rule):
+    """reused_contexts with the library's code, then with ``slots`` (your functions) graded."""
     seeds = [int(rng.integers(2 ** 32)) for rng in grading.random_cases(seed=seed, count=count)]
-    with library_version("07"):
-        expected = [reused_contexts(np.random.default_rng(s)) for s in seeds]
-    with checking:
-        seen = [reused_contexts(np.random.default_rng(s)) for s in seeds]
+    expected, seen = grading.side_by_side(slots, None,
+                                          lambda _: [reused_contexts(np.random.default_rng(s)) for s in seeds])
     for (kinds, start, steps, e), (_, _, _, s) in zip(expected, seen):
         grading.expect_equal(s, e, rule=rule,
                              what=f"the modes seen with two context objects {kinds} each entered 4 times "

@@ -1,9 +1,10 @@
 """Visible checks of assignment 07: ``no_grad``, ``enable_grad``, ``set_grad_enabled`` and detaching.
 
-The checks of ``set_grad_enabled``'s constructor (exercise 2) are in ``set_grad.py``, those of
-decorated generators (exercise 4) in ``grad_mode_generators.py``; both are imported here.  Exercises
-1 and 5 each fill two slots (``__enter__`` and ``__exit__``; ``data`` and ``detach_``), and their
-checks take both of your functions.
+The checks of ``set_grad_enabled``'s constructor (part of exercise 1) are in ``set_grad.py``, those
+of decorated generators (part of exercise 2) in ``grad_mode_generators.py``; both are imported here.
+Each exercise fills several slots (``__enter__``, ``__exit__`` and ``set_grad_enabled.__init__``;
+``decorate`` and ``decorate_generator``; ``data`` and ``detach_``), and its checks take all of your
+functions.
 
 Each function is the visible part of one test cell, run on the function you
 wrote; its docstring says what it tries.  The hidden tests in the cell check
@@ -15,8 +16,8 @@ rules each task text states, ``grading.rules("07.<exercise>")``), are shared by 
 hidden tests.
 
 Why one module of this length: it is the visible half of six of the notebook's test cells,
-one function per cell, kept together so that a student reads one file per notebook (the four
-cells of exercises 2 and 4 have the two modules named above).
+one function per cell, kept together so that a student reads one file per notebook (four of the
+cells have the two modules named above).
 """
 
 import threading
@@ -41,16 +42,17 @@ __all__ = [
     "run_uses", "check_uses",
     "REMEMBER", "SWITCH", "RETURNS_NONE", "RESTORE", "NO_SWALLOW", "RESTORE_RAISED", "PER_THREAD", "NESTING",
     "PROGRAMS", "MAKES_NONE", "RETURNS", "INSIDE", "ARGUMENTS", "EVENTS", "WRAPS", "PROPAGATES", "DECORATED",
+    "CLASSES", "decorator_slots", "wrapped_names",
     "NEW_TENSOR", "NO_HISTORY", "SHARES", "OWN_COUNTER", "UNCHANGED",
     "VIEW", "CUTS", "RETURNS_SELF", "KEEPS", "VIEWS_REFUSE", "LEAF_OFF", "VIEW_UNCHANGED", "OUTPUT_NR",
 ]
 
 
 from .grad_mode_programs import (Boom, CONTEXTS, DECORATORS, check_programs, check_reused,  # noqa: F401
-                                 decorated, grad_mode_on, make_context, program_text, random_program,
-                                 random_programs, recorder_class, reused_contexts, run_program)
-from .set_grad import set_grad_enabled, set_grad_enabled_in_the_library  # noqa: F401  (exercise 2)
-from .grad_mode_generators import grad_mode_generator, grad_mode_generator_in_the_library  # noqa: F401  (exercise 4)
+                                 decorated, decorator_slots, grad_mode_on, make_context, program_text,
+                                 random_program, random_programs, recorder_class, reused_contexts, run_program)
+from .set_grad import set_grad_enabled, set_grad_enabled_in_the_library  # noqa: F401  (exercise 1)
+from .grad_mode_generators import grad_mode_generator, grad_mode_generator_in_the_library  # noqa: F401  (exercise 2)
 
 
 
@@ -241,10 +243,7 @@ def run_uses(plan):
 def check_uses(slots, seed, count):
     """Random plans (random_uses) with the library's code, then with your functions, use by use."""
     plans = [random_uses(rng) for rng in grading.random_cases(seed=seed, count=count)]
-    with library_version("07"):
-        expected = [run_uses(plan) for plan in plans]
-    with grading.checking(slots):
-        seen_all = [run_uses(plan) for plan in plans]
+    expected, seen_all = grading.side_by_side(slots, None, lambda _: [run_uses(plan) for plan in plans])
     grad_mode_on()
     for n, ((kinds, uses), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
         for step, ((i, start, flip, error, form), s, e) in enumerate(zip(uses, seen, wanted)):
@@ -388,9 +387,9 @@ def grad_mode_context_in_the_library(enter, exit_, init):
                          rule=RESTORE)
 
 
-# ------------------------------------------------------ 07.grad_mode_decorator
+# ------------------------------------------------------ 07.grad_mode_decorators: functions
 
-DECORATOR = grading.rules("07.grad_mode_decorator")
+DECORATOR = grading.rules("07.grad_mode_decorators")
 MAKES_NONE = DECORATOR("fresh")
 RETURNS = DECORATOR("returns")
 INSIDE = DECORATOR("inside")
@@ -399,28 +398,40 @@ EVENTS = DECORATOR("fresh", "inside")
 WRAPS = DECORATOR("wraps")
 PROPAGATES = DECORATOR("propagates")
 DECORATED = DECORATOR("fresh", "returns", "wraps")
+CLASSES = DECORATOR("classes")
+CLASS_WARNING = "Decorating classes is deprecated and will be disabled in future versions."
 
 
-def grad_mode_decorator(decorate):
+def wrapped_names(wrapped, fn):
+    """What ``help()`` and ``inspect`` see of ``wrapped``: (__name__, __qualname__, __doc__,
+    __module__, whether __wrapped__ is ``fn``)."""
+    return (getattr(wrapped, "__name__", None), getattr(wrapped, "__qualname__", None),
+            getattr(wrapped, "__doc__", None), getattr(wrapped, "__module__", None),
+            getattr(wrapped, "__wrapped__", None) is fn)
+
+
+def grad_mode_decorator(decorate, decorate_generator):
     """Your ``decorate`` with a context that records its events (``recorder_class``):
-    ``decorate(Recorder, add)`` must make no context itself (MAKES_NONE); ``wrapped(4)`` and
-    ``wrapped(2, b=3)`` must each run in a fresh context and return ``add``'s result (RETURNS,
-    INSIDE, ARGUMENTS, EVENTS); the wrapper keeps ``add``'s name and docstring (WRAPS), and an
-    error of the function goes through (PROPAGATES)."""
+    ``decorate(Recorder, add)`` must make no context itself (fresh); ``wrapped(4)`` and
+    ``wrapped(2, b=3)`` must each run in a fresh context and return ``add``'s result (returns,
+    inside, arguments); the wrapper shows ``add``'s names and docstring (wraps), and an error of
+    the function goes through (propagates).  Then a decorated class (classes)."""
     grad_mode_on()
     events = []
     Recorder = recorder_class(events)
+    slots = decorator_slots(decorate, decorate_generator)
 
     def add(a, b=0):
         """a + b."""
         events.append(("call", a, b))
         return a + b
 
-    with grading.checking("07.grad_mode_decorator", decorate):
+    with grading.checking(slots):
         wrapped = outcome(decorate, Recorder, add)
         made_by_decorate = list(events)
         first = outcome(wrapped, 4) if callable(wrapped) else wrapped
         second = outcome(wrapped, 2, b=3) if callable(wrapped) else wrapped
+    grading.expect_true(callable(wrapped), what="decorate(Recorder, add)", seen=repr(wrapped), rule=RETURNS)
     grading.expect_equal(made_by_decorate, [], what="the contexts made by decorate(Recorder, add) itself",
                          rule=MAKES_NONE)
     grading.expect_equal(first, 4, what="wrapped(4) for wrapped = decorate(Recorder, add)",
@@ -429,10 +440,11 @@ def grad_mode_decorator(decorate):
     grading.expect_equal(events, [("made", 0), ("enter", 0), ("call", 4, 0), ("exit", 0),
                                   ("made", 1), ("enter", 1), ("call", 2, 3), ("exit", 1)],
                          what="the events of wrapped(4), then wrapped(2, b=3)", rule=EVENTS)
-    grading.expect_equal((wrapped.__name__, wrapped.__doc__), ("add", "a + b."),
-                         what="(wrapped.__name__, wrapped.__doc__)", rule=WRAPS)
+    grading.expect_equal(wrapped_names(wrapped, add), ("add", add.__qualname__, "a + b.", add.__module__, True),
+                         what="(__name__, __qualname__, __doc__, __module__, __wrapped__ is add) of wrapped",
+                         rule=WRAPS)
 
-    with grading.checking("07.grad_mode_decorator", decorate):
+    with grading.checking(slots):
         events.clear()
 
         def fail(message):
@@ -445,15 +457,51 @@ def grad_mode_decorator(decorate):
                          rule=PROPAGATES)
     grading.expect_equal(events, [("made", 0), ("enter", 0), ("call", "inside fn", 0), ("exit", 0)],
                          what="the events of a wrapped function that raises", rule=EVENTS)
+    _check_decorated_class(slots)
 
 
-def grad_mode_decorator_in_the_library(decorate):
+def _check_decorated_class(slots):
+    """``ag.no_grad()(Probe)`` and ``ag.set_grad_enabled(False)(Probe)``: PyTorch's FutureWarning
+    at decorating, then objects of the class made in the mode by calls with arguments."""
+    grad_mode_on()
+
+    class Probe:
+        """Remembers its arguments and the grad mode it was made in."""
+
+        def __init__(self, *args, **kwargs):
+            self.made = (args, kwargs, ag.is_grad_enabled())
+
+    def story():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            made = [outcome(lambda: ag.no_grad()(Probe)), outcome(lambda: ag.set_grad_enabled(False)(Probe))]
+        warned = [(w.category.__name__, str(w.message)) for w in caught]
+        probes = [outcome(m, 1, tag=2) if callable(m) else m for m in made]
+        return warned, [(type(p).__name__, p.made) if isinstance(p, Probe) else shown(p) for p in probes], \
+            ag.is_grad_enabled()
+
+    with grading.checking(slots):
+        warned, probes, after = story()
+        grad_mode_on()
+    grading.expect_equal(len(warned), 2, what="the warnings of decorating a class with ag.no_grad() and with "
+                                              "ag.set_grad_enabled(False)", rule=CLASSES)
+    for category, message in warned:
+        grading.expect_true(category == "FutureWarning" and CLASS_WARNING in message,
+                            what="the warning of decorating a class", seen=f"{category}: {message}", rule=CLASSES)
+    grading.expect_equal(probes, [("Probe", ((1,), {"tag": 2}, False))] * 2,
+                         what="(type, (args, kwargs, mode inside __init__)) of Made(1, tag=2), for Made = "
+                              "ag.no_grad()(Probe) and ag.set_grad_enabled(False)(Probe)", rule=CLASSES)
+    grading.expect_equal(after, True, what="is_grad_enabled() after decorating and calling", rule=MAKES_NONE)
+
+
+def grad_mode_decorator_in_the_library(decorate, decorate_generator):
     """Your ``decorate`` behind ``@ag.no_grad`` on a recursive function (a fresh context
     for each call), and behind ``@ag.no_grad()``, ``@ag.enable_grad()`` and
     ``@ag.set_grad_enabled(False)``: the values and ``requires_grad`` of the results, the mode
     after decorating, and the name and docstring of a decorated function."""
     grad_mode_on()
-    with grading.checking("07.grad_mode_decorator", decorate):
+    slots = decorator_slots(decorate, decorate_generator)
+    with grading.checking(slots):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
 
         @ag.no_grad
@@ -470,7 +518,7 @@ def grad_mode_decorator_in_the_library(decorate):
                          what="(mode inside, mode after) for count_down(3), decorated with @ag.no_grad, recursive",
                          rule=MAKES_NONE)
 
-    with grading.checking("07.grad_mode_decorator", decorate):
+    with grading.checking(slots):
         @ag.no_grad()
         def predict(t, *, scale=2.0):
             """Scale t."""

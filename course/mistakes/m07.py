@@ -9,8 +9,7 @@ and the test cells of every other exercise must keep passing.
 from autograd_course.mistakes import Mistake
 
 _CONTEXT = "07_grad_mode_context_answer"
-_DECORATE = "07_grad_mode_decorator_answer"
-_GENERATOR = "07_grad_mode_generator_answer"
+_DECORATORS = "07_grad_mode_decorators_answer"
 _OUT = "07_detach_and_data_answer"
 
 _TYPE_CHECK = '''    if type(mode) is not bool:
@@ -99,37 +98,55 @@ MISTAKES = [
                     '    ag.grad_mode._set_grad_enabled(mode)\n    self._previous = ag.is_grad_enabled()\n')],
             rule="restore"),
 
-    # ------------------------------------------------------------ 07.grad_mode_decorator
-    Mistake(_DECORATE, "one context, made once, shared by every call",
-            edits=[('    decorated functions do."""\n', '    decorated functions do."""\n    context = make_context()\n'),
-                   ('with make_context():', 'with context:')],
+    # ------------------------------------------------------------ 07.grad_mode_decorators: functions
+    Mistake(_DECORATORS, "one context, made once, shared by every call",
+            edits=[('        return ag.grad_mode.decorate_generator(make_context, fn)\n\n',
+                    '        return ag.grad_mode.decorate_generator(make_context, fn)\n    context = make_context()\n\n'),
+                   ('        with make_context():\n            return fn(*args, **kwargs)',
+                    '        with context:\n            return fn(*args, **kwargs)')],
             rule="fresh"),
-    Mistake(_DECORATE, "forgets to return fn's result",
+    Mistake(_DECORATORS, "forgets to return fn's result",
             edits=[('return fn(*args, **kwargs)', 'fn(*args, **kwargs)')],
             rule="returns"),
-    Mistake(_DECORATE, "without functools.wraps: the name and docstring are lost",
-            edits=[('    @functools.wraps(fn)\n', '')],
+    Mistake(_DECORATORS, "without functools.wraps: the name and docstring are lost",
+            edits=[('    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n        with make_context():',
+                    '    def wrapper(*args, **kwargs):\n        with make_context():')],
             rule="wraps"),
-    Mistake(_DECORATE, "uses the factory itself as the context (no call)",
-            edits=[('with make_context():', 'with make_context:')],
+    Mistake(_DECORATORS, "copies the name and docstring by hand, not __qualname__, __module__ or __wrapped__",
+            edits=[('    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n        with make_context():\n'
+                    '            return fn(*args, **kwargs)\n    return wrapper\n',
+                    '    def wrapper(*args, **kwargs):\n        with make_context():\n'
+                    '            return fn(*args, **kwargs)\n    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__\n'
+                    '    return wrapper\n')],
+            rule="wraps"),
+    Mistake(_DECORATORS, "uses the factory itself as the context (no call)",
+            edits=[('        with make_context():\n            return fn(*args, **kwargs)',
+                    '        with make_context:\n            return fn(*args, **kwargs)')],
             rule="inside"),
-    Mistake(_DECORATE, "passes on positional arguments only",
-            edits=[('def wrapper(*args, **kwargs):', 'def wrapper(*args):'),
-                   ('return fn(*args, **kwargs)', 'return fn(*args)')],
+    Mistake(_DECORATORS, "passes on positional arguments only",
+            edits=[('    def wrapper(*args, **kwargs):\n        with make_context():\n            return fn(*args, **kwargs)',
+                    '    def wrapper(*args):\n        with make_context():\n            return fn(*args)')],
             rule="arguments"),
-    Mistake(_DECORATE, "enters and leaves the context before calling fn",
+    Mistake(_DECORATORS, "enters and leaves the context before calling fn",
             edits=[('            return fn(*args, **kwargs)\n',
                     '            pass\n        return fn(*args, **kwargs)\n')],
             rule="inside"),
+    Mistake(_DECORATORS, "decorates a class without PyTorch's warning",
+            edits=[('        warnings.warn("Decorating classes is deprecated and will be disabled in future versions.",\n'
+                    '                      FutureWarning, stacklevel=3)\n', '')],
+            rule="classes"),
+    Mistake(_DECORATORS, "warns for a class with a DeprecationWarning, not PyTorch's FutureWarning",
+            edits=[('FutureWarning, stacklevel=3)', 'DeprecationWarning, stacklevel=3)')],
+            rule="classes"),
 
-    # ------------------------------------------------------------ 07.grad_mode_generator
-    Mistake(_GENERATOR, "a context around the call only, as decorate does",
-            edits=[(_GENERATOR_BODY, '        with make_context():\n            return fn(*args, **kwargs)\n')],
+    # ------------------------------------------------------------ 07.grad_mode_decorators: generators
+    Mistake(_DECORATORS, "a context around the call of a generator function, as for any function",
+            edits=[('    if inspect.isgeneratorfunction(fn):\n        return ag.grad_mode.decorate_generator(make_context, fn)\n', '')],
             rule="steps"),
-    Mistake(_GENERATOR, "one context around the whole generator, with yield from",
+    Mistake(_DECORATORS, "one context around the whole generator, with yield from",
             edits=[(_GENERATOR_BODY, '        with make_context():\n            return (yield from fn(*args, **kwargs))\n')],
             rule="between"),
-    Mistake(_GENERATOR, "one context, made at the first step and entered at every step",
+    Mistake(_DECORATORS, "one context, made at the first step and entered at every step",
             edits=[
                 ('        generator = fn(*args, **kwargs)\n',
                  '        generator = fn(*args, **kwargs)\n        context = make_context()\n'),
@@ -143,23 +160,31 @@ MISTAKES = [
                  'with context:\n                        response = generator.send(request)'),
             ],
             rule="fresh"),
-    Mistake(_GENERATOR, "resumes with next: the values sent in are lost",
+    Mistake(_DECORATORS, "resumes with next: the values sent in are lost",
             edits=[('response = generator.send(request)', 'response = next(generator)')],
             rule="send"),
-    Mistake(_GENERATOR, "returns None instead of the generator's value",
+    Mistake(_DECORATORS, "returns None instead of the generator's value",
             edits=[('return stop.value', 'return')],
-            rule="return"),
-    Mistake(_GENERATOR, "does not pass thrown errors on",
+            rule="returns"),
+    Mistake(_DECORATORS, "does not pass thrown errors on",
             edits=[('                except BaseException as error:\n                    with make_context():\n'
                     '                        response = generator.throw(error)\n', '')],
             rule="throw"),
-    Mistake(_GENERATOR, "throws errors in outside the step's context",
+    Mistake(_DECORATORS, "throws errors in outside the step's context",
             edits=[('                    with make_context():\n                        response = generator.throw(error)\n',
                     '                    response = generator.throw(error)\n')],
             rule="throw"),
-    Mistake(_GENERATOR, "leaves the generator open when the wrapper is closed",
+    Mistake(_DECORATORS, "leaves the generator open when the wrapper is closed",
             edits=[('                    with make_context():\n                        generator.close()\n', '')],
             rule="close"),
+    Mistake(_DECORATORS, "a plain function that returns the stepping generator: not a generator function",
+            edits=[('    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n        generator = fn(*args, **kwargs)\n',
+                    '    def steps(generator):\n'),
+                   ('        except StopIteration as stop:\n            return stop.value\n    return wrapper\n',
+                    '        except StopIteration as stop:\n            return stop.value\n\n'
+                    '    @functools.wraps(fn)\n    def wrapper(*args, **kwargs):\n'
+                    '        return steps(fn(*args, **kwargs))\n    return wrapper\n')],
+            rule="lazy"),
 
     # ------------------------------------------------------------ 07.detach_and_data
     Mistake(_OUT, ".data shares the version counter, like detach()",

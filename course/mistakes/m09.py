@@ -170,8 +170,8 @@ MISTAKES = [
             rule="version"),
     Mistake(_CLEAR, "reads a generator twice (any() first)",
             edits=[
-                ('    are skipped. Returns None."""\n',
-                 '''    are skipped. Returns None."""
+                ('    (any iterable). Returns None."""\n',
+                 '''    (any iterable). Returns None."""
     if not any(p.grad is not None for p in params):
         return
 '''),

@@ -21,8 +21,8 @@
 # ### How an exercise works
 #
 # As before: an answer cell ends with `exercises.plug(...)`, which installs your function; a failing
-# test prints what it expected, what it saw, and the rule broken. `# PyTorch: ...` gives what PyTorch
-# 2.13 prints.
+# test prints what it expected, what it saw, and the rule broken. `# PyTorch: ...` is PyTorch 2.13's
+# output.
 #
 # From their answer cells on, every node uses your exercises 1 to 3 (what it keeps, freeing, handing
 # out). Stuck on one? `exercises.unplug("06.plan_saves")` (or `"06.release_saved"`, `"06.saved_values"`,
@@ -111,22 +111,25 @@ for label, y in [("x * c", x * c), ("x.exp()", x.exp()), ("x ** 3", x ** 3),
 
 
 # %% [markdown]
-# Return what the node must keep, as `(value_name, source)` pairs. The source says where `record`
-# finds the value: an int `i` (input `i`), `RESULT` (the output), `SAVED_PARAM` (a plain value named in
-# `node_cls.saves`, freed with the saved tensors) or `PARAM` (kept for good); the setup cell imports
-# them. One quirk of PyTorch's: a plain value that only the formula of an input needing *no* gradient
-# names is kept all the same, as `PARAM_IF_GIVEN` (`ag.add(c, x, alpha=2.0).grad_fn._saved_alpha` is
-# `2.0`). For `x * c` above the plan is `(("other", 1),)`; for `x ** 3`, `self` from input 0 and
-# `exponent` as a `PARAM`.
+# Return what the node must keep, as a tuple of `(value_name, source)` pairs. A source tells `record`
+# where to find the value and where the node keeps it (the setup cell imports the constants):
+#
+# | source | the value `record` takes | kept in |
+# |---|---|---|
+# | an int `i` | input `i` of the op | `node._saved`, freed by backward |
+# | `RESULT` | the op's output | `node._saved`, freed by backward |
+# | `SAVED_PARAM` | the op's plain argument of that name | `node._saved`, freed by backward |
+# | `PARAM` | the op's plain argument of that name | `node._params`, for good |
+# | `PARAM_IF_GIVEN` | the same, when the op was given it | `node._params`, for good |
 #
 # **Rules**
 # - `pairs`: `plan_saves` returns a tuple of `(value_name, source)` pairs, each name once.
 # - `needed-only`: a node keeps every value that the formulas of its grad-requiring inputs name, and
-#   no tensor that only the other inputs' formulas name.
-# - `sources`: each value comes from its source: an input by its position, the output as `RESULT`, a
-#   name of `node_cls.saves` as `SAVED_PARAM`, any other plain value as `PARAM`.
-# - `if-given`: a plain value that only the formulas of inputs needing no gradient name is kept as
-#   `PARAM_IF_GIVEN`.
+#   no tensor, and no name of `node_cls.saves`, that only the other inputs' formulas name.
+# - `sources`: each value is kept where PyTorch's node keeps it (the demo above): tensors and the
+#   values PyTorch stores as tensors are saved, other plain values are params.
+# - `if-given`: a quirk of PyTorch's: any other plain value that only the formulas of inputs needing
+#   no gradient name is kept, if given (`ag.add(c, x, alpha=2.0).grad_fn._saved_alpha` is `2.0`).
 # - `needed-first`: a plain value that a grad-requiring input's formula names is a `PARAM`, whatever
 #   the other formulas say.
 # - `computes`: backward computes PyTorch's gradients from what the nodes keep.
@@ -266,13 +269,12 @@ reveal(prediction, "RuntimeError" if error else x.grad,
 # | your function | called | returns |
 # |---|---|---|
 # | `release_saved(node)`, the method `node.release_saved()` | by the engine on each node right after running it, unless the pass retains the graph | None |
-# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`) | the formula's arguments, as a list |
+# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`); by `grad_fn._saved_<name>` and `grad_fn.saved_tensors`, for names in `node._saved` or `node._params` (another shows None) | the formula's arguments, as a list |
 #
 # What a node holds, for reference: `node._saved` maps a saved name to a `SavedTensor` (its
 # `unpack(node)` gives the tensor back, checked for in-place writes: exercise 3); `node._params` maps a
-# name to a plain value; `node._freed` is `False` on a new node. The library's `grad_fn._saved_<name>`
-# looks a name up in `node._saved` (the freed error if `node._freed` is true), then in `node._params`,
-# else shows None. What a released node must hold is yours to work out.
+# name to a plain value; `node._freed` is `False` on a new node. What a released node must hold is
+# yours to work out.
 # For the node of `x ** 3`, `saved_values(node, ("self", "exponent"))` is `[x, 3]`, and with the names
 # reversed `[3, x]`; once the node is freed, the first raises and `saved_values(node, ("exponent",))` is
 # still `[3]`.
@@ -383,9 +385,8 @@ expect_engine_runs(release_saved, saved_values, [int(rng.integers(2**32))
 # How much memory does a graph hold, and does freeing give it back? Python's `tracemalloc` counts
 # the bytes allocated now, NumPy's arrays included: `tracemalloc.get_traced_memory()` returns
 # `(current, peak)`, the peak since the last `tracemalloc.reset_peak()`. The experiment builds a chain
-# of 20 steps `y = exp(-y)` on $10^5$ float32 numbers (0.4 MB each). Each `exp` saves its result, one
-# new 0.4 MB array per step (`-y` saves nothing). Then backward, once freeing the graph and once with
-# `retain_graph=True`:
+# of 20 steps `y = exp(-y)` on $10^5$ float32 numbers: each `exp` saves its result, 0.4 MB (`-y`
+# saves nothing). Then backward, once freeing the graph and once with `retain_graph=True`:
 
 # %%
 MB = 1e6
@@ -522,9 +523,6 @@ print(back.grad_fn is y.grad_fn, back.output_nr, back.requires_grad)   # PyTorch
 # | `saved.is_output`, `saved.output_nr` | whether the tensor is an output of `node`, and which one |
 # | `saved.check_version(node)` | raises PyTorch's `RuntimeError` if the tensor was written in place since it was saved (assignment 08 writes it) |
 #
-# `ag.Tensor._make(array, version_counter)` makes a tensor on an array and a version counter (a
-# tensor's is `t._version_counter`).
-#
 # **Rules**
 # - `itself`: a tensor saved without hooks comes back as that very tensor.
 # - `checked`: a tensor saved without hooks and written in place since is refused with PyTorch's
@@ -532,8 +530,8 @@ print(back.grad_fn is y.grad_fn, back.output_nr, back.requires_grad)   # PyTorch
 # - `hooked`: a tensor packed by a hook comes back as what the unpack hook makes of the packed value,
 #   one call each time.
 # - `not-checked`: a tensor packed by a hook is not version-checked.
-# - `hook-type`: an unpack hook that returns anything but a tensor is refused with a `TypeError`
-#   whose message is `UNPACK_HOOK_TYPE` (imported below) filled with `type=type_name(value)`.
+# - `hook-type`: an unpack hook that returns anything but a tensor is refused with PyTorch's
+#   `TypeError` (printed after the answer cell; its message is `UNPACK_HOOK_TYPE`, imported below).
 # - `attached`: a node's own output comes back with the node as its `grad_fn`, in any grad mode.
 # - `output-nr`: an attached output comes back at the output number it was saved at.
 # - `shares`: an attached output is a new tensor on the same data and version counter as the tensor
@@ -702,13 +700,9 @@ def explicit_hessian(func, x):
 
 
 # %% [markdown]
-# Newton-type optimizers and curvature estimates need only $H$ times a vector $v$. Since $H$ is
-# symmetric,
-#
-# $$(Hv)_j = \sum_i v_i \frac{\partial g_i}{\partial x_j} = \frac{\partial}{\partial x_j} \Big(\sum_i g_i v_i\Big),$$
-#
-# so $Hv$ is the gradient of the scalar $g \cdot v$: **one** more backward pass, and no $n \times n$
-# matrix. For $f(x) = \frac12 x^\top A x$ with a symmetric $A$, $H = A$:
+# Newton-type optimizers and curvature estimates need only the product of $H$ with a vector $v$,
+# $(Hv)_i = \sum_j H_{ij} v_j$: for a model of a million parameters, without the $n \times n$ matrix
+# and its $n$ backward passes. For $f(x) = \frac12 x^\top A x$ with a symmetric $A$, $H = A$:
 
 # %%
 A = ag.tensor([[2., 1.], [1., 3.]])
@@ -729,7 +723,8 @@ print("H @ v =", H @ v)     # PyTorch: H @ v = tensor([2., 1.])
 # Write `hvp(func, inputs, v=None, create_graph=False, strict=False)`, installed as
 # `ag.autograd.functional.hvp`: PyTorch's `torch.autograd.functional.hvp` for one input tensor
 # `inputs` (`strict` is in PyTorch's signature; ignore it). It returns the pair `(func(inputs), H v)`,
-# $H$ the Hessian of the scalar `func` at `inputs`, without building $H$. PyTorch's behaviour:
+# $H$ the Hessian of the scalar `func` at `inputs`, in a few backward passes whatever the size of
+# `inputs`. PyTorch's behaviour:
 #
 # ```python
 # hvp(lambda t: (t ** 3).sum(), tensor([1., 2., 3.]), tensor([1., -2., 0.5]))   # (tensor(36.), tensor([  6., -24.,   9.]))
@@ -838,8 +833,8 @@ expect_hvp_against_hessian(hvp, random_hessian_cases([int(rng.integers(2**32))
 # ## 8. Trading compute for memory: checkpointing
 #
 # *Activation checkpointing* (PyTorch's `torch.utils.checkpoint.checkpoint`) holds less than section
-# 3's chain: a piece of the model runs without a graph, only its **inputs** are kept, and when
-# backward reaches the piece it runs it again, recording, and back-propagates through that graph.
+# 3's chain: a checkpointed piece of the model keeps none of its intermediate results, only its
+# **inputs**, and pays with a second run of the piece during backward.
 #
 # It is a **custom `autograd.Function`**, a node you write: `forward(ctx, *inputs)` computes the
 # outputs with recording off and keeps in `ctx` what backward needs (tensors through
@@ -914,26 +909,28 @@ ag.viz.draw_checkpoint(loss, recomputed=watched.recomputed, names={"x": x, "w": 
 # %% [markdown]
 # ### Exercise 5: `checkpoint` (10 points)
 #
-# `checkpoint(function, *args, use_reentrant=True, preserve_rng_state=True)` calls
-# `CheckpointFunction.apply(function, preserve_rng_state, *args)`, which calls
-# `forward(ctx, function, preserve_rng_state, *args)` with recording off, and, when backward reaches
-# the node, `backward(ctx, *grad_outputs)` (one gradient per output) with grad mode **off**. Write
-# both, as `checkpoint_forward` and `checkpoint_backward`; what `ctx` keeps between them is yours to
+# `checkpoint(function, *args, use_reentrant=True, preserve_rng_state=True)` is
+# `CheckpointFunction.apply(function, preserve_rng_state, *args)`: write its `forward(ctx, function,
+# preserve_rng_state, *args)` and `backward(ctx, *grad_outputs)`, as `checkpoint_forward` and
+# `checkpoint_backward`, called as for `Cube` above; what `ctx` keeps between them is yours to
 # choose. Arguments that are not tensors (numbers, None, flags) go to the function unchanged. Since
 # the node keeps nothing but its tensor arguments, an argument written in place before backward makes
 # backward fail (`modified by an inplace operation`), and a second backward raises the freed error, as
 # in PyTorch. With a function that draws random numbers (a dropout mask), PyTorch's
 # `preserve_rng_state=False` may give a mask different from the forward pass's.
 #
-# What exists, for reference (the answer cell imports it; which of it you need is yours to work out):
+# The library's tools, for reference (some imported in the answer cell; which you need is yours to
+# work out):
 #
 # | name | what it is |
 # |---|---|
-# | `get_rng_state()`, `set_rng_state(state)` | read and set the default generator's state |
-# | `fork_rng(enabled)` | a `with` block after which the generator is as it was when the block began; with `enabled=False` it does nothing |
+# | `get_rng_state()`, `set_rng_state(state)`, `ag.manual_seed(n)` | read, set, seed the default generator |
+# | `fork_rng(enabled)` | a `with` block after which the generator is as it was; with `enabled=False` it does nothing |
 # | `detach_variable(args)` | a tuple with each tensor of `args` detached, requiring grad exactly when its original does |
 # | `checkpoint_valid()` | False inside `autograd.grad` or `backward(inputs=...)` |
-# | `ag.autograd.backward(tensors, grad_tensors)` | one backward pass from several outputs |
+# | `ag.autograd.backward(tensors, grad_tensors)`, `ag.autograd.grad(outputs, inputs, grad_outputs)` | backward from several outputs |
+# | `ag.no_grad()`, `ag.enable_grad()`, `ag.is_grad_enabled()` | grad mode |
+# | `ctx.needs_input_grad`, `ctx.mark_non_differentiable(*tensors)` | which tensor arguments need a gradient; outputs with none |
 # | `NOT_VALID_MESSAGE`, `NO_OUTPUT_MESSAGE` | PyTorch's two messages of the rules below |
 #
 # **Rules**
@@ -1103,45 +1100,55 @@ def try_returning(returns):
 
 tries = {"(g, None)": lambda g: (g, None),
          "(g, None, None, None)": lambda g: (g, None, None, None),
+         "(g, None, None, g)": lambda g: (g, None, None, g),
          "(g, 2.5, None)": lambda g: (g, 2.5, None),
          "(g.numpy(), None, None)": lambda g: (g.numpy(), None, None),
-         "[g, None, None]": lambda g: [g, None, None]}
+         "[g, None, None]": lambda g: [g, None, None],
+         "g": lambda g: g,
+         "None": lambda g: None,
+         "(g, 2.5)": lambda g: (g, 2.5),
+         "(g.numpy(), 2.5, None)": lambda g: (g.numpy(), 2.5, None),
+         "(g, g.numpy(), None)": lambda g: (g, g.numpy(), None)}
 for shown, returns in tries.items():
     print(f"{shown:24}", try_returning(returns))
 print(x.grad)
 # PyTorch:
 # (g, None)                RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 2)
 # (g, None, None, None)    None
+# (g, None, None, g)       RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 4)
 # (g, 2.5, None)           RuntimeError: function ScaleBackward returned a gradient different than None at position 2, but the corresponding forward input was not a Variable
 # (g.numpy(), None, None)  RuntimeError: expected Variable or None (got numpy.ndarray)
 # [g, None, None]          RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 1)
+# g                        RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 1)
+# None                     RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 1)
+# (g, 2.5)                 RuntimeError: function ScaleBackward returned an incorrect number of gradients (expected 3, got 2)
+# (g.numpy(), 2.5, None)   RuntimeError: expected Variable or None (got numpy.ndarray)
+# (g, g.numpy(), None)     RuntimeError: function ScaleBackward returned a gradient different than None at position 2, but the corresponding forward input was not a Variable
 # tensor([5., 5., 5.])
 
 # %% [markdown]
-# The node passes on one gradient per *tensor* argument of `forward` (its edges); the number and the
-# function get none, so their gradients must be None. An extra None was fine; a list is not a tuple of
-# gradients. `x.grad` is 5 = 2.5 + 2.5: the refused tries stopped before reaching `x`.
+# The node passes on one gradient per *tensor* argument of `forward` (its edges). `x.grad` is
+# 5 = 2.5 + 2.5: the refused tries stopped before reaching `x`. The last three break two rules each.
 
 # %% [markdown]
 # ### Exercise 6: `function_gradients` (4 points)
 #
 # Write `function_gradients(name, grads, arg_is_tensor)`, the step between a custom Function's
 # `backward` and the engine: `name` is the node's name (`"ScaleBackward"`), `grads` what `backward`
-# returned, `arg_is_tensor` one bool per argument of `forward`. Return what the node passes on, as in
-# the demo. A refusal is PyTorch's `RuntimeError`, from the format strings imported below:
-# `WRONG_COUNT` (`name`, `expected`, `got`: the number of values returned), `NOT_AN_INPUT` (`name`,
-# `position`), `NOT_A_GRADIENT` (`type`: `type_name(value)`).
+# returned, `arg_is_tensor` one bool per argument of `forward`. Return what the node passes on, or
+# raise the `RuntimeError` PyTorch raises in the tries above (its three messages are the format strings
+# imported below, with `type_name(value)` for a type).
 #
 # **Rules**
-# - `tuple`: `backward`'s result is a tuple with one gradient per argument of `forward`; anything
-#   else (one tensor, None, a list) is a single gradient.
-# - `count`: fewer gradients than arguments is an error, and so are more, unless every extra one is
-#   None.
-# - `not-a-tensor`: an argument of `forward` that is not a tensor gets None, and nothing is passed on
-#   for it; any other value there is an error naming its position, counted from 1.
-# - `type`: every other gradient is a tensor (a `Parameter` is one) or None; anything else is refused.
-# - `order`: the count is checked first, then each position from the first; at a position whose
-#   argument is not a tensor only "is it None?" is asked; the first broken rule is the error.
+# - `tuple`: `backward`'s result is read as PyTorch reads it, a tuple or not (the tries `g`, `None`,
+#   `[g, None, None]`).
+# - `count`: a result with too few or too many gradients is refused as in PyTorch; one try above has
+#   more and passes.
+# - `not-a-tensor`: an argument of `forward` that is not a tensor gets None (else PyTorch's error
+#   naming its position), and nothing is passed on for it.
+# - `type`: the gradient of a tensor argument is a tensor (a `Parameter` is one) or None, else
+#   PyTorch's error.
+# - `order`: a result that breaks several rules gets the error PyTorch gives it.
 # - `passed-on`: the node passes on a list of the gradients of the tensor arguments, in order: the
 #   very objects `backward` returned.
 

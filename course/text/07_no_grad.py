@@ -11,9 +11,8 @@
 # | # | exercise | what you write | points |
 # |---|---|---|---|
 # | 1 | `07.grad_mode_context` | the three grad modes as context managers | 10 |
-# | 2 | `07.grad_mode_decorator` | a grad mode as a function decorator | 4 |
-# | 3 | `07.grad_mode_generator` | a grad mode as a generator's decorator | 6 |
-# | 4 | `07.detach_and_data` | `.data` and `detach_()` | 7 |
+# | 2 | `07.grad_mode_decorators` | the grad modes as decorators, of functions and generators | 10 |
+# | 3 | `07.detach_and_data` | `.data` and `detach_()` | 7 |
 # | | | **total** | **27** |
 
 # %% [markdown]
@@ -411,18 +410,14 @@ check.grad_mode_context_in_the_library(grad_mode_enter, grad_mode_exit, set_grad
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.no_grad import (PROGRAMS, REMEMBER, RESTORE_RAISED, check_programs, check_reused,
                                             context_slots, grad_mode_on, random_programs, run_program)
-from autograd_course.notebook import library_version
 
 CONTEXT = context_slots(grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
 programs = random_programs(seed=701, count=40) + random_programs(seed=711, count=40)
-with library_version("07"):
-    expected = [run_program(program) for program in programs]
-with grading.checking(CONTEXT):
-    seen = [run_program(program) for program in programs]
+expected, seen = grading.side_by_side(CONTEXT, None, lambda _: [run_program(program) for program in programs])
 grad_mode_on()
 check_programs(programs, seen, expected, rule=PROGRAMS)
-check_reused(703, 8, grading.checking(CONTEXT), rule=REMEMBER)
-check_reused(713, 8, grading.checking(CONTEXT), rule=RESTORE_RAISED)
+check_reused(703, 8, CONTEXT, rule=REMEMBER)
+check_reused(713, 8, CONTEXT, rule=RESTORE_RAISED)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "07_grad_mode_context_test3", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -438,14 +433,10 @@ check.set_grad_enabled_in_the_library(grad_mode_enter, grad_mode_exit, set_grad_
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.set_grad import REMEMBERS, check_switch_plans, slots_of
 from autograd_course.checks.no_grad import check_programs, grad_mode_on, random_programs, run_program
-from autograd_course.notebook import library_version
 
 CONTEXT = (grad_mode_enter, grad_mode_exit, set_grad_enabled_init)
 programs = random_programs(seed=752, count=40)
-with library_version("07"):
-    expected = [run_program(program) for program in programs]
-with grading.checking(slots_of(CONTEXT)):
-    seen = [run_program(program) for program in programs]
+expected, seen = grading.side_by_side(slots_of(CONTEXT), None, lambda _: [run_program(program) for program in programs])
 grad_mode_on()
 check_programs(programs, seen, expected, rule=REMEMBERS)
 check_switch_plans(CONTEXT, seed=753, count=16)
@@ -481,13 +472,6 @@ print(double.__name__, double.__doc__)      # PyTorch: double Twice t.
 print(ag.is_grad_enabled())                 # PyTorch: True
 
 # %% [markdown]
-# **How it works.** `@ag.no_grad()` above `def predict` means `predict = ag.no_grad()(predict)`:
-# the context object is *called* with the function, and its `__call__` hands it to
-# `decorate(self.clone, fn)` (exercise 2), or to `decorate_generator` (exercise 3) for a generator
-# function. `self.clone` makes a **new** context of the same kind. (Without parentheses, the class's
-# `__new__` sees the function and returns `no_grad()(predict)`, as PyTorch's
-# `_NoParamDecoratorContextManager` does.)
-#
 # **Why a new context for every call?** A context remembers *one* previous mode, and a decorated
 # function may run while another call of it is still running. One `no_grad()` object shared by the
 # calls of a recursive function:
@@ -507,177 +491,6 @@ ag.grad_mode._set_grad_enabled(True)      # repair the damage
 # %% [markdown]
 # The outer call remembered `True`, the inner one overwrote it with `False`, and the outer call
 # "restored" `False`: recording stayed off for the rest of the program.
-
-# %% [markdown]
-# ### Exercise 2: `grad_mode_decorator` (4 points)
-#
-# Write `decorate(make_context, fn)`, installed as `autograd_lib.grad_mode.decorate`: it returns `fn`
-# decorated, for any zero-argument `make_context` that makes a grad-mode context (`no_grad`,
-# `lambda: set_grad_enabled(False)`, or a context class of the tests that records when its objects
-# are made, entered and left). The decorated function must behave as PyTorch's decorated functions
-# in every experiment of this section: the recursive `count_down` decorated with `@no_grad` must
-# leave grad mode on, `@set_grad_enabled(False)` must not switch the program's mode (and remember:
-# *making* a `set_grad_enabled` switches), and to `help()` it is `fn`.
-#
-# **Rules**
-# - `fresh`: no context object is ever used by two calls, and decorating alone makes none, so that
-#   recursion and nesting bring back the right mode.
-# - `inside`: all of `fn`'s body runs in the context's mode, and the caller's mode is back when the
-#   call returns.
-# - `arguments`: positional and keyword arguments reach `fn`.
-# - `returns`: the decorated function returns what `fn` returns.
-# - `propagates`: an exception from `fn` goes on to the caller, with the caller's mode back.
-# - `wraps`: it keeps `fn`'s name and docstring.
-
-# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_decorator_answer", "locked": false, "schema_version": 3, "solution": true}
-import functools
-
-
-def decorate(make_context, fn):
-    """fn decorated so that it runs in the grad mode of make_context()'s contexts, as PyTorch's
-    decorated functions do."""
-    ### BEGIN SOLUTION
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with make_context():
-            return fn(*args, **kwargs)
-    return wrapper
-    ### END SOLUTION
-
-exercises.plug("07.grad_mode_decorator", decorate)
-
-
-# %% [markdown]
-# Decorators now go through your function. The recursive function is decorated this time, so each
-# call gets its own context, and grad mode is back on afterwards:
-
-# %%
-@ag.no_grad
-def count_down(n):
-    """Recurse n times under no_grad."""
-    if n > 0:
-        count_down(n - 1)
-    return ag.is_grad_enabled()
-
-print("inside:", count_down(2), "  after count_down(2):", ag.is_grad_enabled())
-print(count_down.__name__, "-", count_down.__doc__)
-
-x = ag.tensor([1., 2., 3.], requires_grad=True)
-
-@ag.enable_grad()
-def recorded(t):
-    return t * 2
-
-with ag.no_grad():
-    print("enable_grad-decorated call inside no_grad:", recorded(x).requires_grad)
-
-# %% [markdown]
-# **Tests.** `check.grad_mode_decorator` decorates a function with a context that records when it is
-# made, entered and left; the second check uses the library's decorators. Hidden tests: random
-# functions, calls and programs.
-
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorator_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-check.grad_mode_decorator(decorate)
-### BEGIN HIDDEN TESTS
-from autograd_course.checks.no_grad import (ARGUMENTS, EVENTS, INSIDE, MAKES_NONE, PROPAGATES, RETURNS,
-                                            WRAPS, Boom, recorder_class)
-from autograd_course.notebook import library_version, outcome, shown
-
-events = []
-Recorder = recorder_class(events)      # the visible check's context class: records into events
-
-NAMES = ["scale", "predict", "evaluate", "step", "loss_of", "forward", "update", "measure"]
-ERRORS = [ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, Boom]
-
-
-def decorator_plan(rng):
-    """A function with a random name and docstring, a context factory of a random kind (a Recorder
-    subclass of a random name, or a function that makes one), and random calls: positional and
-    keyword arguments, a random result, or a random error raised by the function."""
-    name = f"{NAMES[int(rng.integers(len(NAMES)))]}_{int(rng.integers(100))}"
-    doc = f"Returns {int(rng.integers(100))} things." if rng.integers(4) else None
-    factory = (f"Context{int(rng.integers(100))}", ["class", "function"][int(rng.integers(2))])
-    calls = []
-    for _ in range(int(rng.integers(1, 5))):
-        args = tuple(int(k) for k in rng.integers(-9, 10, size=int(rng.integers(0, 4))))
-        kwargs = {key: int(rng.integers(-9, 10)) for key in ("scale", "shift", "tag") if rng.integers(3) == 0}
-        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(4) == 0 else None
-        calls.append((args, kwargs, error, int(rng.integers(1000))))
-    return name, doc, factory, calls
-
-
-def call_text(name, args, kwargs):
-    return f"{name}({', '.join([str(a) for a in args] + [f'{k}={v}' for k, v in kwargs.items()])})"
-
-
-def decorator_story(fn, plan):
-    """decorate a planned function with fn, then call it as planned. Returns the events made by
-    decorating, (__name__, __doc__), and per call (its outcome, its events)."""
-    name, doc, (context_name, form), calls = plan
-    events.clear()
-    results = iter(calls)
-
-    def planned(*args, **kwargs):
-        events.append(("call", args, kwargs))
-        _, _, error, result = next(results)
-        if error is not None:
-            raise ERRORS[error[0]](error[1])
-        return [result, len(args), sorted(kwargs)]
-
-    planned.__name__ = planned.__qualname__ = name
-    planned.__doc__ = doc
-    context_class = type(context_name, (Recorder,), {})
-
-    def make_context():
-        return context_class()
-
-    if form == "class":
-        make_context = context_class
-    wrapped = outcome(fn, make_context, planned)
-    made = list(events)
-    story = []
-    for args, kwargs, _, _ in calls:
-        events.clear()
-        result = outcome(wrapped, *args, **kwargs) if callable(wrapped) else wrapped
-        story.append((result if isinstance(result, list) else shown(result), list(events)))
-    return made, (getattr(wrapped, "__name__", None), getattr(wrapped, "__doc__", None)), story
-
-
-plans = [decorator_plan(rng) for rng in grading.random_cases(seed=722, count=8)]
-reference = exercises.reference("07.grad_mode_decorator")
-with library_version("07"):
-    expected = [decorator_story(reference, plan) for plan in plans]
-with grading.checking("07.grad_mode_decorator", decorate):
-    seen_all = [decorator_story(decorate, plan) for plan in plans]
-events.clear()
-for n, ((name, doc, (context_name, form), calls), seen, wanted) in enumerate(zip(plans, seen_all, expected)):
-    factory = context_name if form == "class" else f"lambda: {context_name}()"
-    what = f"random case #{n}, wrapped = decorate({factory}, {name})"
-    grading.expect_equal(seen[0], wanted[0], what=f"the contexts made by decorate itself, {what}", rule=MAKES_NONE)
-    for (args, kwargs, error, _), (s, s_events), (e, e_events) in zip(calls, seen[2], wanted[2]):
-        call = f"{what}: the outcome of {call_text('wrapped', args, kwargs)}"
-        grading.expect_equal(s, e, what=call + (f" (the function raises {ERRORS[error[0]].__name__})" if error else ""),
-                             rule=PROPAGATES if error is not None else ARGUMENTS if kwargs else
-                             INSIDE if isinstance(s, str) else RETURNS)
-        grading.expect_equal(s_events, e_events, what=f"{what}: the events of {call_text('wrapped', args, kwargs)}",
-                             rule=EVENTS)
-    grading.expect_equal(seen[1], wanted[1], what=f"(wrapped.__name__, wrapped.__doc__), {what}", rule=WRAPS)
-### END HIDDEN TESTS
-
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorator_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
-check.grad_mode_decorator_in_the_library(decorate)
-### BEGIN HIDDEN TESTS
-from autograd_course.checks.no_grad import DECORATED, check_programs, grad_mode_on, random_programs, run_program
-from autograd_course.notebook import library_version
-
-programs = random_programs(seed=721, count=40)
-with library_version("07"):
-    expected = [run_program(program) for program in programs]
-with grading.checking("07.grad_mode_decorator", decorate):
-    seen = [run_program(program) for program in programs]
-grad_mode_on()
-check_programs(programs, seen, expected, rule=DECORATED)
-### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Generators: a body that runs step by step
@@ -725,9 +538,8 @@ next(gen)
 gen.close()                               # GeneratorExit at the paused yield: the finally block runs
 
 # %% [markdown]
-# **Predict, then run.** Your `decorate` from exercise 2 makes a fresh context around each **call**.
-# Below it wraps a generator of batches with `no_grad` contexts. Does the first batch that comes out
-# require grad? Write `True` or `False`.
+# **Predict, then run.** A generator of batches is *called* inside `no_grad`, and stepped after the
+# block. Does the first batch that comes out require grad? Write `True` or `False`.
 
 # %%
 prediction = ...      # True or False: does the first batch require grad?
@@ -741,52 +553,134 @@ def batches(n):
         yield x * (i + 1)
 
 
-wrapped = ag.grad_mode.decorate(ag.no_grad, batches)    # a no_grad() around each call of batches
-first = next(wrapped(2))
+with ag.no_grad():
+    gen = batches(2)                      # called under no_grad
+first = next(gen)                         # stepped after the block
 reveal(prediction, first.requires_grad,
-       why="wrapped(2) made the generator inside no_grad(), but making it ran none of its body: the "
-           "body ran at next(gen), after the with block had ended, so x * 1 was recorded")
-print("first.grad_fn:", type(first.grad_fn).__name__)
+       why="calling batches(2) ran none of its body: the body ran at next(gen), after the with block had "
+           "ended, so x * 1 was recorded")
 
 # %% [markdown]
-# So a context around the call protects nothing. It must be around each **step**, entered when the
-# step starts and left before the value goes out: between two steps, the caller's code runs in its
-# own mode. PyTorch's decorators do this for generator functions, and `__call__` sends them to
-# `decorate_generator`.
+# So a context around the *call* protects nothing in a generator. PyTorch's decorators put the mode
+# around each **step** instead, and give the caller its own mode back between steps. A decorated
+# generator stepped in every way, then a decorated *class* (PyTorch warns, and still decorates):
+
+# %%
+x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+
+@ag.no_grad()
+def batches(n):
+    """Batches of x, computed without a graph."""
+    try:
+        for i in range(n):
+            sent = yield x * (i + 1), ag.is_grad_enabled()
+            print("  [batches] sent in:", sent)
+        return "all done"
+    except KeyError:
+        yield "caught a KeyError", ag.is_grad_enabled()
+    finally:
+        print("  [batches] finally, mode:", ag.is_grad_enabled())
+
+
+gen = batches(3)                                  # runs nothing yet
+batch, inside = next(gen)
+print(batch.requires_grad, inside, ag.is_grad_enabled(), (x * 2).requires_grad)
+# PyTorch: False False True True
+batch, inside = gen.send("hello")                 # PyTorch:   [batches] sent in: hello
+print(batch.requires_grad, inside, ag.is_grad_enabled())       # PyTorch: False False True
+print(gen.throw(KeyError("stop")), ag.is_grad_enabled())       # PyTorch: ('caught a KeyError', False) True
+gen.close()                                       # PyTorch:   [batches] finally, mode: False
+gen = batches(1)
+next(gen)
+try:
+    next(gen)                                     # PyTorch:   [batches] sent in: None
+except StopIteration as stop:                     #            [batches] finally, mode: False
+    print("returned:", stop.value)                # PyTorch: returned: all done
+print(batches.__name__, "|", batches.__doc__, "|", batches.__wrapped__.__qualname__)
+# PyTorch: batches | Batches of x, computed without a graph. | batches
+
+
+class Probe:
+    """Remembers the grad mode it was made in."""
+
+    def __init__(self):
+        self.mode = ag.is_grad_enabled()
+
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    make_probe = ag.no_grad()(Probe)
+print(caught[0].category.__name__ + ":", str(caught[0].message).split(". ")[0])
+# PyTorch: FutureWarning: Decorating classes is deprecated and will be disabled in future versions
+probe = make_probe()
+print(type(probe).__name__, probe.mode, make_probe.__name__)     # PyTorch: Probe False <lambda>
+
+# %% [markdown]
+# ### Exercise 2: `grad_mode_decorators` (10 points)
 #
-# ### Exercise 3: `grad_mode_generator` (6 points)
-#
-# Write `decorate_generator(make_context, fn)`, installed as
-# `autograd_lib.grad_mode.decorate_generator`, where `fn` is a generator function: it returns a
-# generator function that behaves as `fn` (what it yields, receives, returns and raises), each step
-# of `fn`'s generator running in a fresh context, as PyTorch's decorated generators do. Python
-# refuses to let a `StopIteration` escape from a generator function's body (it becomes
-# `RuntimeError: generator raised StopIteration`): the value it carries is what to return.
+# Every grad-mode decorator (`@no_grad`, `@enable_grad()`, `@set_grad_enabled(mode)`, a
+# `set_grad_enabled` object made earlier, ...) ends in `ag.grad_mode.decorate(make_context, fn)`, where
+# `make_context()` makes a new context of the decorator's kind and mode; what `decorate` returns is
+# what the `@` line binds. Write `decorate`, and `decorate_generator(make_context, fn)`, the decorated
+# form of a generator function `fn` (the tests reach it through `decorate` and call it alone too), so
+# that everything decorated behaves as PyTorch's does in this section's experiments. `make_context`
+# may be any zero-argument callable that makes a context manager: the tests pass one that records when
+# its contexts are made, entered and left. (A `StopIteration` that escapes a generator's body becomes
+# `RuntimeError: generator raised StopIteration`.)
 #
 # **Rules**
-# - `lazy`: decorating, and calling the decorated function, run none of `fn`'s body and make no
-#   context: the result is itself a generator function.
-# - `steps`: each step (the first, every `send`, a `throw`, `close`) runs inside a context of its own.
-# - `fresh`: that context is made by `make_context()` when its step starts.
-# - `between`: between two steps the caller's own mode is back.
-# - `send`: a value sent in reaches the generator, and what it yields comes out.
-# - `throw`: an exception thrown in goes to the generator: if it handles it, what it yields next
-#   comes out; if not, the exception goes on to the caller.
+# - `fresh`: each call of a decorated function, and each step of a decorated generator, runs in a
+#   context made for it when it starts; decorating makes none (`@set_grad_enabled(False)` leaves the
+#   mode as it was), so recursion and nesting see PyTorch's modes.
+# - `inside`: all of a function's body runs in the mode, and the caller's mode is back after the call.
+# - `arguments`: positional and keyword arguments reach `fn`.
+# - `returns`: a decorated function returns what `fn` returns; a decorated generator returns what its
+#   generator returns (`StopIteration.value`), also before any `yield`.
+# - `propagates`: an exception from `fn`, at a call or at a step, goes on to the caller, whose mode is
+#   back.
+# - `wraps`: a decorated function or generator function has `fn`'s `__name__`, `__qualname__`,
+#   `__doc__` and `__module__`, and its `__wrapped__` is `fn`.
+# - `lazy`: a decorated generator function is a generator function: calling it runs none of `fn`'s
+#   body and makes no context.
+# - `steps`: every step of its generator (the first, `next`, `send`, `throw`, `close`) runs in the mode.
+# - `between`: between two steps, the caller's own mode is back.
+# - `send`: a value sent in reaches the generator, and what it yields next comes out.
+# - `throw`: an exception thrown in is raised at the paused `yield`: if the generator handles it, what
+#   it yields next comes out; if not, it goes on to the caller.
 # - `close`: `close()` closes the generator at once, its `finally` blocks running in the mode.
-# - `return`: what the generator returns, the decorated generator returns, also before any `yield`.
-# - `raises`: an exception raised by the generator goes on to the caller.
-# - `args`: positional and keyword arguments reach `fn`.
-# - `wraps`: it keeps `fn`'s name and docstring.
+# - `classes`: decorating a class warns with PyTorch's `FutureWarning` (its first sentence above) and
+#   gives a function whose calls make objects of the class in the mode.
 
-# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_generator_answer", "locked": false, "schema_version": 3, "solution": true}
+# %% nbgrader={"grade": false, "grade_id": "07_grad_mode_decorators_answer", "locked": false, "schema_version": 3, "solution": true}
 import functools
+import inspect
+
+
+def decorate(make_context, fn):
+    """fn decorated as PyTorch's grad-mode decorators decorate it, each call (or step) in a new
+    context make_context()."""
+    ### BEGIN SOLUTION
+    if inspect.isclass(fn):
+        warnings.warn("Decorating classes is deprecated and will be disabled in future versions.",
+                      FutureWarning, stacklevel=3)
+        cls = fn
+
+        def fn(*args, **kwargs):
+            return cls(*args, **kwargs)
+    if inspect.isgeneratorfunction(fn):
+        return ag.grad_mode.decorate_generator(make_context, fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with make_context():
+            return fn(*args, **kwargs)
+    return wrapper
+    ### END SOLUTION
 
 
 def decorate_generator(make_context, fn):
-    """fn (a generator function) wrapped so that every step of its generator (the first one, and
-    each send, throw or close) runs inside a fresh context make_context(). The wrapper is a
-    generator function: it takes any arguments, keeps fn's name and docstring, yields what the
-    generator yields, returns what it returns, and lets its errors through."""
+    """fn, a generator function, decorated as PyTorch's grad-mode decorators decorate it."""
     ### BEGIN SOLUTION
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -812,14 +706,33 @@ def decorate_generator(make_context, fn):
     return wrapper
     ### END SOLUTION
 
+exercises.plug("07.grad_mode_decorator", decorate)
 exercises.plug("07.grad_mode_generator", decorate_generator)
 
+
 # %% [markdown]
-# Decorated generators now go through your function: batches computed under `no_grad`, while the
-# caller's own `x * 2` between the steps is recorded; then a generator closed after one batch:
+# Decorators now go through your functions: the recursive function decorated this time (a context per
+# call), an `enable_grad` function called inside `no_grad`, and the generator of batches again:
 
 # %%
+@ag.no_grad
+def count_down(n):
+    """Recurse n times under no_grad."""
+    if n > 0:
+        count_down(n - 1)
+    return ag.is_grad_enabled()
+
+print("inside:", count_down(2), "  after count_down(2):", ag.is_grad_enabled())
+print(count_down.__name__, "-", count_down.__doc__)
+
 x = ag.tensor([1., 2., 3.], requires_grad=True)
+
+@ag.enable_grad()
+def recorded(t):
+    return t * 2
+
+with ag.no_grad():
+    print("enable_grad-decorated call inside no_grad:", recorded(x).requires_grad)
 
 
 @ag.no_grad()
@@ -838,27 +751,125 @@ for batch, inside in batches(2):
 gen = batches(5)
 next(gen)
 gen.close()
-print(batches.__name__, "-", batches.__doc__)
 
 # %% [markdown]
-# **Tests.** `check.grad_mode_generator` steps a decorated generator with a recording context in every
-# way; the second check uses the library's decorators. Hidden tests: random generators, stepped in
-# random ways.
+# **Tests.** `check.grad_mode_decorator` and `check.grad_mode_generator` decorate functions, a class
+# and generators with a context that records when it is made, entered and left, and step the
+# generators in every way; the `_in_the_library` checks use the library's decorators. Hidden tests:
+# random functions, generators, steps and programs.
 
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_generator_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.grad_mode_generator(decorate_generator)
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorators_test", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.grad_mode_decorator(decorate, decorate_generator)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import (ARGUMENTS, EVENTS, INSIDE, MAKES_NONE, PROPAGATES, RETURNS,
+                                            WRAPS, Boom, decorator_slots, recorder_class, wrapped_names)
+from autograd_course.notebook import outcome, shown
+
+events = []
+Recorder = recorder_class(events)      # the visible check's context class: records into events
+DECORATORS = decorator_slots(decorate, decorate_generator)
+
+NAMES = ["scale", "predict", "evaluate", "step", "loss_of", "forward", "update", "measure"]
+ERRORS = [ValueError, KeyError, RuntimeError, TypeError, ZeroDivisionError, Boom]
+
+
+def decorator_plan(rng):
+    """A function with a random name and docstring, a context factory of a random kind (a Recorder
+    subclass of a random name, or a function that makes one), and random calls: positional and
+    keyword arguments, a random result, or a random error raised by the function."""
+    name = f"{NAMES[int(rng.integers(len(NAMES)))]}_{int(rng.integers(100))}"
+    doc = f"Returns {int(rng.integers(100))} things." if rng.integers(4) else None
+    factory = (f"Context{int(rng.integers(100))}", ["class", "function"][int(rng.integers(2))])
+    calls = []
+    for _ in range(int(rng.integers(1, 5))):
+        args = tuple(int(k) for k in rng.integers(-9, 10, size=int(rng.integers(0, 4))))
+        kwargs = {key: int(rng.integers(-9, 10)) for key in ("scale", "shift", "tag") if rng.integers(3) == 0}
+        error = (int(rng.integers(len(ERRORS))), f"error {int(rng.integers(100))}") if rng.integers(4) == 0 else None
+        calls.append((args, kwargs, error, int(rng.integers(1000))))
+    return name, doc, factory, calls
+
+
+def call_text(name, args, kwargs):
+    return f"{name}({', '.join([str(a) for a in args] + [f'{k}={v}' for k, v in kwargs.items()])})"
+
+
+def decorator_story(plan):
+    """ag.grad_mode.decorate a planned function, then call it as planned. Returns the events made by
+    decorating, its names (wrapped_names), and per call (its outcome, its events)."""
+    name, doc, (context_name, form), calls = plan
+    events.clear()
+    results = iter(calls)
+
+    def planned(*args, **kwargs):
+        events.append(("call", args, kwargs))
+        _, _, error, result = next(results)
+        if error is not None:
+            raise ERRORS[error[0]](error[1])
+        return [result, len(args), sorted(kwargs)]
+
+    planned.__name__ = planned.__qualname__ = name
+    planned.__doc__ = doc
+    context_class = type(context_name, (Recorder,), {})
+
+    def make_context():
+        return context_class()
+
+    if form == "class":
+        make_context = context_class
+    wrapped = outcome(ag.grad_mode.decorate, make_context, planned)
+    made = list(events)
+    story = []
+    for args, kwargs, _, _ in calls:
+        events.clear()
+        result = outcome(wrapped, *args, **kwargs) if callable(wrapped) else wrapped
+        story.append((result if isinstance(result, list) else shown(result), list(events)))
+    return made, wrapped_names(wrapped, planned), story
+
+
+plans = [decorator_plan(rng) for rng in grading.random_cases(seed=722, count=8)]
+expected_all, seen_all = grading.side_by_side(DECORATORS, None, lambda _: [decorator_story(plan) for plan in plans])
+events.clear()
+for n, ((name, doc, (context_name, form), calls), seen, wanted) in enumerate(zip(plans, seen_all, expected_all)):
+    factory = context_name if form == "class" else f"lambda: {context_name}()"
+    what = f"random case #{n}, wrapped = decorate({factory}, {name})"
+    grading.expect_equal(seen[0], wanted[0], what=f"the contexts made by decorate itself, {what}", rule=MAKES_NONE)
+    for (args, kwargs, error, _), (s, s_events), (e, e_events) in zip(calls, seen[2], wanted[2]):
+        call = f"{what}: the outcome of {call_text('wrapped', args, kwargs)}"
+        grading.expect_equal(s, e, what=call + (f" (the function raises {ERRORS[error[0]].__name__})" if error else ""),
+                             rule=PROPAGATES if error is not None else ARGUMENTS if kwargs else
+                             INSIDE if isinstance(s, str) else RETURNS)
+        grading.expect_equal(s_events, e_events, what=f"{what}: the events of {call_text('wrapped', args, kwargs)}",
+                             rule=EVENTS)
+    grading.expect_equal(seen[1], wanted[1], what=f"(__name__, __qualname__, __doc__, __module__, __wrapped__ is "
+                                                  f"the function) of wrapped, {what}", rule=WRAPS)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorators_test2", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+check.grad_mode_decorator_in_the_library(decorate, decorate_generator)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.no_grad import DECORATED, check_programs, decorator_slots, grad_mode_on, random_programs, run_program
+
+programs = random_programs(seed=721, count=40)
+expected, seen = grading.side_by_side(decorator_slots(decorate, decorate_generator), None,
+                                      lambda _: [run_program(program) for program in programs])
+grad_mode_on()
+check_programs(programs, seen, expected, rule=DECORATED)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorators_test3", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_generator(decorate, decorate_generator)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.grad_mode_generators import check_scripts
 
-check_scripts(decorate_generator, seed=761, count=24)
+check_scripts((decorate, decorate_generator), seed=761, count=24)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_generator_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.grad_mode_generator_in_the_library(decorate_generator)
+# %% nbgrader={"grade": true, "grade_id": "07_grad_mode_decorators_test4", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.grad_mode_generator_in_the_library(decorate, decorate_generator)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.grad_mode_generators import check_mode_scripts
 
-check_mode_scripts(decorate_generator, seed=762, count=24)
+check_mode_scripts((decorate, decorate_generator), seed=762, count=24)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1116,7 +1127,7 @@ print("second: grad_fn", type(second.grad_fn).__name__, " output_nr", second.out
 
 
 # %% [markdown]
-# ### Exercise 4: `detach_and_data` (7 points)
+# ### Exercise 3: `detach_and_data` (7 points)
 #
 # Write `data(tensor)`, installed as the getter of the property `Tensor.data` (so `t.data` calls
 # `data(t)`: read neither `tensor.data` nor `tensor.detach()` inside it), and `detach_(self)`,
@@ -1268,7 +1279,7 @@ check.detach_and_data(data, detach_)
 from autograd_course.checks.no_grad import (CUTS, KEEPS, LEAF_OFF, NEW_TENSOR, NO_HISTORY, OUTPUT_NR, OWN_COUNTER,
                                             RETURNS_SELF, SHARES, UNCHANGED, VIEW_UNCHANGED, VIEWS_REFUSE,
                                             expect_fact)
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 OUT = {"07.data": data, "07.detach_": detach_}
 
@@ -1315,11 +1326,7 @@ def data_facts(fn, case):
 
 cases = [data_input(rng, DATA_KINDS[n % len(DATA_KINDS)])
          for n, rng in enumerate(grading.random_cases(seed=732, count=12))]
-reference = exercises.reference("07.data")
-with library_version("07"):
-    expected = [data_facts(reference, case) for case in cases]
-with grading.checking(OUT):
-    seen_all = [data_facts(data, case) for case in cases]
+expected, seen_all = grading.side_by_side(OUT, None, lambda fns: [data_facts(fns["07.data"], case) for case in cases])
 for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
     kind, dtype, shape, _, _, _, writes, form = case
     shape = shape[1:] if "view" in kind else shape
@@ -1375,11 +1382,8 @@ def detach_facts(fn, case):
 
 cases = [detach_input(rng, DETACH_KINDS[n % len(DETACH_KINDS)])
          for n, rng in enumerate(grading.random_cases(seed=742, count=12))]
-reference = exercises.reference("07.detach_")
-with library_version("07"):
-    expected = [detach_facts(reference, case) for case in cases]
-with grading.checking(OUT):
-    seen_all = [detach_facts(detach_, case) for case in cases]
+expected, seen_all = grading.side_by_side(OUT, None,
+                                          lambda fns: [detach_facts(fns["07.detach_"], case) for case in cases])
 for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
     kind, dtype, shape, _, grad, op, start, writes = case
     made = {"sin": "x.sin()", "exp": "x.exp()", "mul": "x * 3"}[op]
@@ -1405,10 +1409,9 @@ for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
 check.detach_and_data_in_use(data, detach_)
 ### BEGIN HIDDEN TESTS
 from autograd_course.checks.no_grad import check_data_facts, check_detach_facts
-from autograd_course.notebook import library_version, outcome
+from autograd_course.notebook import outcome
 
 OUT = {"07.data": data, "07.detach_": detach_}
-reference = exercises.reference("07.data")
 
 
 def random_tensor(rng):
@@ -1444,15 +1447,9 @@ def data_facts(fn, seed):
 
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=731, count=24)]
-with library_version("07"):
-    expected = [data_facts(reference, seed) for seed in seeds]
-with grading.checking(OUT):
-    seen = [data_facts(data, seed) for seed in seeds]
+expected, seen = grading.side_by_side(OUT, None, lambda fns: [data_facts(fns["07.data"], seed) for seed in seeds])
 for (kind, s), (_, e) in zip(seen, expected):
     check_data_facts(s, e, f"data(t) for a random {kind} t")
-
-
-reference = exercises.reference("07.detach_")
 
 
 def detach_facts(fn, seed):
@@ -1479,10 +1476,7 @@ def detach_facts(fn, seed):
 
 
 seeds = [int(rng.integers(2**32)) for rng in grading.random_cases(seed=741, count=32)]
-with library_version("07"):
-    expected = [detach_facts(reference, seed) for seed in seeds]
-with grading.checking(OUT):
-    seen = [detach_facts(detach_, seed) for seed in seeds]
+expected, seen = grading.side_by_side(OUT, None, lambda fns: [detach_facts(fns["07.detach_"], seed) for seed in seeds])
 for (kind, s), (_, e) in zip(seen, expected):
     check_detach_facts(s, e, f"detach_(t) for a random {kind} t")
 ### END HIDDEN TESTS

@@ -213,7 +213,7 @@ class GraphTask:
         that calls its tensor hooks first, and does not run.  ``grads`` None (nothing
         arrived) is a None per output, as for :func:`run_node`."""
         if grads is None:
-            grads = [None] * node.num_outputs
+            grads = [None for _ in range(node.num_outputs)]
         if self._needed is not None and node not in self._needed:
             _capture(self._targets, self.captured, node, call_tensor_hooks(node, grads))
             return False

@@ -271,7 +271,8 @@ def tensor_hooks(store, hooks):
         y.retain_grad()
         nothing = call(fn, y.grad_fn, [None], what="call_tensor_hooks(y.grad_fn, [None])", rule=HOOKS_NOTHING)
     _expect_equal(got, [("first", None), ("second", None)],
-                  "(hook, what it received) when no gradient reached y's node (PyTorch calls them)", HOOKS_NOTHING)
+                  "(hook, what it received) when no gradient reached y's node (PyTorch calls them)",
+                  HOOKS("nothing", "no-gradient"))
     _expect_equal(_flowing(nothing, 1), [None], "call_tensor_hooks(y.grad_fn, [None])", HOOKS_NOTHING)
     _expect_equal(y._grad, None, "y.grad (retained) when no gradient reached it", HOOKS_NOTHING)
 
@@ -340,7 +341,8 @@ def tensor_hooks(store, hooks):
         x.register_hook(lambda g: got.append(("x", g)))
         call(lambda: Drop.apply(y).sum().backward(), what="Drop.apply(y).sum().backward(), y = x.exp(), where "
              "Drop's backward returns None", rule=HOOKS_NOTHING)
-    _expect_equal(got, [("y", None), ("x", None)], "(hook, what it received) in that pass (PyTorch's)", HOOKS_NOTHING)
+    _expect_equal(got, [("y", None), ("x", None)], "(hook, what it received) in that pass (PyTorch's)",
+                  HOOKS("nothing", "no-gradient"))
     _expect_equal((y._grad, x.grad), (None, None), "(y.grad, x.grad) after that pass", HOOKS_NOTHING)
 
 

@@ -19,7 +19,7 @@ from autograd_course.notebook import call, library_version
 
 from .engine_loop import random_graph
 
-__all__ = ["NODE", "TaskStandIn", "recording", "run_node", "random_nodes", "broadcast_hooks", "nothing_arrives",
+__all__ = ["no_gradient_functions", "NODE", "TaskStandIn", "recording", "run_node", "random_nodes", "broadcast_hooks", "nothing_arrives",
            "noting_checks"]
 
 NODE = grading.rules("03.run_node")
@@ -93,7 +93,7 @@ def _value(grad):
     return None if grad is None else grad.tolist()
 
 
-def _functions(events):
+def no_gradient_functions(events):
     """Two custom Functions (06): ``Drop``, whose backward sends nothing back (the nodes below
     it get no gradient at all), and ``Triple``, whose backward notes what it got in ``events``
     and sends back three times it."""
@@ -131,7 +131,7 @@ def _nothing_arrived(run):
     with hooks of every kind: (what each returned, the events, whether each node freed what it
     saved)."""
     events = []
-    _, Triple = _functions(events)
+    _, Triple = no_gradient_functions(events)
     a, b, y = _product()
     _hook_noting(y, events, "y")
     product = call(run, TaskStandIn(), y.grad_fn, None, what="run_node(task, y.grad_fn, None), y = a * b",
@@ -264,7 +264,7 @@ def run_node(fn):
 
     with grading.checking("03.run_node", fn):
         events = []
-        Drop, Triple = _functions(events)
+        Drop, Triple = no_gradient_functions(events)
         x = ag.tensor([1.0, 2.0], requires_grad=True)
         y = x.exp()
         _hook_noting(y, events, "y")
@@ -291,7 +291,7 @@ def nothing_arrives(fn, seed):
 
         def run():
             events = []
-            Drop, Triple = _functions(events)
+            Drop, Triple = no_gradient_functions(events)
             loss, leaves, pool = build()
             total = loss if triple_at < 0 else loss + Triple.apply(pool[-1 - triple_at]).sum()
             nodes = graph_nodes(total)

@@ -15,6 +15,8 @@ from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.notebook import library_version, outcome
 
+from .node_runs import no_gradient_functions
+
 from .aliasing import (overlap_in_the_library, overlap_status, view_grad_fn,  # noqa: F401  (exercises 3, 4)
                        view_grad_fn_in_the_engine)
 from .safe_writes import (backward_error, error_text, iadd, leaf_rule, saved_tensors_checked,  # noqa: F401
@@ -27,7 +29,7 @@ __all__ = [
     "error_text", "versions", "without_hint", "iadd", "backward_error",
     "gradients_of", "copy_slices_case", "copy_slices_rule", "base_gradient", "written_nodes",
     "expect_copy_slices", "expect_copy_slices_seen", "through_views", "WRITES",
-    "SLICES", "UNTOUCHED", "THROUGH", "NONE_GIVEN", "OTHERS", "KEEP_GRAD", "DIFFERENTIABLE", "ENGINE_RULES",
+    "SLICES", "UNTOUCHED", "THROUGH", "NONE_GIVEN", "NOTHING", "OTHERS", "KEEP_GRAD", "DIFFERENTIABLE", "ENGINE_RULES",
 ]
 
 
@@ -37,12 +39,13 @@ SLICES = grading.rules("08.copy_slices_backward")
 UNTOUCHED = SLICES("untouched")
 THROUGH = SLICES("through")
 NONE_GIVEN = SLICES("none")
+NOTHING = SLICES("nothing")
 OTHERS = SLICES("others")
 KEEP_GRAD = SLICES("keep-grad")
 DIFFERENTIABLE = SLICES("differentiable")
 THROUGH_UNTOUCHED = SLICES("through", "untouched")
 NONE_THROUGH_UNTOUCHED = SLICES("none", "through", "untouched")
-ENGINE_RULES = SLICES("through", "untouched", "others", "keep-grad", "differentiable")
+ENGINE_RULES = SLICES("through", "untouched", "others", "keep-grad", "differentiable", "nothing")
 
 
 def gradients_of(grads):
@@ -136,7 +139,8 @@ def copy_slices_backward(fn):
     """Your function called directly on the ``CopySlices`` nodes of five writes through views
     (``mul_`` by a number and by a tensor, ``copy_``, ``add_`` into a column, a write into a
     constant base), each with a gradient of distinct values: the gradients it returns, and
-    the gradient it was given, which must keep its values."""
+    the gradient it was given, which must keep its values; then each node given ``[None]``
+    (no gradient arrived)."""
     reference = exercises.reference("08.copy_slices_backward")
     cases = {}
     with library_version("08"):
@@ -145,6 +149,17 @@ def copy_slices_backward(fn):
             cases[label] = (node, base_gradient(node, seed=n), expected)
     with grading.checking("08.copy_slices_backward", fn):
         expect_copy_slices(fn, cases)
+        expect_nothing_arrived(fn, {label: node for label, (node, _, _) in cases.items()})
+
+
+def expect_nothing_arrived(fn, nodes):
+    """fn on each node {label: node} given ``[None]``: one None per entry of next_functions."""
+    for label, node in nodes.items():
+        seen = outcome(fn, node, [None])
+        seen = list(seen) if isinstance(seen, (list, tuple)) else seen
+        grading.expect_equal(seen, [None] * len(node.next_functions),
+                             what=f"what your function returns for the base of {label}, given [None] "
+                                  "(no gradient arrived)", rule=NOTHING)
 
 
 def through_views(seed=None):
@@ -152,7 +167,7 @@ def through_views(seed=None):
     retained one).  Without a seed, the five fixed stories of the visible check; with one,
     a random story of one to three writes, second derivatives included."""
     stories = [lambda x, w: _story_section8(x, w), _story_weights, _story_shared, _story_twice,
-               _story_second] if seed is None else [lambda x, w: _random_story(x, w, seed)]
+               _story_second, _story_nothing] if seed is None else [lambda x, w: _random_story(x, w, seed)]
     results = []
     for story in stories:
         x = ag.tensor([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], dtype=ag.float64, requires_grad=True)
@@ -201,6 +216,14 @@ def _story_second(x, w):
     return [gx, gw] + list(ag.autograd.grad((gx * gx).sum() + gw.sum(), [x, w]))
 
 
+def _story_nothing(x, w):
+    drop, _ = no_gradient_functions([])
+    b = x * x
+    b[1:4].mul_(w)
+    (drop.apply(b).sum() + (x * w.sum()).sum()).backward()       # no gradient reaches b's node
+    return [x.grad, w.grad]
+
+
 WRITES = [("mul_(w)", lambda v, w: v.mul_(w)), ("add_(w)", lambda v, w: v.add_(w)),
           ("sub_(w, alpha=2)", lambda v, w: v.sub_(w, alpha=2)), ("div_(w)", lambda v, w: v.div_(w)),
           ("copy_(w)", lambda v, w: v.copy_(w)), ("mul_(3)", lambda v, w: v.mul_(3)),
@@ -219,6 +242,10 @@ def _random_story(x, w, seed):
         _, write = WRITES[int(rng.integers(len(WRITES)))]
         write(v, w[:v.shape[0]] if v.shape[0] <= 3 else w[:1])
     r = ag.tensor(rng.integers(-3, 4, size=6).astype(np.float64))
+    if rng.integers(4) == 0:                # a Function that sends nothing back: b's node gets None
+        drop, _ = no_gradient_functions([])
+        (drop.apply(b).sum() + (x * w.sum() * r).sum()).backward()
+        return [x.grad, w.grad]
     if rng.integers(2):
         gx, gw = ag.autograd.grad(((b + d) * b * r).sum(), [x, w], create_graph=True, allow_unused=True)
         return [gx, gw] + list(ag.autograd.grad((gx * gx).sum(), [x, w], allow_unused=True))
@@ -239,8 +266,10 @@ def copy_slices_in_the_engine(fn):
               ".backward()",
               "(x.grad, w.grad) after three writes into b = x.view(2, 3): b[0].copy_(w); b[:, 2].mul_(w[1:]); "
               "b[1, 0] = w[0] * 5; then (b * b).sum().backward()",
-              "(gx, gw, and their second derivatives) through b = x * x; b[2:5].mul_(w), create_graph=True"]
+              "(gx, gw, and their second derivatives) through b = x * x; b[2:5].mul_(w), create_graph=True",
+              "(x.grad, w.grad) after b = x * x; b[1:4].mul_(w); (Drop.apply(b).sum() + (x * w.sum()).sum())"
+              ".backward(), where Drop's backward sends nothing back"]
     rules = [THROUGH_UNTOUCHED, SLICES("keep-grad", "through"), KEEP_GRAD, SLICES("untouched", "others"),
-             DIFFERENTIABLE]
+             DIFFERENTIABLE, NOTHING]
     for label, rule, s, e in zip(labels, rules, seen, expected):
         _expect_gradients(s, e, label + " (shape, dtype, values)", rule)

@@ -79,6 +79,11 @@ MISTAKES = [
     Mistake(_SLICES, "writes None into the written cells when the op's node gives no gradient there",
             edits=[("0. if written[0] is None else written[0]", "written[0]")],
             rule="none"),
+    Mistake(_SLICES, "indexes the gradient without asking whether one arrived",
+            edits=[("""    if grad is None:
+        return [None] * len(self.next_functions)
+""", "")],
+            rule="nothing"),
     Mistake(_SLICES, "computes the base's gradient in NumPy: second derivatives lose their history",
             edits=[("    base_grad = grad.clone()\n", "    base_grad = ag.tensor(grad.numpy().copy())\n")],
             rule="differentiable"),

@@ -522,6 +522,8 @@ print([None if f is None else f.name() for f, _ in node.next_functions])
 # - `none`: where `self.fn` gives `None` for the view's old values, the written cells get zero.
 # - `others`: after the base's gradient come the op's gradients for its other inputs, in order: one
 #   gradient per entry of `self.next_functions`.
+# - `nothing`: when no gradient reaches the node (`grad_outputs` is `[None]`: a custom Function above
+#   the base sent none back), every entry gets `None`, as in PyTorch.
 # - `keep-grad`: the gradient you receive is not yours to change: the engine may hand the same tensor to
 #   another node (in `b + d` both inputs get it), and a hook on `b` may have kept it.
 # - `differentiable`: with `create_graph=True` your computation is itself differentiated, so second
@@ -537,10 +539,13 @@ def copy_slices_backward(self, grad_outputs):
         grad_outputs: [the gradient of the base's new values], a tensor of the base's shape.
     Returns:
         A list with one gradient per entry of self.next_functions: the base's old values first,
-        then the op's other inputs (None where the op's node gives None).
+        then the op's other inputs (None where the op's node gives None, or where no gradient
+        arrived).
     """
     ### BEGIN SOLUTION
     grad = grad_outputs[0]
+    if grad is None:
+        return [None] * len(self.next_functions)
     base_grad = grad.clone()
     written = self.fn(grad[self.key])
     base_grad[self.key] = 0. if written[0] is None else written[0]

@@ -18,6 +18,7 @@ methods and the public names), in the order they build on each other:
 ``losses.py``             ``softmax``, ``log_softmax``, ``nll_loss``, ``mse_loss``
 ``backward_helpers.py``   the longer helpers of gradient formulas (PyTorch's FunctionsManual)
 ``inplace.py``            ``add_``, ``copy_``, ``+=``, ``t[key] = v``: writes, views, CopySlices
+``aliased_writes.py``     a write whose operand reads the memory written, element by element
 ``inplace_unary.py``      ``exp_``, ``relu_``, ``pow_``, ...; ``uniform_``, ``normal_``; ``view_as``
 ``norms.py``              ``norm``, ``vector_norm``, ``renorm``, ``var``, ``std``
 ``rounding.py``           ``round``, ``floor``, ``ceil``, ``trunc`` (zero gradient)

@@ -32,6 +32,7 @@ from ..graph import Node, SavedTensor
 from ..recording import record
 from ..tensor import Tensor
 from ..views import check_view_write, positions_in_base
+from .aliased_writes import reads_its_target, write_in_order
 from .arithmetic import add, div, mul, sub
 from .backward_helpers import index_fill_zero
 from .indexing import embed_in_zeros, getitem, key_value
@@ -162,7 +163,7 @@ def _inplace(self, out_of_place, *args):
     if not recording:
         with no_grad():
             result = out_of_place(self, *args)
-        _write(self, result)
+        _write(self, _in_write_order(self, out_of_place, args, result))
         return self
     if self._base is not None:
         return _inplace_on_view(self, out_of_place, *args)
@@ -170,7 +171,7 @@ def _inplace(self, out_of_place, *args):
     before.grad_fn, before._output_nr = self.grad_fn, self._output_nr
     before._requires_grad, before._accumulator = self._requires_grad, self._accumulator
     result = out_of_place(before, *args)
-    _write(self, result)
+    _write(self, _in_write_order(self, out_of_place, args, result))
     node = result.grad_fn
     if node is not None:
         if "result" in node._saved:                 # the saved output is now self
@@ -178,6 +179,25 @@ def _inplace(self, out_of_place, *args):
         move_retain_grad(self, node)
         self.grad_fn, self._output_nr = node, result._output_nr
     return self
+
+
+def _in_write_order(self, out_of_place, args, result):
+    """``result``, unless an operand reads memory that ``self`` writes in a layout PyTorch does
+    not check (``x[::2].copy_(x[:3])``): then PyTorch's values, written element by element
+    (aliased_writes), into ``self`` and into ``result``, whose node stays as recorded."""
+    operands = [a._data if isinstance(a, Tensor) else a for a in args]
+    if (result.shape != self.shape or _dt._category(result.dtype) > _dt._category(self.dtype)
+            or not self._data.flags.writeable
+            or not reads_its_target(self._data, [o for o in operands if isinstance(o, np.ndarray)])):
+        return result                   # nothing aliased, or _write refuses it
+
+    def element(value, *others):
+        tensors = [Tensor._make(o) if isinstance(o, np.ndarray) else o for o in others]
+        return out_of_place(Tensor._make(value), *tensors)._data
+    with no_grad():
+        write_in_order(self._data, element, operands)
+    np.copyto(result._data, self._data, casting="unsafe")
+    return result
 
 
 def _write(self, result):
@@ -218,7 +238,7 @@ def _inplace_on_view(view, out_of_place, *args):
     before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
     before.grad_fn, before._output_nr = view.grad_fn, view._output_nr
     result = out_of_place(before, *args)
-    _write(view, result)
+    _write(view, _in_write_order(view, out_of_place, args, result))
     fn = result.grad_fn
     if fn is None:
         return view
@@ -296,7 +316,10 @@ def _arithmetic_(self, other, ufunc, out_of_place, alpha=1):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    quietly(ufunc, self._data, value, out=self._data, casting="unsafe")
+    if isinstance(other, Tensor) and reads_its_target(self._data, [other._data]):     # x[::2] += x[:3]
+        write_in_order(self._data, lambda s, o: quietly(ufunc, s, o * alpha if alpha != 1 else o), [other._data])
+    else:
+        quietly(ufunc, self._data, value, out=self._data, casting="unsafe")
     count_write(self)
     return self
 

@@ -49,6 +49,48 @@ def function_apply_tensor_by_keyword(lib):
     return results
 
 
+def _errors(lib, attempts):
+    """What each of ``attempts`` (functions of no argument) gives: a result, or the
+    error's class and message (compared exactly: these are PyTorch's own words)."""
+    seen = []
+    for fn in attempts:
+        try:
+            seen.append(repr(fn()))
+        except Exception as error:      # noqa: BLE001 - what is raised is what is compared
+            seen.append(f"{type(error).__name__}: {error}")
+    return seen
+
+
+@scenario
+def copy_shape_errors(lib):
+    """``copy_`` from a source that does not broadcast to the destination raised NumPy's
+    ValueError; torch raises RuntimeError: its broadcast message, or 'output with shape'."""
+    shapes = [((3,), (2,)), ((3,), (2, 3)), ((2, 3), (3, 2)), ((1,), (3,)), ((3,), (1, 3)), ((2, 3), (3,))]
+    return _errors(lib, [lambda a=a, b=b: lib.zeros(*a).copy_(lib.ones(*b)).shape for a, b in shapes])
+
+
+@scenario
+def setitem_advanced_value_shape_errors(lib):
+    """``t[index_list] = v`` and ``t[mask] = v`` with a ``v`` that does not broadcast to the
+    indexed shape raised NumPy's ValueError; torch raises RuntimeError 'shape mismatch'."""
+    def put(key, value):
+        target = lib.zeros(2, 3)
+        target[key] = value
+        return target.sum().item()
+    return _errors(lib, [lambda: put([0, 1], lib.ones(4)), lambda: put([0, 1], lib.ones(1, 1, 4)),
+                         lambda: put(lib.zeros(2, 3) > 0, lib.ones(4)),
+                         lambda: put(lib.zeros(2, 3) >= 0, lib.ones(5)),
+                         lambda: put((slice(None), [0, 2]), lib.ones(3)),
+                         lambda: put(lib.tensor([True, False]), lib.ones(2, 3))])
+
+
+@scenario
+def expand_too_few_sizes_message(lib):
+    """expand's refusal of fewer sizes than dims names both counts, as torch's does."""
+    return _errors(lib, [lambda: lib.ones(2, 3).expand(3), lambda: lib.zeros(2, 3).__setitem__(0, lib.ones(2, 3)),
+                         lambda: lib.addmm(lib.ones(2, 3, 4), lib.ones(2, 2), lib.ones(2, 2))])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -91,6 +91,31 @@ def expand_too_few_sizes_message(lib):
                          lambda: lib.addmm(lib.ones(2, 3, 4), lib.ones(2, 2), lib.ones(2, 2))])
 
 
+@scenario
+def nll_loss_bad_input_errors(lib):
+    """nll_loss and cross_entropy refuse what torch refuses, with its words: a weight of
+    the wrong size was read past its end or silently used (a wrong loss), an integer input
+    gave a loss, a 2-D target for a 2-D input a batch-size error, and the spatial form's
+    errors were worded differently."""
+    F, L = lib.nn.functional, lib.long
+    z = lib.zeros
+    return _errors(lib, [
+        lambda: F.nll_loss(z(2, 3), z(3, 2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3), z(2, 2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3), z(2, dtype=L), weight=lib.ones(2)),
+        lambda: F.nll_loss(z(2, 3, dtype=L), z(2, dtype=L), weight=lib.ones(3)),
+        lambda: F.nll_loss(z(2, 3), z(2, dtype=L), weight=lib.ones(3, dtype=lib.float64)),
+        lambda: F.nll_loss(z(3), z(2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2, 2), z(2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2, 2), z(2, 2, 3, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2), z(2, 2, dtype=L), weight=lib.ones(2)),
+        lambda: F.nll_loss(z(2, 3, 2, dtype=L), z(2, 2, dtype=L)),
+        lambda: F.cross_entropy(z(2, 3), z(2, 3), weight=lib.ones(2)),
+        lambda: F.cross_entropy(z(2, 3), z(2, dtype=L), weight=lib.ones(2), label_smoothing=0.1),
+        lambda: F.nll_loss(z(3), z((), dtype=L)),
+    ])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -116,6 +116,23 @@ def nll_loss_bad_input_errors(lib):
     ])
 
 
+@scenario
+def clamp_number_bounds_promote(lib):
+    """A number bound takes part in type promotion: an int tensor clamped to 3.5 becomes
+    float32 (it stayed int64 and the bound was truncated to 3), a bool one clamped to 0
+    becomes int64; float tensors keep their dtype and ClampBackward1."""
+    i, x = lib.tensor([3, 4]), lib.tensor([0.5, 2.0], requires_grad=True)
+    return [i.clamp(min=3.5), i.clamp(3, 3.5), lib.clip(i, max=3.2), i.clamp(min=True),
+            lib.tensor([True, False]).clamp(min=0), x.clamp(1, 1.5)]
+
+
+@scenario
+def can_cast_table(lib):
+    """``torch.can_cast`` (it was missing): a cast may keep or raise the category."""
+    kinds = [lib.bool, lib.int32, lib.int64, lib.float16, lib.float32, lib.float64]
+    return [[lib.can_cast(a, b) for b in kinds] for a in kinds]
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -133,6 +133,12 @@ def can_cast_table(lib):
     return [[lib.can_cast(a, b) for b in kinds] for a in kinds]
 
 
+@scenario
+def group_norm_groups_message(lib):
+    """GroupNorm's refusal of channels that do not split into the groups names both numbers."""
+    return _errors(lib, [lambda: lib.nn.GroupNorm(3, 2), lambda: lib.nn.GroupNorm(4, 6)])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -12,6 +12,7 @@ import warnings
 from ..dtypes import C_TYPE_NAMES, LEGACY_NAMES
 from ..ops import addmm, relu_, sigmoid, tanh
 from ..ops import nll_loss as _nll_loss
+from ..ops.losses import check_nll_target, check_nll_weight
 from ..ops import relu as _relu
 from ..creation import rand_like as _rand_like
 from ..ops import activations as _activations
@@ -173,9 +174,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if input.ndim <= 2:
         return _nll_loss(input, target, weight=weight, ignore_index=ignore_index,
                          reduction=reduction)
+    check_nll_target(input, target)
     expected = [input.shape[0], *input.shape[2:]]
+    if input.ndim == 4 and target.ndim != 3:        # PyTorch's nll_loss2d words these two
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                           f"dimension: {target.ndim}")
+    if input.ndim == 4 and list(target.shape) != expected:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     if list(target.shape) != expected:
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    check_nll_weight(input, weight, spatial=True)
     rows = input.permute(0, *range(2, input.ndim), 1).reshape(-1, input.shape[1])
     loss = _nll_loss(rows, target.reshape(-1), weight=weight, ignore_index=ignore_index,
                      reduction=reduction)
@@ -237,6 +245,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                            f"got {LEGACY_NAMES[target.dtype.name][:-len('Tensor')]}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     terms = log_probs * target

@@ -172,15 +172,18 @@ def compare_collect(collect, record, case):
 
 
 def random_built_graph(seed):
-    """A random graph of ``mul``, ``2 * h + c``, ``where``, ``addmm``, ``clamp``, ``sin`` and
-    ``h * h`` over leaves ``a``, ``b`` and a constant: its nodes' names and next_functions, then the
-    gradients of ``a`` and ``b``."""
+    """A random graph of ``mul``, ``2 * h + c``, ``where``, ``addmm``, ``clamp``, ``sin``,
+    ``h * h`` and a part under ``no_grad`` over leaves ``a``, ``b`` and a constant: what the
+    ``no_grad`` parts require, its nodes' names and next_functions, then the gradients of ``a``
+    and ``b``."""
     rng = np.random.default_rng(seed)
     a = ag.tensor(rng.standard_normal((2, 2)), requires_grad=True)
     b = ag.tensor(rng.standard_normal((2, 2)), requires_grad=True)
     c = ag.tensor(rng.standard_normal((2, 2)))
-    h = a
-    for op in rng.integers(0, 8, size=5):
+    h, flags = a, []
+    ops = [int(op) for op in rng.integers(0, 8, size=5)]
+    ops.insert(int(rng.integers(0, 6)), 8)                # always a part under no_grad
+    for op in ops:
         if op == 0:
             h = h * b
         elif op == 1:
@@ -195,22 +198,29 @@ def random_built_graph(seed):
             h = h.sin() * h
         elif op == 6:
             h = (h * h).tanh()                # the same tensor twice
-        else:
+        elif op == 7:
             h = c @ h
+        else:
+            with ag.no_grad():
+                k = h * 3
+            flags.append((k.requires_grad, k.grad_fn is None))
+            h = h + k
     loss = (h * b).sum()
     structure = [(ag.viz.node_name(n), type(n.next_functions).__name__, edge_names(n.next_functions))
                  for n in ag.viz.graph_nodes(loss)]
     loss.backward()
-    return structure, a.grad, b.grad
+    return flags, structure, a.grad, b.grad
 
 
 def compare_built_graph(collect, record, seed):
     """``random_built_graph(seed)`` built with your functions against the library's (returns nothing)."""
     with library_version("02"):
-        expected_structure, expected_a, expected_b = random_built_graph(seed)
+        expected_flags, expected_structure, expected_a, expected_b = random_built_graph(seed)
     with grading.checking(_plugs(collect, record)):
-        structure, grad_a, grad_b = call(random_built_graph, seed, what=f"a random graph (seed {seed})",
-                                         rule=NODE("one-node"))
+        flags, structure, grad_a, grad_b = call(random_built_graph, seed, what=f"a random graph (seed {seed})",
+                                                rule=NODE("one-node"))
+    grading.expect_equal(flags, expected_flags, what=f"(k.requires_grad, k.grad_fn is None) for k = h * 3 under "
+                                                     f"no_grad in a random graph (seed {seed})", rule=NODE("when"))
     grading.expect_equal(structure, expected_structure,
                          what=f"the nodes of a random graph (seed {seed}) and their next_functions",
                          rule=NODE("edges", "no-edge"))

@@ -643,7 +643,7 @@ for case in grading.random_cases(seed=203, count=6):
 # %% nbgrader={"grade": true, "grade_id": "02_record_node_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 check.next_functions_in_the_engine(collect_next_functions, record_node)
 ### BEGIN HIDDEN TESTS
-# Random graphs built by your functions, against the same graphs built by the library's own code.
+# Random graphs (a part under no_grad) built by your functions, against the same graphs built by the library's own code.
 from autograd_course.checks.graph import compare_built_graph
 for case in grading.random_cases(seed=204, count=5):
     compare_built_graph(collect_next_functions, record_node, int(case.integers(2 ** 31)))

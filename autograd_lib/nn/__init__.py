@@ -8,7 +8,8 @@
 ``activation.py``   ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``
 ``flatten.py``      ``Flatten``
 ``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``,
-                    ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``
+                    ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``,
+                    the margin losses (``MultiMarginLoss``, ``TripletMarginLoss``, ...)
 ``container.py``    ``Sequential``, ``ModuleList``, ``ModuleDict``
 ``parameter_containers.py``  ``ParameterList``, ``ParameterDict``
 ``sparse.py``       ``Embedding``
@@ -51,6 +52,8 @@ from .fold import Fold, Unfold
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import GaussianNLLLoss, KLDivLoss, MarginRankingLoss, PoissonNLLLoss, SoftMarginLoss
+from .loss import (CosineEmbeddingLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module
 from .parameter import Parameter
 
@@ -66,4 +69,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BatchNorm1d",
            "GroupNorm", "BatchNorm2d", "BatchNorm3d", "Bilinear", "RNNBase", "RNN", "LSTM", "GRU",
            "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Unfold", "Fold", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
-           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]

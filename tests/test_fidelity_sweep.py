@@ -139,6 +139,28 @@ def group_norm_groups_message(lib):
     return _errors(lib, [lambda: lib.nn.GroupNorm(3, 2), lambda: lib.nn.GroupNorm(4, 6)])
 
 
+@scenario
+def global_module_hooks_run_first(lib):
+    """``nn.modules.module.register_module_*`` hooks (missing: an AttributeError) run on every
+    module, before each module's own hooks of the same kind, forward and backward."""
+    log, hooks = [], lib.nn.modules.module
+    lin = lib.nn.Linear(2, 2)
+    model = lib.nn.Sequential(lin, lib.nn.Tanh())
+    handles = [hooks.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+               hooks.register_module_forward_hook(lambda m, a, o: log.append(("post", type(m).__name__))),
+               hooks.register_module_full_backward_pre_hook(lambda m, g: log.append(("bpre", type(m).__name__))),
+               hooks.register_module_full_backward_hook(lambda m, gi, go: log.append(("back", type(m).__name__)))]
+    lin.register_forward_pre_hook(lambda m, a: log.append(("own pre", "Linear")), prepend=True)
+    lin.register_full_backward_hook(lambda m, gi, go: log.append(("own back", "Linear")))
+    try:
+        model(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    model(lib.ones(1, 2))
+    return log
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -26,10 +26,11 @@
                     ``AdaptiveAvgPool2d``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
+``modules/``        PyTorch's path ``nn.modules.module`` (``Module``, the global module hooks)
 ==================  ====================================================
 """
 
-from . import functional, init, utils
+from . import functional, init, modules, utils
 from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid,
@@ -61,7 +62,7 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout", "Flatten",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "functional", "init", "utils",
+           "functional", "init", "modules", "utils",
            "ReLU6", "Hardtanh", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
            "LogSigmoid", "Softmin", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU",
            "Unflatten", "CosineSimilarity", "PairwiseDistance", "LayerNorm", "ParameterList",

@@ -161,6 +161,22 @@ def global_module_hooks_run_first(lib):
     return log
 
 
+@scenario
+def batchnorm_counter_absent_from_plain_dict(lib):
+    """A state_dict without ``_metadata`` (a dict built by hand) is read as the oldest layout:
+    BatchNorm's num_batches_tracked, added in version 2, is not reported missing (it was), and
+    the module keeps its count; the module's own state_dict carries its version and reports
+    it.  kaiming's mode refusal lists the modes as torch prints a list."""
+    norm = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+    norm[1].num_batches_tracked.fill_(3)
+    own = norm.state_dict()
+    plain = {k: v for k, v in own.items() if k != "1.num_batches_tracked"}
+    del own["1.num_batches_tracked"]
+    return [dict(own._metadata), str(norm.load_state_dict(plain)), norm[1].num_batches_tracked,
+            *_errors(lib, [lambda: norm.load_state_dict(own),
+                           lambda: lib.nn.init.kaiming_normal_(lib.zeros(2, 2), mode="fan_avg")])]
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -139,6 +139,44 @@ def group_norm_groups_message(lib):
     return _errors(lib, [lambda: lib.nn.GroupNorm(3, 2), lambda: lib.nn.GroupNorm(4, 6)])
 
 
+@scenario
+def global_module_hooks_run_first(lib):
+    """``nn.modules.module.register_module_*`` hooks (missing: an AttributeError) run on every
+    module, before each module's own hooks of the same kind, forward and backward."""
+    log, hooks = [], lib.nn.modules.module
+    lin = lib.nn.Linear(2, 2)
+    model = lib.nn.Sequential(lin, lib.nn.Tanh())
+    handles = [hooks.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+               hooks.register_module_forward_hook(lambda m, a, o: log.append(("post", type(m).__name__))),
+               hooks.register_module_full_backward_pre_hook(lambda m, g: log.append(("bpre", type(m).__name__))),
+               hooks.register_module_full_backward_hook(lambda m, gi, go: log.append(("back", type(m).__name__)))]
+    lin.register_forward_pre_hook(lambda m, a: log.append(("own pre", "Linear")), prepend=True)
+    lin.register_full_backward_hook(lambda m, gi, go: log.append(("own back", "Linear")))
+    try:
+        model(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    model(lib.ones(1, 2))
+    return log
+
+
+@scenario
+def batchnorm_counter_absent_from_plain_dict(lib):
+    """A state_dict without ``_metadata`` (a dict built by hand) is read as the oldest layout:
+    BatchNorm's num_batches_tracked, added in version 2, is not reported missing (it was), and
+    the module keeps its count; the module's own state_dict carries its version and reports
+    it.  kaiming's mode refusal lists the modes as torch prints a list."""
+    norm = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+    norm[1].num_batches_tracked.fill_(3)
+    own = norm.state_dict()
+    plain = {k: v for k, v in own.items() if k != "1.num_batches_tracked"}
+    del own["1.num_batches_tracked"]
+    return [dict(own._metadata), str(norm.load_state_dict(plain)), norm[1].num_batches_tracked,
+            *_errors(lib, [lambda: norm.load_state_dict(own),
+                           lambda: lib.nn.init.kaiming_normal_(lib.zeros(2, 2), mode="fan_avg")])]
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -31,6 +31,8 @@ from . import functional_layers as _layers
 from .functional_layers import *        # noqa: F401,F403  (one_hot, embedding, normalize, ..., pad)
 from . import functional_losses as _losses_more
 from .functional_losses import *  # noqa: F401,F403  (rms_norm, margin_ranking_loss, ...)
+from . import functional_margin_losses as _margin_losses
+from .functional_margin_losses import *  # noqa: F401,F403  (multi_margin_loss, triplet_margin_loss, ...)
 from . import functional_conv as _conv
 from .functional_conv import *    # noqa: F401,F403  (conv2d, max_pool2d, avg_pool2d, ...)
 from ..op_table import op
@@ -38,7 +40,8 @@ from ..op_table import op
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "smooth_l1_loss", "huber_loss", "l1_loss", "leaky_relu", "elu", "gelu", "silu", "softplus",
-           "dropout", "bilinear", "unfold", "fold", *_more_activations.__all__, *_layers.__all__, *_losses_more.__all__, *_conv.__all__]
+           "dropout", "bilinear", "unfold", "fold", *_more_activations.__all__, *_layers.__all__, *_losses_more.__all__, *_conv.__all__,
+           *_margin_losses.__all__]
 
 _REDUCTIONS = ("none", "mean", "sum")
 

@@ -90,6 +90,8 @@ class _BatchNorm(Module):
     The subclasses differ only in the input dims they accept."""
 
     _input_dims = ()              # the accepted numbers of dims
+    _version = 2                  # version 2 added num_batches_tracked (older state_dicts lack it)
+    _absent_from_old_versions = ("num_batches_tracked",)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):

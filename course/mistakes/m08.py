@@ -81,7 +81,7 @@ MISTAKES = [
             rule="chain"),
     Mistake(_SLICES, "indexes the gradient without asking whether one arrived",
             edits=[("""    if grad is None:
-        return [None] * len(self.next_functions)
+        return [None for _ in self.next_functions]
 """, "")],
             rule="nothing"),
     Mistake(_SLICES, "returns None for the base's old values when the base itself needs no gradient",

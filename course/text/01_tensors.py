@@ -511,7 +511,6 @@ print(y)                                        # PyTorch: tensor([4., 6., 8.], 
 # So when you want a tensor's values without its history, use `detach()`. A detached tensor flagged
 # with `requires_grad_()` is a new leaf that requires grad: it starts a graph of its own, and a
 # gradient that reaches it never flows on to the original.
-#
 
 # %% [markdown]
 # ### Exercise 3: `detach` (7 points)

@@ -474,7 +474,6 @@ for label, t in [("2 * x", 2 * x), ("where(cond, u, v)", ag.where(cond, u, v)),
 #
 # Here is `max` along a dim, whose second output is an integer tensor, and `argmax`, whose only
 # output is one, as PyTorch shows them:
-#
 
 # %%
 x = ag.tensor([3.0, 1.0, 2.0], requires_grad=True)

@@ -125,7 +125,6 @@ for label, op in ops.items():
 # PyTorch: the same before and after backward, but x[...] shows self_sym_sizes (3,) for self_shape and
 #          indices (tensor([0, 0]),); and backward frees where's condition (this library keeps it).
 
-
 # %% [markdown]
 # Return what the node keeps, as a tuple of `(value_name, source)` pairs. A source tells `record`
 # where to find the value and how long the node keeps it (the setup cell imports the constants):
@@ -531,7 +530,6 @@ with ag.no_grad():
 print(back, back._version)           # PyTorch: tensor([3.7183, 8.3891], grad_fn=<ExpBackward0>) 1
 print((x * w).grad_fn._saved_other is w)   # PyTorch: True (an input comes back as itself)
 
-
 # %% [markdown]
 # ### Exercise 3: `unpack` (5 points)
 #
@@ -923,7 +921,6 @@ print(CheckpointFunction.backward(y.grad_fn, ag.ones(3)), x.grad)
 # PyTorch: (None, None, tensor([-1.4795, -1.1945,  0.3991]), None, None) None
 print(error_of(lambda: ag.autograd.grad(y.sum(), x)))
 # PyTorch: RuntimeError: When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() [...]
-
 
 # %% [markdown]
 # Without checkpoint, every node of `block` holds its saved tensor until backward:

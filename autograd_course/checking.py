@@ -23,6 +23,7 @@ import types
 from autograd_lib import exercises
 
 from . import integrity
+from .feedback import not_written
 
 __all__ = ["checking", "DelegationError", "CHECKS"]
 
@@ -97,6 +98,11 @@ def checking(exercise_id, fn=None):
     try:
         yield plugs if isinstance(exercise_id, dict) else fn
         completed = True
+    except NotImplementedError as error:      # an answer not written yet, reached through the library
+        failure = not_written(error)
+        if failure is None:
+            raise
+        raise failure from None
     finally:
         for f, code in originals:
             f.__code__ = code

@@ -58,6 +58,17 @@ def failure_text(headline, fields=(), rule=None, extra=""):
     return "\n".join(lines)
 
 
+def not_written(error):
+    """The failure to report for ``error`` when it is an answer cell not written yet: a bare
+    ``NotImplementedError()``, nbgrader's placeholder (an error PyTorch raises always has a
+    message).  None for any other error."""
+    if isinstance(error, NotImplementedError) and not str(error):
+        return CheckFailure(failure_text(
+            "Not written yet: this test called a function that raised NotImplementedError(), the "
+            "placeholder of an answer cell. Write the answer, run its cell, then this test again."))
+    return None
+
+
 # --------------------------------------------------------------- in a kernel
 
 _GRADING_ERRORS = ("CheckFailure", "DelegationError", "TamperingError")

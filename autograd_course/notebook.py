@@ -29,7 +29,7 @@ from autograd_lib import exercises
 from autograd_lib.tensor import Tensor
 
 from .checking import DelegationError
-from .feedback import CheckFailure, failure_text
+from .feedback import CheckFailure, failure_text, not_written
 
 __all__ = ["outcome", "error_of", "call", "library_version", "quietly", "shown", "array_of", "load_digits",
            "reveal"]
@@ -43,7 +43,7 @@ def outcome(fn, *args, **kwargs):
     except (DelegationError, MemoryError):
         raise
     except Exception as error:
-        _unwritten(error)
+        raise_if_not_written(error)
         return f"{type(error).__name__}: {error}"
 
 
@@ -55,19 +55,18 @@ def error_of(fn, *args, **kwargs):
     except (DelegationError, MemoryError):
         raise
     except Exception as error:
-        _unwritten(error)
+        raise_if_not_written(error)
         return f"{type(error).__name__}: {error}"
     return None
 
 
-def _unwritten(error):
+def raise_if_not_written(error):
     """An answer cell not written yet raises a bare ``NotImplementedError()`` (nbgrader's
     placeholder): say so, instead of comparing its text with what PyTorch gives.  An error
     PyTorch raises always has a message, so one with a message is compared as usual."""
-    if isinstance(error, NotImplementedError) and not str(error):
-        raise CheckFailure(failure_text(
-            "Not written yet: this test called a function that raised NotImplementedError(), the "
-            "placeholder of an answer cell. Write the answer, run its cell, then this test again."))
+    failure = not_written(error)
+    if failure is not None:
+        raise failure
 
 
 def call(fn, *args, what, rule):
@@ -78,8 +77,8 @@ def call(fn, *args, what, rule):
     except (DelegationError, MemoryError):
         raise
     except NotImplementedError as error:
-        seen = f"NotImplementedError: {error}" if str(error) else \
-            "NotImplementedError: the answer cell has no code yet"
+        raise_if_not_written(error)
+        seen = f"NotImplementedError: {error}"
     except Exception as error:
         seen = f"{type(error).__name__}: {error}"
     raise CheckFailure(failure_text(f"{what} raised an error.", (("seen", seen),), rule), rule)

@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int32", "int64", "bool",
-    "get_default_dtype", "set_default_dtype", "promote_types",
+    "get_default_dtype", "set_default_dtype", "promote_types", "can_cast",
 ]
 
 _builtin_bool = bool
@@ -139,6 +139,16 @@ def promote_types(a, b):
     if a is b:
         return a
     return a if a._rank >= b._rank else b
+
+
+def can_cast(from_, to):
+    """True when casting ``from_`` to ``to`` keeps the category or raises it (bool < integer
+    < floating point), as ``torch.can_cast``: the casts type promotion may do in place."""
+    for position, (name, d) in enumerate((("from_", from_), ("to", to)), start=1):
+        if not isinstance(d, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be "
+                            f"autograd_lib.dtype, not {type(d).__name__}")
+    return _category(from_) <= _category(to)
 
 
 def _category(d):

@@ -153,21 +153,38 @@ def test_outcome_and_error_of_turn_errors_into_text_but_not_delegation():
             helper(_delegate)
 
 
-def test_call_names_the_rule_and_an_empty_answer():
+def test_call_names_the_rule_and_says_an_empty_answer_is_not_written():
     def blank():
         raise NotImplementedError()
 
     def unsupported():
         raise NotImplementedError('"add_cpu" not implemented for Bool')
 
-    for fn, seen in ((blank, "NotImplementedError: the answer cell has no code yet"),
-                     (unsupported, 'NotImplementedError: "add_cpu" not implemented for Bool'),
+    for fn, seen in ((unsupported, 'NotImplementedError: "add_cpu" not implemented for Bool'),
                      (_fail, "ValueError: bad input")):
         with pytest.raises(AssertionError) as error:
             notebook.call(fn, what="fn()", rule="a rule")
         expected = f"fn() raised an error.\n  seen:     {seen}\n  rule:     a rule"
         assert str(error.value) == expected, f"expected {expected!r}, saw {str(error.value)!r}"
+    with pytest.raises(AssertionError) as error:
+        notebook.call(blank, what="fn()", rule="a rule")
+    assert str(error.value).startswith("Not written yet") and "rule" not in str(error.value), (
+        f"expected a placeholder's bare NotImplementedError() reported as 'Not written yet' with no rule, "
+        f"saw {str(error.value)!r}")
     assert notebook.call(max, 2, 3, what="max", rule="") == 3
+
+
+def test_a_check_that_saw_a_placeholder_says_not_written_instead_of_a_rule():
+    for seen in ("NotImplementedError: ", repr("NotImplementedError: "), "('NotImplementedError', '')",
+                 ["x", "NotImplementedError: "]):
+        with pytest.raises(AssertionError) as error:
+            grading.expect_equal(seen, "y", what="f(x)", rule="a rule")
+        assert str(error.value).startswith("Not written yet"), (
+            f"expected 'Not written yet' for a check that saw {seen!r}, saw {str(error.value)!r}")
+    for seen in ('NotImplementedError: "add_cpu" not implemented for Bool', "('NotImplementedError', 'msg')"):
+        with pytest.raises(AssertionError) as error:
+            grading.expect_equal(seen, "y", what="f(x)", rule="a rule")
+        assert "rule" in str(error.value), f"expected a rule failure for PyTorch's error {seen!r}, saw {error.value}"
 
 
 def test_quietly_hides_only_the_create_graph_warning():

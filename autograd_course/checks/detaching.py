@@ -13,7 +13,7 @@ import numpy as np
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import error_of, library_version, outcome
+from autograd_course.notebook import error_of, library_version, outcome, raise_if_not_written
 
 __all__ = ["NON_LEAF", "NOT_FLOAT", "detach", "detach_in_the_engine", "detach_story", "compare_detach",
            "compare_detach_summaries", "requires_grad_", "requires_grad_in_the_library", "REQUIRES_GRAD__KINDS",
@@ -204,12 +204,10 @@ def compare_detach_summaries(fn, seed, count=10):
 
 def _returned(fn, t, *args):
     """Whether ``fn(t, *args)`` returned ``t`` itself, or the error it raised."""
-    try:
-        return "returned the tensor" if fn(t, *args) is t else "did not return the tensor"
-    except grading.DelegationError:
-        raise
-    except Exception as e:
-        return f"{type(e).__name__}: {e}"
+    returned = outcome(fn, t, *args)
+    if isinstance(returned, str):                   # the error it raised
+        return returned
+    return "returned the tensor" if returned is t else "did not return the tensor"
 
 
 def requires_grad_(fn):
@@ -347,6 +345,7 @@ def _effect(fn, t, ask):
     except grading.DelegationError:
         raise
     except Exception as e:
+        raise_if_not_written(e)
         return f"{type(e).__name__}: {e}"
     return ("returned the tensor" if returned is t else f"returned {type(returned).__name__}",
             t.requires_grad, t.grad_fn is None)

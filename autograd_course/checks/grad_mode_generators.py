@@ -14,7 +14,7 @@ import numpy as np
 
 import autograd_lib as ag
 from autograd_course import grading
-from autograd_course.notebook import outcome, shown
+from autograd_course.notebook import outcome, shown, raise_if_not_written
 
 from .grad_mode_programs import both_ways, decorated, decorator_slots, errors_noted, grad_mode_on, recorder_class
 
@@ -63,6 +63,7 @@ def step(gen, how, value=None):
     except grading.DelegationError:
         raise
     except Exception as error:
+        raise_if_not_written(error)
         return f"{type(error).__name__}: {error}"
 
 

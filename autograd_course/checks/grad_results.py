@@ -18,7 +18,7 @@ import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
 from autograd_course.checking import DelegationError
-from autograd_course.notebook import library_version, quietly
+from autograd_course.notebook import library_version, quietly, raise_if_not_written
 
 __all__ = ["grad_results", "grad_results_in_the_engine", "grad_results_random", "grad_results_in_the_engine_random",
            "results_of", "results_rule", "expect_results", "random_results_case", "grad_story", "random_grad_calls",
@@ -76,6 +76,7 @@ def results_of(fn, inputs, captured, allow_unused, materialize_grads):
     except DelegationError:
         raise
     except Exception as error:          # noqa: BLE001  (any error is an answer to compare)
+        raise_if_not_written(error)
         seen = _error(error)
     else:
         if isinstance(returned, (tuple, list)):
@@ -217,6 +218,7 @@ def _call(tensors, wanted, kwargs, fired):
     except DelegationError:
         raise
     except Exception as error:          # noqa: BLE001
+        raise_if_not_written(error)
         result = _error(error)
     hooks = sorted(set(fired))
     untouched = "the inputs unchanged" if [t.tolist() for t in inputs] == before else "an input changed"

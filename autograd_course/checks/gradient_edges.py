@@ -35,12 +35,15 @@ def gradient_edge(fn):
     """Your ``gradient_edge`` called directly on each kind of tensor: non-leaves
     (``y = base * 2`` and the second output of ``base.unbind(0)``), a leaf that
     requires grad (called twice: the same node),
-    and tensors that need no gradient (a constant, an integer tensor, ``w.detach()``)."""
+    and tensors whose gradient goes nowhere (a constant, an integer tensor, ``w.detach()``, and
+    ``v = w[:1]`` taken under ``no_grad``: it requires grad through its base only)."""
     base = ag.randn(2, 3, requires_grad=True)
     with library_version("02"):                          # non-leaves, built with the library's code
         y = base * 2
         first, second = base.unbind(0)
     w = ag.randn(2, 3, requires_grad=True)            # a leaf that no graph uses yet
+    with library_version("02"), ag.no_grad():
+        v = w[:1]                                     # a leaf view of w that requires grad
 
     with grading.checking("02.gradient_edge", fn):
         edge = call(fn, y, what="gradient_edge(y) for y = base * 2", rule=EDGE("non-leaf"))
@@ -62,7 +65,7 @@ def gradient_edge(fn):
                             seen="two different AccumulateGrad objects", rule=EDGE("shared"))
 
         for name, t in [("a constant ag.randn(3)", ag.randn(3)), ("an integer tensor", ag.arange(3)),
-                        ("w.detach()", w.detach())]:
+                        ("w.detach()", w.detach()), ("v = w[:1] taken under no_grad", v)]:
             edge = call(fn, t, what=f"gradient_edge of {name}", rule=EDGE("no-grad"))
             grading.expect_equal(edge_name(edge), (None, 0), what=f"gradient_edge of {name}", rule=EDGE("no-grad"))
 
@@ -119,7 +122,8 @@ GRADIENT_EDGE_KINDS = {
     "constant": (EDGE("no-grad"), EDGE("no-grad")), "integer": (EDGE("no-grad"), EDGE("no-grad")),
     "detached": (EDGE("no-grad"), EDGE("no-grad")), "non-leaf": (EDGE("non-leaf"), EDGE("non-leaf")),
     "unbind output": (EDGE("non-leaf"), EDGE("non-leaf")), "view": (EDGE("non-leaf"), EDGE("non-leaf")),
-    "leaf whose node died": (EDGE("renewed"), EDGE("renewed"))}
+    "leaf whose node died": (EDGE("renewed"), EDGE("renewed")),
+    "view taken under no_grad": (EDGE("no-grad"), EDGE("no-grad"))}
 
 
 def random_tensor_of_kind(kind, case):
@@ -142,9 +146,16 @@ def random_tensor_of_kind(kind, case):
             "unbind output": lambda: ag.tensor(case.standard_normal((3, 2)),
                                                requires_grad=True).unbind(0)[int(case.integers(1, 3))],
             "view": lambda: leaf.reshape(-1),
+            "view taken under no_grad": lambda: _no_grad_view(leaf),
             "detached": lambda: (leaf * 2).detach(),
             "float64 leaf": lambda: ag.tensor(data, dtype=ag.float64, requires_grad=True),
         }[kind](), shape
+
+
+def _no_grad_view(leaf):
+    """A view of ``leaf`` taken under ``no_grad``: a leaf that requires grad through its base only."""
+    with ag.no_grad():
+        return leaf.reshape(-1)
 
 
 def compare_gradient_edge(fn, kind, case):

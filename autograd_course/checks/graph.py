@@ -6,13 +6,13 @@ its docstring says what it tries.  The hidden tests in the cell check the same r
 inputs.  Every failure names a rule of the exercise's task text.  ``edge_name`` and ``edge_names``,
 which the notebook's setup cell imports, show edges without memory addresses.
 
-The checks live in one module per exercise (exercise 2 in two, one per slot), and this module
+The checks live in one module per exercise (exercise 2 in two: its edges, its node), and this module
 shows them all under one name, so that a student reads 02's checks from ``check``:
 
 * ``autograd_course.checks.graph_labels``: ``edge_name``, ``edge_names``, ``node_labels``;
 * ``autograd_course.checks.gradient_edges``: exercise 1, ``gradient_edge``;
-* ``autograd_course.checks.next_functions``: exercise 2's slot ``collect_next_functions``;
-* ``autograd_course.checks.node_recording``: exercise 2's slot ``record_node``;
+* ``autograd_course.checks.next_functions``: exercise 2, ``record_node``: the node's edges;
+* ``autograd_course.checks.node_recording``: exercise 2, ``record_node``: the node and its outputs;
 * ``autograd_course.checks.graph_walks``: exercise 3, ``graph_nodes`` (the slot ``topological_nodes``).
 """
 

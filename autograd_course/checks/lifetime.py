@@ -115,15 +115,17 @@ def _built(build):
 
 def release_record(release, built):
     """What ``release(node)`` does to a built node, as behaviour: the error it raised, what
-    reading each saved name gives afterwards, the plain values, the freed flag of a node that
-    saved nothing, and which saved arrays were reclaimed."""
+    reading each saved name gives afterwards, the plain values, what a node that saved nothing
+    hands to a formula that reads all its plain values (``node.saved_values``), and which saved
+    arrays were reclaimed."""
     description, node, names, params, probes = built
     result = outcome(release, node)
     record = {"error": result if isinstance(result, str) else None,
               "reading each saved name": {name: _read(node, name) for name in names},
               "plain values": {name: _read(node, name) for name in params}}
     if not names:
-        record["node._freed (it saved nothing)"] = node._freed
+        record["a formula reading its plain values (it saved nothing)"] = plain(
+            outcome(node.saved_values, tuple(params)))
     return record
 
 
@@ -140,6 +142,9 @@ def expect_release_record(seen, expected, what):
         return
     if seen.get("error") != expected.get("error"):
         grading.expect_equal(seen.get("error"), expected.get("error"), what=f"the error of {what}", rule=FREES)
+    part = "a formula reading its plain values (it saved nothing)"
+    if part in expected and seen != expected:
+        grading.expect_equal(seen, expected, what=f"after {what}", rule=NOTHING_SAVED)
     part = "reading each saved name"
     if seen.get(part) != expected.get(part):
         grading.expect_equal(seen.get(part), expected.get(part), what=f"{part} after {what}", rule=REMEMBERS)

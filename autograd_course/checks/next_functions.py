@@ -1,12 +1,14 @@
-"""Visible checks of assignment 02, exercise 2 (``record_node``), its first slot:
-``collect_next_functions``, a node's ``next_functions``.
+"""Visible checks of assignment 02, exercise 2 (``record_node``), on the edges of a node: its
+``next_functions``.
 
+The exercise fills two slots in one answer cell (``collect_next_functions`` and
+``record_node``), and every check here plugs both (``grading.checking`` with a dict).
 ``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``next_functions``
-calls your function directly (the library's ``record_node`` around it),
-``next_functions_in_the_engine`` runs it inside the library's ops.  ``compare_collect`` and
-``compare_built_graph`` are what the hidden parts run on random inputs and graphs.  The rules
-are those of exercise 2 (``02.record_node``), whose task text states them;
-``node_recording.py`` has the checks of its second slot.
+calls your ``collect_next_functions`` directly, ``next_functions_in_the_engine`` runs your two
+functions inside the library's ops.  ``compare_collect`` and ``compare_built_graph`` are what
+the hidden parts run on random inputs and graphs.  The rules are those of exercise 2
+(``02.record_node``), whose task text states them; ``node_recording.py`` has the checks of
+the node itself.
 """
 
 import numpy as np
@@ -24,6 +26,10 @@ __all__ = ["next_functions", "next_functions_in_the_engine", "collect_pool", "co
 NODE = grading.rules("02.record_node")
 
 
+def _plugs(collect, record):
+    return {"02.collect_next_functions": collect, "02.record_node": record}
+
+
 def _collected(collect, inputs, what):
     """``collect(*inputs)`` as edge names, after its preconditions (it returns a tuple)."""
     edges = call(collect, *inputs, what=what, rule=NODE("edges"))
@@ -31,8 +37,8 @@ def _collected(collect, inputs, what):
     return edges
 
 
-def next_functions(collect):
-    """Your ``collect_next_functions`` called directly (the library's ``record_node`` around it):
+def next_functions(collect, record):
+    """Your ``collect_next_functions`` called directly (your ``record_node`` plugged too):
     two leaves, constants and
     integer tensors in either place, non-leaves (``x * 2``, ``unbind`` outputs),
     ``None``, the same tensor twice, and no input at all."""
@@ -44,7 +50,7 @@ def next_functions(collect):
         first, second = ag.randn(2, 3, requires_grad=True).unbind(0)
         x_edge, y_edge = x._gradient_edge(), y._gradient_edge()
 
-    with grading.checking("02.collect_next_functions", collect):
+    with grading.checking(_plugs(collect, record)):
         edges = _collected(collect, (x, y), "collect_next_functions(x, y)")
         grading.expect_equal(edge_names(edges), (("AccumulateGrad", 0), ("AccumulateGrad", 0)),
                              what="collect_next_functions(x, y) for two leaves that require grad", rule=NODE("edges"))
@@ -87,13 +93,13 @@ def _expect_built(label, build, expected, rule):
                          rule=rule)
 
 
-def next_functions_in_the_engine(collect):
-    """Graphs built with your ``collect_next_functions`` (and the library's ``record_node``): the
+def next_functions_in_the_engine(collect, record):
+    """Graphs built with your ``collect_next_functions`` and ``record_node``: the
     ``next_functions`` of ``x * y``, ``2 * x``,
     ``where``, ``addmm``, ``clamp`` with an absent bound and a non-leaf input, then
     the gradients that ``backward`` finds by following your edges (``x @ w``,
     ``exp``, and ``x * x``, the same tensor twice)."""
-    with grading.checking("02.collect_next_functions", collect):
+    with grading.checking(_plugs(collect, record)):
         x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
         y = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
         z = call(lambda: x * y, what="x * y", rule=NODE("one-node"))
@@ -151,13 +157,13 @@ def collect_pool(case):
     return inputs, expected
 
 
-def compare_collect(collect, case):
-    """``collect`` on random inputs against the library's (returns nothing)."""
+def compare_collect(collect, record, case):
+    """``collect`` on random inputs (``record`` plugged too) against the library's (returns nothing)."""
     inputs, expected = collect_pool(case)
     labels = ["None" if t is None else f"{'leaf' if t.is_leaf else type(t.grad_fn).__name__}"
               f"(requires_grad={t.requires_grad})" for t in inputs]
     what = f"collect_next_functions({', '.join(labels)})"
-    with grading.checking("02.collect_next_functions", collect):
+    with grading.checking(_plugs(collect, record)):
         seen = _collected(collect, inputs, what)
     grading.expect_equal(edge_names(seen), edge_names(expected), what=what,
                          rule=NODE("no-edge") if any(t is None or not t.requires_grad for t in inputs) else NODE("edges"))
@@ -166,15 +172,18 @@ def compare_collect(collect, case):
 
 
 def random_built_graph(seed):
-    """A random graph of ``mul``, ``2 * h + c``, ``where``, ``addmm``, ``clamp``, ``sin`` and
-    ``h * h`` over leaves ``a``, ``b`` and a constant: its nodes' names and next_functions, then the
-    gradients of ``a`` and ``b``."""
+    """A random graph of ``mul``, ``2 * h + c``, ``where``, ``addmm``, ``clamp``, ``sin``,
+    ``h * h`` and a part under ``no_grad`` over leaves ``a``, ``b`` and a constant: what the
+    ``no_grad`` parts require, its nodes' names and next_functions, then the gradients of ``a``
+    and ``b``."""
     rng = np.random.default_rng(seed)
     a = ag.tensor(rng.standard_normal((2, 2)), requires_grad=True)
     b = ag.tensor(rng.standard_normal((2, 2)), requires_grad=True)
     c = ag.tensor(rng.standard_normal((2, 2)))
-    h = a
-    for op in rng.integers(0, 8, size=5):
+    h, flags = a, []
+    ops = [int(op) for op in rng.integers(0, 8, size=5)]
+    ops.insert(int(rng.integers(0, 6)), 8)                # always a part under no_grad
+    for op in ops:
         if op == 0:
             h = h * b
         elif op == 1:
@@ -189,22 +198,29 @@ def random_built_graph(seed):
             h = h.sin() * h
         elif op == 6:
             h = (h * h).tanh()                # the same tensor twice
-        else:
+        elif op == 7:
             h = c @ h
+        else:
+            with ag.no_grad():
+                k = h * 3
+            flags.append((k.requires_grad, k.grad_fn is None))
+            h = h + k
     loss = (h * b).sum()
     structure = [(ag.viz.node_name(n), type(n.next_functions).__name__, edge_names(n.next_functions))
                  for n in ag.viz.graph_nodes(loss)]
     loss.backward()
-    return structure, a.grad, b.grad
+    return flags, structure, a.grad, b.grad
 
 
-def compare_built_graph(collect, seed):
+def compare_built_graph(collect, record, seed):
     """``random_built_graph(seed)`` built with your functions against the library's (returns nothing)."""
     with library_version("02"):
-        expected_structure, expected_a, expected_b = random_built_graph(seed)
-    with grading.checking("02.collect_next_functions", collect):
-        structure, grad_a, grad_b = call(random_built_graph, seed, what=f"a random graph (seed {seed})",
-                                         rule=NODE("one-node"))
+        expected_flags, expected_structure, expected_a, expected_b = random_built_graph(seed)
+    with grading.checking(_plugs(collect, record)):
+        flags, structure, grad_a, grad_b = call(random_built_graph, seed, what=f"a random graph (seed {seed})",
+                                                rule=NODE("one-node"))
+    grading.expect_equal(flags, expected_flags, what=f"(k.requires_grad, k.grad_fn is None) for k = h * 3 under "
+                                                     f"no_grad in a random graph (seed {seed})", rule=NODE("when"))
     grading.expect_equal(structure, expected_structure,
                          what=f"the nodes of a random graph (seed {seed}) and their next_functions",
                          rule=NODE("edges", "no-edge"))

@@ -1,6 +1,6 @@
 """Visible checks of assignment 02, exercise 2: ``record_node``, which puts a node in the
-graph and marks the outputs (the checks of its first slot, ``collect_next_functions``, are in
-``next_functions.py``).
+graph and marks the outputs (the checks of the node's edges, which call
+``collect_next_functions`` directly too, are in ``next_functions.py``).
 
 ``autograd_course.checks.graph`` (the notebook's ``check``) shows them; ``record_node`` calls
 your function (with your ``collect_next_functions``) on a hand-made op,

@@ -26,7 +26,7 @@ __all__ = [
     "leaf_outcomes", "random_leaf_case", "leaf_story", "expect_leaf_outcomes", "expect_random_leaves", "expect_refusal",
     "expect_version_stories", "expect_write_stories", "expect_saved_checks", "expect_edited_graphs",
     "expect_written_constants", "expect_leaf_stories", "VERSION_KINDS",
-    "SAFE", "COUNT", "SHARED", "UNCHANGED", "MODIFIED", "OUTPUT_NAME", "INPUT_NAME", "LEAF", "VIEW_OF_LEAF",
+    "SAFE", "COUNT", "SHARED", "UNCHANGED", "MODIFIED", "NAMES", "LEAF",
     "ALLOWED", "COUNT_SHARED", "SAVED_RULES", "LEAF_RULES", "PREFIX", "LEAF_MESSAGE", "VIEW_MESSAGE",
 ]
 
@@ -37,14 +37,12 @@ COUNT = SAFE("count")
 SHARED = SAFE("shared")
 UNCHANGED = SAFE("unchanged")
 MODIFIED = SAFE("modified")
-OUTPUT_NAME = SAFE("output-name")
-INPUT_NAME = SAFE("input-name")
+NAMES = SAFE("names")
 LEAF = SAFE("leaf")
-VIEW_OF_LEAF = SAFE("view-of-leaf")
 ALLOWED = SAFE("allowed")
 COUNT_SHARED = SAFE("count", "shared")
-SAVED_RULES = SAFE("unchanged", "modified", "output-name", "input-name")
-LEAF_RULES = SAFE("leaf", "view-of-leaf", "allowed")
+SAVED_RULES = SAFE("unchanged", "modified", "names")
+LEAF_RULES = SAFE("leaf", "allowed")
 
 PREFIX = ("RuntimeError: one of the variables needed for gradient computation has been modified by an "
           "inplace operation: ")
@@ -296,7 +294,7 @@ def saved_tensors_checked(increment_version, check_version, check_inplace):
         expect_refusal(outcome(check_version, saved, node),
                        "[autograd_lib.FloatTensor [3]], which is output 0 of Exp, is at version 1; "
                        "expected version 0 instead.",
-                       what="check_version(saved, node) for exp's saved output after y.add_(1)", rule=OUTPUT_NAME)
+                       what="check_version(saved, node) for exp's saved output after y.add_(1)", rule=NAMES)
 
         w = ag.tensor([4.0, 5.0, 6.0], requires_grad=True)
         h = x * 2
@@ -306,7 +304,7 @@ def saved_tensors_checked(increment_version, check_version, check_inplace):
         expect_refusal(outcome(check_version, node._saved["self"], node),
                        "[autograd_lib.FloatTensor [3]], which is output 0 of Add, is at version 1; "
                        "expected version 0 instead.",
-                       what="check_version for h, saved by z = h * w, after h.add_(1)", rule=INPUT_NAME)
+                       what="check_version for h, saved by z = h * w, after h.add_(1)", rule=NAMES)
         grading.expect_equal(outcome(check_version, node._saved["other"], node), None,
                              what="check_version for w, saved by z = h * w and never written", rule=UNCHANGED)
 
@@ -319,7 +317,7 @@ def saved_tensors_checked(increment_version, check_version, check_inplace):
         expect_refusal(outcome(check_version, node._saved["other"], node),
                        "[autograd_lib.DoubleTensor [2, 2]] is at version 2; expected version 0 instead.",
                        what="check_version for the constant c (no grad_fn), saved by z = x * c, after two c.mul_(2)",
-                       rule=INPUT_NAME)
+                       rule=NAMES)
 
         h = x * 2
         outcome(h.add_, 1)                           # written before it is saved: saved at version 1
@@ -342,9 +340,9 @@ def saved_tensors_checked(increment_version, check_version, check_inplace):
 
 
 SAVED_STORIES = {
-    "y.sum().backward() after y = x.sigmoid(); y.mul_(2)": ("sigmoid", OUTPUT_NAME),
-    "y.sum().backward() after h = x * 2; y = h.sin(); h[0] = 0.": ("input set", INPUT_NAME),
-    "loss.backward() after loss = (w * w).sum(); w -= 0.1 under no_grad": ("weight updated", INPUT_NAME),
+    "y.sum().backward() after y = x.sigmoid(); y.mul_(2)": ("sigmoid", NAMES),
+    "y.sum().backward() after h = x * 2; y = h.sin(); h[0] = 0.": ("input set", NAMES),
+    "loss.backward() after loss = (w * w).sum(); w -= 0.1 under no_grad": ("weight updated", NAMES),
     "(error, x.grad) of (h * h).sum() after h = x * 2; h.mul_(3)": ("written before", UNCHANGED),
     "(error, x.grad) of (h + 1).sum() after h = x * 2; h.add_(1) (add saves nothing)": ("add input", UNCHANGED),
     "the second derivative of exp(x), nothing written": ("second order", UNCHANGED),
@@ -558,9 +556,9 @@ def leaf_rule(increment_version, check_version, check_inplace):
             "c = ag.tensor([1., 2.]) (a constant)": (ag.tensor([1.0, 2.0]), None, ALLOWED),
             "w.detach()": (d, None, ALLOWED),
             "w.detach()[1:]": (d[1:], None, ALLOWED),
-            "w[1:] (a view of w)": (w[1:], "RuntimeError: " + VIEW_MESSAGE, VIEW_OF_LEAF),
-            "m.t() (a view of the leaf m)": (m.t(), "RuntimeError: " + VIEW_MESSAGE, VIEW_OF_LEAF),
-            "m[0][1:] (a view of a view of the leaf m)": (m[0][1:], "RuntimeError: " + VIEW_MESSAGE, VIEW_OF_LEAF),
+            "w[1:] (a view of w)": (w[1:], "RuntimeError: " + VIEW_MESSAGE, LEAF),
+            "m.t() (a view of the leaf m)": (m.t(), "RuntimeError: " + VIEW_MESSAGE, LEAF),
+            "m[0][1:] (a view of a view of the leaf m)": (m[0][1:], "RuntimeError: " + VIEW_MESSAGE, LEAF),
         })
 
         for label, write in (("w.add_(1)", lambda: w.add_(1)), ("w.mul_(2)", lambda: w.mul_(2)),
@@ -570,7 +568,7 @@ def leaf_rule(increment_version, check_version, check_inplace):
             grading.expect_raises(write, RuntimeError, LEAF_MESSAGE, what=f"{label} for a leaf w that requires grad",
                                   rule=LEAF)
         grading.expect_raises(lambda: w[1:].add_(1), RuntimeError, VIEW_MESSAGE, what="w[1:].add_(1)",
-                              rule=VIEW_OF_LEAF)
+                              rule=LEAF)
         grading.expect_equal((w.tolist(), w._version), ([1.0, 2.0, 3.0], 0),
                              what="(w's values, w._version) after the refused writes", rule=LEAF)
 
@@ -593,8 +591,8 @@ def leaf_rule(increment_version, check_version, check_inplace):
                              what="(error, c.requires_grad) for c.add_(w), c = ag.zeros(3)", rule=ALLOWED)
 
 
-LEAF_KINDS = {"a leaf that requires grad": LEAF, "a view of a leaf that requires grad": VIEW_OF_LEAF,
-              "a view of a view of a leaf that requires grad": VIEW_OF_LEAF, "a non-leaf": ALLOWED,
+LEAF_KINDS = {"a leaf that requires grad": LEAF, "a view of a leaf that requires grad": LEAF,
+              "a view of a view of a leaf that requires grad": LEAF, "a non-leaf": ALLOWED,
               "a view of a non-leaf": ALLOWED, "a constant": ALLOWED, "a view of a constant": ALLOWED,
               "a detached leaf": ALLOWED, "a view of a detached leaf": ALLOWED,
               "a result computed under no_grad": ALLOWED}
@@ -722,7 +720,7 @@ def expect_saved_checks(seen_all, expected_all, cases):
                 grading.expect_equal(s, None, what=what, rule=UNCHANGED)
             else:
                 expect_refusal(s, without_hint(e)[len(PREFIX):], what=what,
-                               rule=OUTPUT_NAME if is_output else INPUT_NAME)
+                               rule=NAMES)
 
 
 def expect_edited_graphs(seen_all, expected_all):
@@ -740,7 +738,7 @@ def expect_written_constants(seen_all, expected_all):
     for i, (seen, wanted) in enumerate(zip(seen_all, expected_all)):
         what = f"random case #{i}: x * c with a constant c, then c written {wanted[0]}"
         _expect(seen[:2], wanted[:2], what=f"{what}: (the writes, c._version)", rule=COUNT_SHARED)
-        _expect(seen[2:], wanted[2:], what=f"{what}: (backward's error, x.grad)", rule=INPUT_NAME)
+        _expect(seen[2:], wanted[2:], what=f"{what}: (backward's error, x.grad)", rule=NAMES)
 
 
 def expect_leaf_stories(seen_all, expected_all):
@@ -749,7 +747,7 @@ def expect_leaf_stories(seen_all, expected_all):
         for step, (s, e) in enumerate(zip(seen, wanted)):
             kind, write, grad_mode = e[:3]
             what = f"random case #{i}, write {step + 1}: {write} into a {kind} {'in grad mode' if grad_mode else 'under no_grad'}"
-            rule = (LEAF if kind == "leaf" else VIEW_OF_LEAF if kind in ("view of leaf", "transposed leaf",
+            rule = (LEAF if kind == "leaf" else LEAF if kind in ("view of leaf", "transposed leaf",
                                                                        "view of view of leaf") else ALLOWED)
             _expect(s[3], e[3], f"check_inplace(t), {what}", rule if grad_mode else ALLOWED)
             _expect(s[4], e[4], f"the write's error, {what}", rule if grad_mode else ALLOWED)

@@ -12,7 +12,7 @@ import autograd_lib as ag
 from autograd_lib.recording import PARAM, PARAM_IF_GIVEN, RESULT, SAVED_PARAM
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import library_version
+from autograd_course.notebook import library_version, raise_if_not_written
 
 __all__ = ["plan_saves", "plan_saves_in_the_engine", "plan_of", "expect_plan", "random_records", "grads_of", "plain",
            "random_plan_cases", "expect_plans", "expect_records", "expect_record",
@@ -143,6 +143,7 @@ def random_records(seed):
                 y.sum().backward()
             records.append((label, a.requires_grad, b.requires_grad, kept, grads_of([a, b])))
         except Exception as error:                    # report a crash as what was seen
+            raise_if_not_written(error)
             records.append((label, a.requires_grad, b.requires_grad, f"{type(error).__name__}: {error}", None))
     return records
 
@@ -173,6 +174,7 @@ def plan_saves_in_the_engine(fn):
                 y.sum().backward()
                 seen.append((kept, None if x.grad is None else x.grad.numpy()))
             except Exception as error:                # report a crash as a broken rule
+                raise_if_not_written(error)
                 seen.append((f"{type(error).__name__}: {error}", None))
     for (label, _, saved, params, grad), (kept, x_grad) in zip(cases, seen):
         what = f"(sorted(node._saved), node._params) of the node of {label}"

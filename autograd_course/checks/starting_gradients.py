@@ -11,7 +11,7 @@ import numpy as np
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import call
+from autograd_course.notebook import call, raise_if_not_written
 
 __all__ = ["STARTS", "initial_gradients", "random_starts"]
 
@@ -115,6 +115,7 @@ def random_starts(fn, seed):
             try:
                 seen = _outcome(fn, outputs, grads)
             except Exception as error:               # noqa: BLE001 - shown to the student as it is
+                raise_if_not_written(error)
                 seen = type(error).__name__, str(error)
         shapes = [(tuple(out.shape), out.requires_grad) for out in outputs]
         kinds = ["None" if g is None else type(g).__name__ + (str(tuple(g.shape)) if isinstance(g, ag.Tensor) else "")

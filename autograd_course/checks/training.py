@@ -433,13 +433,13 @@ def accumulated(fn, seed, sizes):
 
 def accumulate_gradients(fn):
     """Your ``accumulate_gradients`` on a small tanh network, with micro-batches of five
-    different splits of the same data: the gradients and the returned loss must be those of
-    one backward over the whole batch.  Also micro-batches from a generator, and no
-    micro-batch at all (a ValueError)."""
+    different splits of the same data (one with an empty micro-batch between two others): the
+    gradients and the returned loss must be those of one backward over the whole batch.  Also
+    micro-batches from a generator, and no micro-batch at all (a ValueError)."""
     with library_version("09"):
         expected = {n: large_batch(5, n) for n in (10, 7)}
     with grading.checking("09.accumulate_gradients", fn):
-        for sizes in ([4, 4, 2], [5, 5], [10], [1, 6, 3], [3, 4]):
+        for sizes in ([4, 4, 2], [5, 5], [10], [1, 6, 3], [3, 4], [4, 0, 6]):
             result, grads = accumulated(fn, 5, sizes)
             large_grads, large_loss = expected[sum(sizes)]
             grading.expect_true(isinstance(result, float), what=f"the result for micro-batches of {sizes}",

@@ -20,6 +20,7 @@ input (None for inputs that need none).
 """
 
 import functools
+import inspect
 import warnings
 
 from .. import graph as _graph
@@ -181,8 +182,13 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if cls._separate_setup_context():       # as PyTorch: keywords and defaults bound first
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
         node = cls._backward_cls()
-        tensor_args = [a if isinstance(a, Tensor) else None for a in args]
+        # A tensor passed by keyword is an input too, after the positional ones (as PyTorch).
+        tensor_args = [a if isinstance(a, Tensor) else None for a in (*args, *kwargs.values())]
         node.needs_input_grad = tuple(a is not None and a.requires_grad for a in tensor_args)
         with no_grad():
             if cls._separate_setup_context():       # forward(*args), then setup_context(ctx, ...)

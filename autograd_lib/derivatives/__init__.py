@@ -45,5 +45,6 @@ from .table import BY_INPUT_COUNT, DECLARED_AT, NODES, RULES, DuplicateRule, rul
 from . import arithmetic, pointwise, activations, copies, inplace, reductions, norms, sorting  # noqa: F401,E501
 from . import index_ops, rounding, shape, indexing, linalg, losses, elementwise_losses       # noqa: F401
 from . import nn_ops, special, structure, compositions, matrix_functions, convolution        # noqa: F401
+from . import margin_losses                                                                  # noqa: F401
 
 __all__ = ["rule", "NODES", "RULES", "BY_INPUT_COUNT", "DECLARED_AT", "DuplicateRule"]

@@ -8,7 +8,8 @@
 ``activation.py``   ``ReLU``, ``Tanh``, ``Sigmoid``, ``Softmax``, ``LogSoftmax``
 ``flatten.py``      ``Flatten``
 ``loss.py``         ``MSELoss``, ``NLLLoss``, ``CrossEntropyLoss``, ``BCELoss``,
-                    ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``
+                    ``BCEWithLogitsLoss``, ``L1Loss``, ``SmoothL1Loss``, ``HuberLoss``,
+                    the margin losses (``MultiMarginLoss``, ``TripletMarginLoss``, ...)
 ``container.py``    ``Sequential``, ``ModuleList``, ``ModuleDict``
 ``parameter_containers.py``  ``ParameterList``, ``ParameterDict``
 ``sparse.py``       ``Embedding``
@@ -25,10 +26,11 @@
                     ``AdaptiveAvgPool2d``
 ``functional.py``   the same computations as functions (``F.linear``, ...)
 ``init.py``         initialisation schemes (``init.kaiming_uniform_``, ...)
+``modules/``        PyTorch's path ``nn.modules.module`` (``Module``, the global module hooks)
 ==================  ====================================================
 """
 
-from . import functional, init, utils
+from . import functional, init, modules, utils
 from .activation import (ELU, GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax,
                          Softplus, Tanh)
 from .activation import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid,
@@ -51,6 +53,8 @@ from .fold import Fold, Unfold
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
                    NLLLoss, SmoothL1Loss)
 from .loss import GaussianNLLLoss, KLDivLoss, MarginRankingLoss, PoissonNLLLoss, SoftMarginLoss
+from .loss import (CosineEmbeddingLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
 from .module import Module
 from .parameter import Parameter
 
@@ -58,7 +62,7 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "LogSoftmax", "LeakyReLU", "ELU", "GELU", "SiLU", "Softplus", "Dropout", "Flatten",
            "Sequential", "ModuleList", "ModuleDict", "MSELoss", "NLLLoss",
            "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss", "SmoothL1Loss", "HuberLoss",
-           "functional", "init", "utils",
+           "functional", "init", "modules", "utils",
            "ReLU6", "Hardtanh", "SELU", "CELU", "Mish", "Softsign", "Hardsigmoid", "Hardswish",
            "LogSigmoid", "Softmin", "Tanhshrink", "Hardshrink", "Softshrink", "Threshold", "GLU",
            "Unflatten", "CosineSimilarity", "PairwiseDistance", "LayerNorm", "ParameterList",
@@ -66,4 +70,6 @@ __all__ = ["Parameter", "Module", "Linear", "Identity", "ReLU", "Tanh", "Sigmoid
            "MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BatchNorm1d",
            "GroupNorm", "BatchNorm2d", "BatchNorm3d", "Bilinear", "RNNBase", "RNN", "LSTM", "GRU",
            "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "Unfold", "Fold", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
-           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+           "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss",
+           "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]

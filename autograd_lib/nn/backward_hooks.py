@@ -94,13 +94,13 @@ class BackwardHook:
         self.input_count = self.output_count = 0
 
     @classmethod
-    def of(cls, module):
-        """The wiring of one call of ``module``, with the hooks registered now; None (checked
-        on every call, so kept cheap) when it has none."""
-        hooks, pre_hooks = (module.__dict__.get(name) for name in ("_backward_hooks", "_backward_pre_hooks"))
+    def of(cls, module, hooks, pre_hooks):
+        """The wiring of one call of ``module`` with the backward hooks and pre-hooks registered
+        now (``(hook, with_kwargs)`` pairs, global ones first); None (checked on every call, so
+        kept cheap) when there are none."""
         if not hooks and not pre_hooks:
             return None
-        return cls(module, [h for h, _ in (hooks or {}).values()], [h for h, _ in (pre_hooks or {}).values()])
+        return cls(module, [h for h, _ in hooks], [h for h, _ in pre_hooks])
 
     # ------------------------------------------------------------ forward: wiring
 

@@ -12,6 +12,7 @@ import warnings
 from ..dtypes import C_TYPE_NAMES, LEGACY_NAMES
 from ..ops import addmm, relu_, sigmoid, tanh
 from ..ops import nll_loss as _nll_loss
+from ..ops.losses import check_nll_target, check_nll_weight
 from ..ops import relu as _relu
 from ..creation import rand_like as _rand_like
 from ..ops import activations as _activations
@@ -30,6 +31,8 @@ from . import functional_layers as _layers
 from .functional_layers import *        # noqa: F401,F403  (one_hot, embedding, normalize, ..., pad)
 from . import functional_losses as _losses_more
 from .functional_losses import *  # noqa: F401,F403  (rms_norm, margin_ranking_loss, ...)
+from . import functional_margin_losses as _margin_losses
+from .functional_margin_losses import *  # noqa: F401,F403  (multi_margin_loss, triplet_margin_loss, ...)
 from . import functional_conv as _conv
 from .functional_conv import *    # noqa: F401,F403  (conv2d, max_pool2d, avg_pool2d, ...)
 from ..op_table import op
@@ -37,7 +40,8 @@ from ..op_table import op
 __all__ = ["linear", "relu", "relu_", "tanh", "sigmoid", "softmax", "log_softmax", "mse_loss",
            "nll_loss", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "smooth_l1_loss", "huber_loss", "l1_loss", "leaky_relu", "elu", "gelu", "silu", "softplus",
-           "dropout", "bilinear", "unfold", "fold", *_more_activations.__all__, *_layers.__all__, *_losses_more.__all__, *_conv.__all__]
+           "dropout", "bilinear", "unfold", "fold", *_more_activations.__all__, *_layers.__all__, *_losses_more.__all__, *_conv.__all__,
+           *_margin_losses.__all__]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -173,9 +177,16 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if input.ndim <= 2:
         return _nll_loss(input, target, weight=weight, ignore_index=ignore_index,
                          reduction=reduction)
+    check_nll_target(input, target)
     expected = [input.shape[0], *input.shape[2:]]
+    if input.ndim == 4 and target.ndim != 3:        # PyTorch's nll_loss2d words these two
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                           f"dimension: {target.ndim}")
+    if input.ndim == 4 and list(target.shape) != expected:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
     if list(target.shape) != expected:
         raise RuntimeError(f"Expected target size {expected}, got {list(target.shape)}")
+    check_nll_weight(input, weight, spatial=True)
     rows = input.permute(0, *range(2, input.ndim), 1).reshape(-1, input.shape[1])
     loss = _nll_loss(rows, target.reshape(-1), weight=weight, ignore_index=ignore_index,
                      reduction=reduction)
@@ -237,6 +248,9 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
                            f"got {LEGACY_NAMES[target.dtype.name][:-len('Tensor')]}")
     if ignore_index >= 0:
         raise RuntimeError("ignore_index is not supported for floating point target")
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
     if label_smoothing > 0.0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     terms = log_probs * target

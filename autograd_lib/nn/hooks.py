@@ -13,6 +13,10 @@ a handle whose ``remove()`` unregisters it.  A common use: reading what a layer 
 
 The full backward hooks (``register_full_backward_hook``, ``register_full_backward_pre_hook``)
 are registered here and wired around ``forward`` by ``backward_hooks.py``.
+
+Global hooks, for every module at once (``torch.nn.modules.module.register_module_forward_hook``
+and its three kin, reached at that path through ``nn/modules/``), run before each module's
+own hooks of the same kind, as PyTorch's do.
 """
 
 import warnings
@@ -21,7 +25,42 @@ from ..graph import HookDict, add_hook
 from ..tensor import Tensor
 from .backward_hooks import BackwardHook
 
-__all__ = ["ModuleHooks"]
+__all__ = ["ModuleHooks", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
+
+# The global hooks, by the attribute that holds a module's own hooks of the same kind.
+GLOBAL_HOOKS = {kind: HookDict() for kind in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks",
+                                              "_backward_hooks")}
+
+
+def register_module_forward_pre_hook(hook):
+    """``hook(module, args)`` before the ``forward`` of every module (before its own
+    pre-hooks); it may return new positional arguments.  Returns a removable handle."""
+    return add_hook(GLOBAL_HOOKS["_forward_pre_hooks"], (hook, False))
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """``hook(module, args, output)`` after the ``forward`` of every module (before its own
+    hooks); it may return a new output.  Returns a removable handle."""
+    return add_hook(GLOBAL_HOOKS["_forward_hooks"], (hook, with_kwargs))
+
+
+def register_module_full_backward_pre_hook(hook):
+    """``hook(module, grad_output)`` for every module, before its own backward pre-hooks."""
+    return add_hook(GLOBAL_HOOKS["_backward_pre_hooks"], (hook, False))
+
+
+def register_module_full_backward_hook(hook):
+    """``hook(module, grad_input, grad_output)`` for every module, before its own backward hooks."""
+    return add_hook(GLOBAL_HOOKS["_backward_hooks"], (hook, False))
+
+
+def _with_globals(module, kind):
+    """The global hooks of ``kind`` then the module's own, as ``(hook, with_kwargs)`` pairs."""
+    own, shared = module.__dict__.get(kind), GLOBAL_HOOKS[kind]
+    if not shared:
+        return list(own.values()) if own else ()
+    return [*shared.values(), *own.values()] if own else list(shared.values())
 
 
 class ModuleHooks:
@@ -64,9 +103,10 @@ class ModuleHooks:
     def __call__(self, *args, **kwargs):
         """``module(x)``: the forward pre-hooks, ``module.forward(x)``, the forward hooks (and
         the wiring of the backward hooks registered now, around ``forward``)."""
-        pre, post = self.__dict__.get("_forward_pre_hooks"), self.__dict__.get("_forward_hooks")
-        backward = BackwardHook.of(self)          # None unless backward hooks are registered
-        for hook, with_kwargs in list(pre.values()) if pre else ():
+        pre, post = _with_globals(self, "_forward_pre_hooks"), _with_globals(self, "_forward_hooks")
+        backward = BackwardHook.of(self, _with_globals(self, "_backward_hooks"),
+                                   _with_globals(self, "_backward_pre_hooks"))   # None without hooks
+        for hook, with_kwargs in pre:
             if with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -78,7 +118,7 @@ class ModuleHooks:
         if backward is not None:
             args = backward.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
-        for hook, with_kwargs in list(post.values()) if post else ():
+        for hook, with_kwargs in post:
             result = hook(self, args, kwargs, output) if with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result

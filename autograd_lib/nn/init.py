@@ -14,11 +14,15 @@ makes them reproducible (they are not PyTorch's numbers: the generators differ).
 import math
 import warnings
 
-from ..creation import eye, rand, randn
+import numpy as np
+
+from ..creation import eye, rand, randn, tensor as _tensor
 from ..grad_mode import no_grad
+from ..ops.special import erfinv
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_",
+           "orthogonal_", "sparse_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -129,7 +133,7 @@ def xavier_normal_(tensor, gain=1.0, generator=None):
 def _kaiming_std(tensor, a, mode, nonlinearity):
     """``gain / sqrt(fan)``: the standard deviation of He et al.'s schemes."""
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of {['fan_in', 'fan_out']}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
@@ -155,3 +159,52 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
+
+
+def _normal_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+    """Fill with values from N(mean, std**2) truncated to ``[a, b]``: uniform draws between the
+    bounds' probabilities, mapped through the inverse normal CDF."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution "
+                      "of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        low, high = _normal_cdf((a - mean) / std), _normal_cdf((b - mean) / std)
+        values = rand(tensor.shape, dtype=tensor.dtype, generator=generator) * (2 * high - 2 * low) + (2 * low - 1)
+        values = erfinv(values) * (std * math.sqrt(2.0)) + mean
+        return tensor.copy_(values.clamp(min=a, max=b))
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill with a (semi-)orthogonal matrix, the tensor read as ``(shape[0], rest)``: the Q of a
+    normal matrix's QR decomposition, its columns' signs fixed by R's diagonal, times ``gain``."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows, cols = tensor.shape[0], tensor.numel() // tensor.shape[0]
+    with no_grad():
+        flat = randn((rows, cols), dtype=tensor.dtype, generator=generator).numpy()
+        q, r = np.linalg.qr(flat.T if rows < cols else flat)
+        q = q * np.sign(np.diag(r))
+        q = q.T if rows < cols else q
+        return tensor.copy_(_tensor(q * gain, dtype=tensor.dtype).reshape(tuple(tensor.shape)))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-D tensor from N(0, std**2), with ``ceil(sparsity * rows)`` entries of each column zeroed
+    (rows drawn at random)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        normal_(tensor, 0, std, generator=generator)
+        for column in range(cols):
+            picked = rand((rows,), generator=generator).numpy().argsort()[:zeros]
+            for row in picked:
+                tensor[int(row), column] = 0
+        return tensor

@@ -8,6 +8,7 @@ relies on PyTorch's positions fails loudly instead of meaning something else).
 """
 
 from . import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "L1Loss",
@@ -187,3 +188,98 @@ class GaussianNLLLoss(_Loss):
 
 
 __all__ += ["MarginRankingLoss", "SoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """The multi-class hinge loss ``sum_{j != y} max(0, margin - x[y] + x[j])**p / C`` (p 1 or 2)."""
+
+    def __init__(self, p=1, margin=1.0, weight=None, *, reduction="mean"):
+        super().__init__(weight, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D "
+                             "instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Each listed class (``target``, ended by -1) should beat every other class by 1."""
+
+    def __init__(self, *, reduction="mean"):
+        super().__init__(reduction)
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per class, the binary cross-entropy of ``sigmoid(input)``, averaged over the classes."""
+
+    def __init__(self, weight=None, *, reduction="mean"):
+        super().__init__(weight, reduction)
+
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` for target 1, ``max(0, margin - x)`` for target -1 (``x`` a distance)."""
+
+    def __init__(self, margin=1.0, *, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for target 1, ``max(0, cos(x1, x2) - margin)`` for target -1."""
+
+    def __init__(self, margin=0.0, *, reduction="mean"):
+        super().__init__(reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))``, ``d`` the ``p``-norm distance."""
+
+    def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, *, reduction="mean"):
+        super().__init__(reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                     swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``TripletMarginLoss`` with any ``distance_function`` (default: ``PairwiseDistance()``, kept
+    as a submodule)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got "
+                             f"{margin} instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+__all__ += ["MultiMarginLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "HingeEmbeddingLoss",
+            "CosineEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]

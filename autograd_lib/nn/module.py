@@ -86,6 +86,12 @@ class Module(ModuleHooks):
     """Base class for all neural network modules: subclass it and define ``forward``.
     Calling it runs ``forward`` between its forward hooks (``hooks.py``)."""
 
+    # The version of the module's state_dict layout, kept in a state_dict's ``_metadata``;
+    # ``_absent_from_old_versions``: the keys a state_dict of an earlier version lacks, which
+    # loading it does not report missing (the module keeps its own value), as PyTorch's do.
+    _version = 1
+    _absent_from_old_versions = ()
+
     def __init__(self):
         # object.__setattr__ because our own __setattr__ needs these to exist.
         object.__setattr__(self, "training", True)
@@ -415,6 +421,10 @@ class Module(ModuleHooks):
         """
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, "_metadata", None)
+        if metadata is not None:
+            metadata[prefix[:-1]] = {"version": self._version}
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -436,7 +446,7 @@ class Module(ModuleHooks):
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)
-        missing = [key for key in own if key not in state_dict]
+        missing = [key for key in own if key not in state_dict and key not in self._kept_when_absent(state_dict)]
         unexpected = [key for key in state_dict if key not in own]
         errors = []
         with no_grad():
@@ -465,6 +475,18 @@ class Module(ModuleHooks):
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _kept_when_absent(self, state_dict):
+        """The keys a state_dict of an earlier layout version (or one without ``_metadata``,
+        which PyTorch reads as the oldest) lacks by design, over the module tree."""
+        metadata = getattr(state_dict, "_metadata", None) or {}
+        kept = set()
+        for name, module in self.named_modules():
+            version = metadata.get(name, {}).get("version")
+            if module._absent_from_old_versions and (version is None or version < module._version):
+                kept.update(f"{name}.{key}" if name else key for key in module._absent_from_old_versions
+                            if module._buffers.get(key) is not None)
+        return kept
 
     # ------------------------------------------------------------------ repr
     def extra_repr(self):

@@ -90,6 +90,8 @@ class _BatchNorm(Module):
     The subclasses differ only in the input dims they accept."""
 
     _input_dims = ()              # the accepted numbers of dims
+    _version = 2                  # version 2 added num_batches_tracked (older state_dicts lack it)
+    _absent_from_old_versions = ("num_batches_tracked",)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None):
@@ -171,7 +173,7 @@ class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True, device=None, dtype=None):
         super().__init__()
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         _affine(self, num_channels, affine, bias, dtype)
         self.reset_parameters()

@@ -10,7 +10,7 @@ from .. import dtypes as _dt
 from ..recording import record
 from .. import devices as _devices
 from ..tensor import Tensor
-from ..op_table import methods, op
+from ..op_table import exports, methods, op
 
 __all__ = ["to", "to_arguments", "clone", "contiguous"]
 
@@ -126,3 +126,7 @@ def contiguous(input):
     return record("clone", np.ascontiguousarray(input._data), (input,))
 
 
+
+
+# Which casts type promotion may do (``torch.can_cast``): the rule lives with the dtypes.
+exports(can_cast=_dt.can_cast)

@@ -372,6 +372,9 @@ def copy_(self, src):
     src = to_tensor(src)
 
     def copy(s, src):
+        if broadcast_shape(s.shape, src.shape) != tuple(s.shape):    # PyTorch's errors, in its order
+            raise RuntimeError(f"output with shape {list(s.shape)} doesn't match the broadcast "
+                               f"shape {list(broadcast_shape(s.shape, src.shape))}")
         array = np.array(np.broadcast_to(src._data, s.shape), dtype=s._data.dtype, copy=True)
         return record("copy_", array, (s, src))
     return _inplace(self, copy, src)
@@ -420,6 +423,9 @@ def setitem(input, key, value):
                 shape = shape[1:]
             if not advanced or shape != src.shape:
                 src = view(src, shape)
+            if advanced and not is_expandable_to(src.shape, written):
+                raise RuntimeError(f"shape mismatch: value tensor of shape {list(src.shape)} cannot be "
+                                   f"broadcast to indexing result of shape {list(written)}")
             if not advanced and src.shape != written:
                 src = expand(src, written)
         src = cast_operand(src, self.dtype)

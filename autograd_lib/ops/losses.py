@@ -77,26 +77,55 @@ def _check_reduction(reduction):
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _type(dtype):
+    return _dt.LEGACY_NAMES[dtype.name][:-len("Tensor")]
+
+
+def check_nll_weight(input, weight, spatial):
+    """PyTorch's checks of nll_loss's ``weight`` and ``input`` dtype, in its order; ``spatial``:
+    the (N, C, d1, ...) form, whose kernel (nll_loss2d) words them differently."""
+    classes = input.shape[0 if input.ndim == 1 else 1]
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError("weight tensor should be defined either for all or no classes" if spatial else
+                           f"weight tensor should be defined either for all {classes} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if not input.dtype.is_floating_point:
+        kernel = "nll_loss2d_forward_out_frame" if spatial else "nll_loss_out_frame"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type(input.dtype)}\'')
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_type(input.dtype)} but found {_type(weight.dtype)}")
+
+
+def check_nll_target(input, target):
+    """The target's dtype, and its batch size against the input's (PyTorch's checks)."""
+    if target.dtype is not _dt.int64:           # (autograd_lib has no uint8, "Byte")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type(target.dtype)}")
+    if input.ndim != 1 and target.ndim >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+
+
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """Negative log-likelihood of ``target`` classes under log-probabilities ``input`` (N, C)."""
     _check_reduction(reduction)
     input, target = to_tensor(input), to_tensor(target)
-    if target.dtype is not _dt.int64:
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{_dt.LEGACY_NAMES[target.dtype.name][:-6]}")
+    weight = None if weight is None else to_tensor(weight)
+    check_nll_target(input, target)
     if input.ndim not in (1, 2):
         raise ValueError(f"Expected 1 or 2 dimensions (got {input.ndim})")
+    if input.ndim == 1 and target.numel() != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}")
+    if target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    check_nll_weight(input, weight, spatial=False)
     logp = input._data if input.ndim == 2 else input._data[None]
     tgt = target._data.reshape(-1)
-    if logp.shape[0] != tgt.shape[0]:
-        raise ValueError(f"Expected input batch_size ({logp.shape[0]}) to match target batch_size "
-                         f"({tgt.shape[0]}).")
     valid = tgt != ignore_index
     classes = logp.shape[1]
     if np.any((tgt[valid] < 0) | (tgt[valid] >= classes)):
         bad = tgt[valid][(tgt[valid] < 0) | (tgt[valid] >= classes)][0]
         raise IndexError(f"Target {bad} is out of bounds.")
-    w = np.ones(classes, dtype=logp.dtype) if weight is None else to_tensor(weight)._data.astype(logp.dtype)
+    w = np.ones(classes, dtype=logp.dtype) if weight is None else weight._data.astype(logp.dtype)
     safe = np.where(valid, tgt, 0)
     per_sample_w = np.where(valid, w[safe], 0).astype(logp.dtype)
     losses = -logp[np.arange(len(tgt)), safe] * per_sample_w

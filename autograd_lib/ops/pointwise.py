@@ -119,6 +119,8 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(to_tensor(input), min, max)
     input = to_tensor(input)
+    # As torch: number bounds take part in type promotion (an int tensor clamped to 3.5 is float).
+    input = cast_operand(input, _dt.result_type(input, *(b for b in (min, max) if b is not None)))
     array = input._data
     if min is not None:
         array = np.maximum(array, np.asarray(min, dtype=array.dtype))

@@ -274,8 +274,8 @@ def expanded_shape(input, sizes):
     errors (``expand``, and ``addmm``'s ``input``)."""
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand(autograd_lib.{_dt.LEGACY_NAMES[input.dtype.name]}{{{list(input.shape)}}}, size={list(sizes)}): the "
-                           "number of sizes provided must be greater or equal to the number of "
-                           "dimensions in the tensor")
+                           f"number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim
     target = []
     for i, s in enumerate(sizes):

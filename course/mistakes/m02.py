@@ -58,11 +58,14 @@ MISTAKES = [
             rule="non-leaf"),
     Mistake(_EDGE, "an AccumulateGrad for every leaf, even without requires_grad",
             edits=[
-                ('''    if not tensor.requires_grad:
+                ('''    if not tensor._requires_grad:
         return (None, 0)
 ''',
                  ''),
             ],
+            rule="no-grad"),
+    Mistake(_EDGE, "asks the property requires_grad: a view taken under no_grad gets an AccumulateGrad",
+            edits=[('if not tensor._requires_grad:', 'if not tensor.requires_grad:')],
             rule="no-grad"),
     Mistake(_EDGE, "returns a list instead of a tuple",
             edits=[
@@ -73,7 +76,7 @@ MISTAKES = [
             ],
             rule="tuple"),
 
-    # --------------------------------------------------------- 02.collect_next_functions
+    # ------------------------------------------- 02.record_node: the edges (collect_next_functions)
     Mistake(_NODE, "skips the inputs that need no gradient",
             edits=[
                 ('''    edges = []
@@ -134,7 +137,7 @@ MISTAKES = [
             ],
             rule="edges"),
 
-    # ------------------------------------------------------------------ 02.record_node
+    # ------------------------------------------------ 02.record_node: the node and its outputs
     Mistake(_NODE, "asks whether an input requires grad, not grad mode: records under no_grad",
             edits=[('not ag.recording.result_requires_grad(*inputs)',
                     'not any(t is not None and t.requires_grad for t in inputs)')],

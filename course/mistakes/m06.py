@@ -80,13 +80,13 @@ MISTAKES = [
         node._saved[name] = None
 ''')],
             rule="remembers"),
-    Mistake(_FREE, "marks every node freed, even one that saved nothing",
+    Mistake(_FREE, "marks every node freed, and then refuses it everything",
             edits=[('''    if node._saved:
         node._saved = {name: None for name in node._saved}
         node._freed = True
 ''', '''    node._saved = {name: None for name in node._saved}
     node._freed = True
-''')],
+'''), ('if node._freed and any(name in node._saved for name in names):', 'if node._freed:')],
             rule="nothing-saved"),
     Mistake(_FREE, "frees the plain values too",
             edits=[('        node._saved = {name: None for name in node._saved}\n',
@@ -144,11 +144,11 @@ MISTAKES = [
             rule="attached"),
     Mistake(_UNPACK, "attaches every saved output at output number 0",
             edits=[("    output._output_nr = saved.output_nr\n", "")],
-            rule="output-nr"),
+            rule="attached"),
     Mistake(_UNPACK, "checks the version of a hooked tensor too",
             edits=[("    if saved.unpack_hook is None:\n        saved.check_version(node)",
                     "    saved.check_version(node)\n    if saved.unpack_hook is None:")],
-            rule="not-checked"),
+            rule="hooked"),
     Mistake(_UNPACK, "hands on whatever the unpack hook returned",
             edits=[("        if not isinstance(tensor, ag.Tensor):\n"
                     "            raise TypeError(UNPACK_HOOK_TYPE.format(type=type_name(tensor)))\n", "")],
@@ -163,7 +163,7 @@ MISTAKES = [
     Mistake(_UNPACK, "attaches a copy of the saved output's data",
             edits=[("output = ag.Tensor._make(tensor._data, tensor._version_counter)",
                     "output = ag.Tensor._make(tensor._data.copy())")],
-            rule="shares"),
+            rule="attached"),
 
     # ------------------------------------------------------------ 06.hvp
     Mistake(_HVP, "first gradient without create_graph=True",

@@ -369,6 +369,11 @@ MISTAKES = [
 '''),
             ],
             rule="returns"),
+    Mistake(_ACC, "calls loss_fn on an empty micro-batch too: its mean loss is nan",
+            edits=[("""        if len(inputs) == 0:
+            continue
+""", "")],
+            rule="returns"),
     Mistake(_ACC, "keeps every graph with retain_graph=True",
             edits=[('loss.backward()', 'loss.backward(retain_graph=True)')],
             rule="one-graph"),

@@ -17,7 +17,7 @@
 # | exercise | what you write | test cells | points |
 # |---|---|---|---|
 # | 1 | `gradient_edge`: where a tensor's gradient enters the graph | `02_gradient_edge_test`, `_test2` | 6 |
-# | 2 | `record_node` and `collect_next_functions`: the node of an operation | `02_record_node_test` to `_test4` | 12 |
+# | 2 | `record_node`: the node of an operation, and its edges | `02_record_node_test` to `_test4` | 12 |
 # | 3 | `graph_nodes`: every node of a graph once, in order | `02_graph_nodes_test`, `_test2` | 6 |
 # | | | **total** | **24** |
 #
@@ -262,7 +262,6 @@ w.grad = None
 loss_small.backward()
 print(w.grad)               # PyTorch: tensor([ 2.6146, -0.8323])
 
-
 # %% [markdown]
 # ## 6. Where a tensor's gradient enters the graph
 #
@@ -285,44 +284,59 @@ print(w.grad)               # PyTorch: tensor([ 2.6146, -0.8323])
 # ```
 #
 # Inside the library, a tensor that needs no gradient is no error: its gradient goes nowhere, `(None, 0)`.
+#
+# One kind of tensor requires grad, yet PyTorch sends its gradient nowhere: a view of a leaf that
+# requires grad, taken under `no_grad` (notebook 07). It requires grad through its base, but it is a
+# leaf, with no `grad_fn` (PyTorch's `get_gradient_edge` fails an assertion on it):
+
+# %%
+w = ag.randn(3, requires_grad=True)
+with ag.no_grad():
+    v = w[:2]                                       # a view of w, taken under no_grad
+print(v.requires_grad, v.is_leaf, v.grad_fn)        # PyTorch: True True None
+print(edge_names((v * 2).grad_fn.next_functions))   # PyTorch: ((None, 0), (None, 0))
+(v * 2).sum().backward()
+print(v.grad, w.grad)                               # PyTorch: None None
+
 
 # %% [markdown]
 # ### Exercise 1: `gradient_edge` (6 points)
 #
 # Write `gradient_edge(tensor)`: the edge, a tuple `(node, output_nr)`, at which a gradient for
-# `tensor` enters the backward graph, as PyTorch's `get_gradient_edge` above, except that a tensor
-# that needs no gradient gives `(None, 0)` instead of an error. It becomes the method
-# `Tensor._gradient_edge`: every operation asks it about each input that requires grad, and
-# `backward()` about the tensors it starts from.
+# `tensor` enters the backward graph. Where PyTorch's `get_gradient_edge` gives an edge, yours is that
+# edge; where PyTorch sends the gradient nowhere, yours is `(None, 0)`. It becomes the method
+# `Tensor._gradient_edge`, which the recording of every operation and `backward()` use.
 #
 # A leaf's node must live as section 3 showed: one `AccumulateGrad` per leaf while some graph uses it,
 # gone with the last such graph, and a fresh one for the next graph. Mind who keeps whom alive: the
 # node holds its leaf (`node.variable`), a model's weights live for the whole training, and each graph
 # for one step.
 #
-# What the library gives you, in no particular order:
+# What exists, for reference:
 #
 # | name | what it is |
 # |---|---|
 # | `tensor._accumulator` | a slot on every tensor, yours: `None` on a new tensor, and copied along wherever the library copies a leaf's history |
 # | `tensor.grad_fn`, `tensor._output_nr` | the node that made the tensor (`None` for a leaf), and which of its outputs the tensor is |
+# | `tensor._requires_grad` | the tensor's own flag, as `requires_grad=True` or `requires_grad_()` set it; the property `requires_grad` is also `True` for a tensor with a `grad_fn` and for a view of a tensor that requires grad |
 # | `ag.graph.AccumulateGrad(tensor)` | a new `AccumulateGrad` node for the leaf `tensor` |
-# | `tensor.requires_grad`, `tensor.is_leaf` | as in notebook 01 |
 #
-# Worked out, for `w` a leaf that requires grad and `p, q = m.unbind(0)`:
+# Worked out, for `w` a leaf that requires grad, `p, q = m.unbind(0)` and the view `v` above:
 #
 # | call | returns |
 # |---|---|
 # | `gradient_edge(w)`, twice | `(A, 0)` both times: one `AccumulateGrad` `A`, and `A.variable is w` |
 # | `gradient_edge(w * 2)`, `gradient_edge(q)` | `((w * 2).grad_fn, 0)`, `(q.grad_fn, 1)` |
-# | `gradient_edge(ag.arange(3))`, `gradient_edge(w.detach())` | `(None, 0)` |
+# | `gradient_edge(ag.arange(3))`, `gradient_edge(w.detach())`, `gradient_edge(v)` | `(None, 0)` |
 # | `gradient_edge(w)` once every graph that used `A` is gone | `(B, 0)`, a new node |
 #
 # **Rules**
 # - `tuple`: an edge is a tuple `(node, output_nr)`.
-# - `non-leaf`: a tensor made by a recorded operation enters at its `grad_fn`, at its own output number.
-# - `leaf`: a leaf that requires grad enters at an `AccumulateGrad` whose `variable` is the leaf, output 0.
-# - `no-grad`: a tensor that does not require grad has the edge `(None, 0)`.
+# - `non-leaf`: a tensor made by a recorded operation gets the edge `get_gradient_edge` gives it.
+# - `leaf`: a leaf given `requires_grad` of its own gets, as in PyTorch, an `AccumulateGrad` whose
+#   `variable` is the leaf, at output 0.
+# - `no-grad`: every other tensor gets `(None, 0)`: one that does not require grad, and a leaf that
+#   requires grad only through its base, as the view `v` above.
 # - `shared`: while a leaf's `AccumulateGrad` is alive, every call returns that same node, so the
 #   gradients of all the leaf's uses reach its `.grad`.
 # - `not-kept-alive`: the tensor does not keep its node alive: once no graph uses it, the node is freed.
@@ -330,15 +344,11 @@ print(w.grad)               # PyTorch: tensor([ 2.6146, -0.8323])
 
 # %% nbgrader={"grade": false, "grade_id": "02_gradient_edge_answer", "locked": false, "schema_version": 3, "solution": true}
 def gradient_edge(tensor):
-    """Where a gradient for `tensor` enters the backward graph: a tuple (node, output_nr).
-
-    A tensor made by a recorded operation enters at its grad_fn; a leaf that requires grad at its
-    AccumulateGrad (one per leaf while some graph uses it); any other tensor nowhere: (None, 0).
-    """
+    """Where a gradient for `tensor` enters the backward graph: a tuple (node, output_nr)."""
     ### BEGIN SOLUTION
     if tensor.grad_fn is not None:
         return (tensor.grad_fn, tensor._output_nr)
-    if not tensor.requires_grad:
+    if not tensor._requires_grad:
         return (None, 0)
     node = tensor._accumulator() if tensor._accumulator is not None else None
     if node is None:
@@ -458,8 +468,8 @@ for label, t in [("2 * x", 2 * x), ("where(cond, u, v)", ag.where(cond, u, v)),
 # ...     def backward(ctx, grad_index, grad_double):
 # ...         return grad_double * 2
 # >>> i, d = F.apply(torch.randn(3, requires_grad=True))
-# >>> i.grad_fn, i.requires_grad, d.output_nr
-# (None, False, 1)
+# >>> i.grad_fn, i.requires_grad, i.output_nr, d.output_nr
+# (None, False, 0, 1)
 # ```
 #
 # Here is `max` along a dim, whose second output is an integer tensor, and `argmax`, whose only
@@ -471,10 +481,11 @@ x = ag.tensor([3.0, 1.0, 2.0], requires_grad=True)
 values, indices = x.max(0)                    # two outputs: the largest value, and where it is
 for label, t in [("values", values), ("indices", indices), ("x.argmax()", x.argmax())]:
     grad_fn = None if t.grad_fn is None else t.grad_fn.name()
-    print(f"{label:10} grad_fn={grad_fn!s:12} is_leaf={t.is_leaf!s:5} requires_grad={t.requires_grad}")
-# PyTorch: values     grad_fn=MaxBackward0 is_leaf=False requires_grad=True
-#          indices    grad_fn=None         is_leaf=True  requires_grad=False
-#          x.argmax() grad_fn=None         is_leaf=True  requires_grad=False
+    print(f"{label:10} grad_fn={grad_fn!s:12} is_leaf={t.is_leaf!s:5} requires_grad={t.requires_grad!s:5} "
+          f"output_nr={t._output_nr}")
+# PyTorch: values     grad_fn=MaxBackward0 is_leaf=False requires_grad=True  output_nr=0
+#          indices    grad_fn=None         is_leaf=True  requires_grad=False output_nr=0
+#          x.argmax() grad_fn=None         is_leaf=True  requires_grad=False output_nr=0
 (values * 2).backward()
 print(x.grad)                                 # PyTorch: tensor([2., 0., 0.])
 
@@ -496,35 +507,30 @@ print(x.grad, x.grad.dtype)          # PyTorch: tensor([2.5000, 1.5000, 0.0000])
 # %% [markdown]
 # ### Exercise 2: `record_node` (12 points)
 #
-# Write the two functions that record an operation's node. They become
-# `recording.collect_next_functions` and `recording.record_node`: from this cell on, every operation of
-# the library is recorded by your code.
+# Every operation of the library ends as `record` above: once it has computed `outputs` (a tuple of
+# new tensors) from `inputs` (tensors, or `None` for an optional input left out), it calls
+# `record_node(node_cls, inputs, outputs)`, which returns the operation's new node, a `node_cls()`, or
+# `None` when there is nothing to record. Write it, in one answer cell with
+# `collect_next_functions(*inputs)`, the `next_functions` of a node whose operation had these inputs
+# (the tests call it alone too). From this cell on, the library records every operation with your
+# code, and it must show what PyTorch shows in sections 1, 2 and 7: each result's `grad_fn`,
+# `is_leaf`, `requires_grad` and output number, each node's `next_functions`, and what a later
+# `backward()` leaves in `.grad`, down to its shape and dtype. When PyTorch records, what, and what it
+# leaves alone, you work out from those experiments.
 #
-# * `collect_next_functions(*inputs)` returns the `next_functions` of a new node whose operation had
-#   these inputs, in order: tensors, or `None` for an optional input left out.
-# * `record_node(node_cls, inputs, outputs)` is called, as `record` does, once an operation has
-#   computed `outputs` (a tuple of new tensors) from `inputs`. It returns the operation's new node, a
-#   `node_cls()`, or `None` when there is nothing to record.
-#
-# Your recording must make the library show what PyTorch shows in this notebook: each result's
-# `grad_fn`, `is_leaf`, `requires_grad` and output number, each node's `next_functions`, and what a
-# later `backward()` leaves in `.grad`, down to its shape and dtype. Work out from the examples of
-# sections 2 and 7 when PyTorch records, what, and what it leaves alone.
-#
-# The engine reads a node and its outputs later. Everything it can read, and what the library offers
-# you, in no particular order:
+# What the engine reads later, and what the library offers, for reference (in no particular order):
 #
 # | name | what it is | on a new object |
 # |---|---|---|
-# | `node.num_outputs` | how many outputs the operation has: its backward receives one gradient for each | `1` |
+# | `node.num_outputs` | how many gradients the engine hands the node's backward, one per output number | `1` |
 # | `node.metadata` | a dict for the user (section 3) | `{}` |
-# | `t._gradient_edge()` | exercise 1: where a gradient for `t` enters the graph | |
+# | `t._gradient_edge()` | exercise 1, as a method | |
 # | `node._saved`, `node._params` | what the node's formula needs (assignment 06 fills them) | `{}` |
-# | `t.grad_fn` | the node that made `t` | `None` |
-# | `node._input_meta` | one entry per input: the pair `(shape, dtype)` of its NumPy array `t._data`, or `None` for an absent input; backward fits that input's gradient to it | `()` |
+# | `t.grad_fn`, `t._output_nr` | the node that made `t`, and which of its outputs `t` is (PyTorch's `t.output_nr`) | `None`, `0` |
+# | `node._input_meta` | what backward fits the gradients of the node's inputs to: one entry per input, the `(shape, dtype)` of a NumPy array, or `None` for an absent input | `()` |
+# | `t._data` | `t`'s NumPy array | |
 # | `ag.recording.result_requires_grad(*inputs)` | notebook 01's rule: whether a result of these inputs requires grad | |
-# | `t._output_nr` | which output of its `grad_fn` `t` is | `0` |
-# | `node.next_functions` | where the gradient of each input goes | `()` |
+# | `node.next_functions` | where the gradient of each input goes (section 2) | `()` |
 # | `dtype.is_floating_point`, `ag.is_grad_enabled()` | whether a dtype is floating point; whether grad mode is on | |
 #
 # Worked out: `x` is a float32 leaf of shape `(3,)` that requires grad, `c` a float64 constant of shape
@@ -534,21 +540,23 @@ print(x.grad, x.grad.dtype)          # PyTorch: tensor([2.5000, 1.5000, 0.0000])
 # shape `(3,)`. Under `no_grad` the same call returns `None`, and `out` stays a leaf.
 #
 # **Rules**
-# - `edges`: `next_functions` is a tuple of one edge per input, in input order (the same tensor twice
-#   gives two edges); an input that requires grad gives its gradient edge.
-# - `no-edge`: an input that needs no gradient (a constant, an integer tensor, `None`) gives `(None, 0)`,
-#   in its place.
-# - `when`: `record_node` records a node exactly when PyTorch would: in grad mode, on an input that
-#   requires grad, for an operation with a floating-point output; otherwise it returns `None`.
-# - `no-trace`: when nothing is recorded, nothing changes: no output gets a `grad_fn`, and no leaf
-#   input gets an `AccumulateGrad`.
-# - `one-node`: otherwise `record_node` returns one new `node_cls()`, the `grad_fn` of every
-#   floating-point output.
-# - `output-nr`: each output's output number is its position among the operation's outputs, integer
-#   outputs counted; an integer or bool output gets no `grad_fn`.
+# - `edges`: a recorded node's `next_functions`, and `collect_next_functions` of the same inputs, are
+#   the tuple PyTorch shows for those inputs (sections 2 and 7), the same tensor twice included.
+# - `no-edge`: an input no gradient goes to (a constant, an integer tensor, `None`) keeps its place in
+#   that tuple, as in PyTorch.
+# - `when`: `record_node` returns a node exactly for the calls whose outputs PyTorch would give a
+#   `grad_fn` (notebook 01 and this notebook's experiments show which), and `None` for the others.
+# - `no-trace`: a call that returns `None` leaves no trace: its outputs stay leaves, and no
+#   `AccumulateGrad` is made for its inputs.
+# - `one-node`: a recorded call has one node, the new `node_cls()` it returns, which is the `grad_fn`
+#   of every output PyTorch gives one.
+# - `output-nr`: an output that gets the node is numbered by its position among all the operation's
+#   outputs (`d` above is output 1); an integer or bool output gets no `grad_fn` and keeps output
+#   number 0, as PyTorch's `i` and `indices` do.
 # - `num-outputs`: the node's backward receives one gradient per output of the operation, integer
-#   ones included.
-# - `input-meta`: backward gives each input's gradient that input's shape and dtype.
+#   ones included (`F.backward` takes two).
+# - `input-meta`: backward gives each input's gradient that input's shape and dtype (section 7's last
+#   experiment).
 
 # %% nbgrader={"grade": false, "grade_id": "02_record_node_answer", "locked": false, "schema_version": 3, "solution": true}
 def collect_next_functions(*inputs):
@@ -621,24 +629,24 @@ print([t._output_nr for t in (top, middle, bottom)], top.grad_fn is bottom.grad_
 print(m.grad.tolist())                # PyTorch, with m.unbind(0): [[1.0, 1.0], [0.0, 0.0], [3.0, 3.0]]
 
 # %% [markdown]
-# **Tests.** `check.next_functions` calls your `collect_next_functions` on leaves, constants, integer tensors, non-leaves, `None` and one tensor twice; `check.next_functions_in_the_engine` builds graphs with it (and the library's `record_node`) and differentiates them. `check.record_node` calls your `record_node` as `record` does (broadcasts, two dtypes, an absent input, several outputs, integer outputs, constants, `no_grad`); `check.record_node_in_the_engine` builds graphs with it and checks what backward finds. Hidden tests repeat them on random inputs, outputs and graphs.
+# **Tests.** Each grades your two functions together. `check.next_functions` calls your `collect_next_functions` on leaves, constants, integer tensors, non-leaves, `None` and one tensor twice; `check.next_functions_in_the_engine` builds graphs with your functions and differentiates them. `check.record_node` calls your `record_node` as `record` does (broadcasts, two dtypes, an absent input, several outputs, integer outputs, constants, `no_grad`); `check.record_node_in_the_engine` builds graphs with it and checks what backward finds. Hidden tests repeat them on random inputs, outputs and graphs.
 
 # %% nbgrader={"grade": true, "grade_id": "02_record_node_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.next_functions(collect_next_functions)
+check.next_functions(collect_next_functions, record_node)
 ### BEGIN HIDDEN TESTS
 # Random mixes of inputs, against the library's own collect_next_functions.
 from autograd_course.checks.graph import compare_collect
 for case in grading.random_cases(seed=203, count=6):
-    compare_collect(collect_next_functions, case)
+    compare_collect(collect_next_functions, record_node, case)
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "02_record_node_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.next_functions_in_the_engine(collect_next_functions)
+check.next_functions_in_the_engine(collect_next_functions, record_node)
 ### BEGIN HIDDEN TESTS
-# Random graphs, against the same graphs built by the library's own code.
+# Random graphs (a part under no_grad) built by your functions, against the same graphs built by the library's own code.
 from autograd_course.checks.graph import compare_built_graph
 for case in grading.random_cases(seed=204, count=5):
-    compare_built_graph(collect_next_functions, int(case.integers(2 ** 31)))
+    compare_built_graph(collect_next_functions, record_node, int(case.integers(2 ** 31)))
 ### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "02_record_node_test3", "locked": true, "points": 3, "schema_version": 3, "solution": false}
@@ -800,15 +808,13 @@ compare_viz(graph_nodes, [h], "h after thousands of additions h = h + c", draw=F
 # %% [markdown]
 # ## Summary
 #
-# * Every recorded operation leaves **one node**, the result's `grad_fn`, named like PyTorch's
-#   (`MulBackward0`, `MmBackward0`, `MeanBackward0`, ...).
-# * A tensor's gradient enters the graph at its **gradient edge**: a non-leaf's `grad_fn` at its
-#   output number, a leaf's one **`AccumulateGrad`**, which lives as long as a graph uses it (the
-#   tensor finds it again without keeping it alive), or nowhere; that is your `gradient_edge`.
-# * A node's **`next_functions`** has one edge per input, in input order, with `(None, 0)` where no
-#   gradient is needed. A node is recorded only when grad mode is on, an input requires grad and an
-#   output is floating point; it notes each input's shape and dtype for backward, and becomes the
-#   `grad_fn` of each floating output, at that output's number; that is your `record_node`.
+# * Every recorded operation leaves **one node**, the `grad_fn` of its results, named like PyTorch's
+#   (`MulBackward0`, `MmBackward0`, `MeanBackward0`, ...); the outputs of one operation are told
+#   apart by their `output_nr`.
+# * A tensor's gradient enters the graph at its **gradient edge**: its own node, a leaf's
+#   **`AccumulateGrad`**, which lives as long as some graph uses it, or nowhere: your `gradient_edge`.
+# * A node's **`next_functions`** hold one edge per input, in input order, `(None, 0)` where no
+#   gradient goes; your `record_node` records them, and the node, where PyTorch does.
 # * **`graph_nodes`** lists every node reachable from the roots once, each before the nodes it sends
 #   gradients to (a topological order), without recursion; the drawings are made from your list.
 # * The graph is **dynamic**: it records what actually ran, so `if` and `while` shape it anew at every

@@ -538,11 +538,10 @@ random_counts(count_dependencies, seed=306)
 # %% [markdown]
 # ## 6. The loop
 #
-# `execute` joins the counts and the starting gradients. It keeps a **buffer** per node, one running
-# sum per output of the node (where the two paths to `x` meet), a **ready queue** of the nodes whose
-# count reached 0, and the **counts**. It runs a ready node, adds what it returns into the buffers of
-# the nodes its edges point to, lowers their counts, and goes on until nothing is ready. Among ready
-# nodes PyTorch runs the **newest** first (the largest `_sequence_nr`, PyTorch's
+# `execute` is the pass itself: from where the starting gradients enter, it runs every node they
+# reach, each once, on the sum of what reached it (the two paths to `x` meet), and only when nothing
+# more can reach it: the counts of section 5 say when that is. Among the nodes that may run, PyTorch
+# runs the **newest** first (the largest `_sequence_nr`, PyTorch's
 # `grad_fn._sequence_nr()`); every `AccumulateGrad` has the largest number of all, so a leaf gets its
 # gradient as soon as it is complete. The order never changes the gradients; it decides when hooks run.
 #
@@ -572,12 +571,13 @@ print(order)        # PyTorch: ['SumBackward0', 'AddBackward0', 'ExpBackward0', 
 reveal(prediction, order[2], why="x * 2 was recorded before x.exp(), so ExpBackward0 is newer: "
        "the newest ready node runs first")
 
+
 # %% [markdown]
-# > **Aside.** Several `AccumulateGrad` nodes are often ready together, with equal numbers. PyTorch's
-# > ready queue is a C++ `std::priority_queue`, a binary heap comparing the numbers alone; Python's
-# > `heapq` sifts the same way, so a heap of entries compared by `_sequence_nr` alone gives PyTorch's
-# > order, ties included. A tie-breaker of your own (`id`, a counter) changes it:
-# > `ag.stack([e, b, d, a, c]).sum()` runs the leaves' hooks in the order `e, d, c, b, a` in PyTorch.
+# > **Aside.** Several `AccumulateGrad` nodes are often ready together, with equal numbers. PyTorch
+# > keeps the nodes that may run in a C++ `std::priority_queue` that compares the numbers alone, and
+# > its order among equal numbers is part of what you match: `ag.stack([e, b, d, a, c]).sum()` runs the
+# > leaves' hooks in the order `e, d, c, b, a` in PyTorch, neither the order of creation nor its
+# > reverse. Python's standard library has a structure that breaks ties the same way.
 
 # %% [markdown]
 # ### Exercise 4: `execute` (5 points)
@@ -597,27 +597,25 @@ reveal(prediction, order[2], why="x * 2 was recorded before x.exp(), so ExpBackw
 # and D runs on `[8.0]`.
 #
 # **Rules**
-# - `roots`: each starting gradient goes into its node's buffer (a node listed twice gets the sum); the
-#   root nodes whose count is 0 (not in `dependencies`) are ready first, each once.
-# - `once`: every node the pass reaches runs exactly once, after the last edge into it delivered, on
-#   its buffer (None if nothing arrived).
+# - `roots`: a root node runs on the sum of the starting gradients that enter it (a node listed twice
+#   runs once), and not before every other node that reaches it has run.
+# - `once`: every node the pass reaches runs exactly once, only after every edge into it counted in
+#   `dependencies` has delivered, on what reached each of its outputs (None if nothing arrived at all).
 # - `sum`: gradients reaching the same output of a node add up; the edge's `output_nr` says which output.
-# - `count-none`: every edge out of a node that ran lowers its node's count, even when its gradient is None.
-# - `skip`: an edge whose node is not in `dependencies` (None, or a node this pass does not visit) is
-#   skipped.
-# - `newest`: among ready nodes, the one with the largest `_sequence_nr` runs first.
-# - `ties`: ready nodes with equal numbers leave in the order `heapq` gives entries compared by
-#   `_sequence_nr` alone (the aside).
+# - `count-none`: an edge that carries None has delivered too: a node reached only by Nones still runs.
+# - `skip`: a node not in `dependencies` (None, or a node this pass does not visit) never runs, unless
+#   it is a root.
+# - `newest`: among the nodes that may run, the one with the largest `_sequence_nr` runs first.
+# - `ties`: nodes with equal numbers run in PyTorch's order (the aside).
 # - `deep`: it works on graphs of any depth (5 000 nodes in the hidden tests).
 
 # %% nbgrader={"grade": false, "grade_id": "03_execute_answer", "locked": false, "schema_version": 3, "solution": true}
-import heapq
-
-
 def execute(root_edges, root_grads, dependencies, run_node):
     """Run every node the pass reaches once, as soon as all the gradients flowing into it
     have arrived, the newest ready node first. Returns None."""
     ### BEGIN SOLUTION
+    import heapq
+
     class Ready:                          # heapq pops the smallest entry: the newest is "smallest"
         def __init__(self, node):
             self.node = node

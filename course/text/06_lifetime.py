@@ -78,8 +78,8 @@ ag.viz.draw_saved(loss, names={"x": x, "w": w, "loss": loss}, title="loss = (sin
 
 # %% [markdown]
 # A node keeps them in two dicts: `node._saved` (name to `SavedTensor`: the tensor, and its
-# version when saved, for assignment 08) and `node._params` (name to plain value). An op saves only
-# what the formulas of its grad-requiring inputs need: `x * 2` keeps the `2`, not `x`; `x + 1` keeps
+# version when saved, for assignment 08) and `node._params` (name to plain value). What a node keeps
+# depends on the op and on which inputs require grad: `x * 2` keeps the `2`, not `x`; `x + 1` keeps
 # nothing:
 
 # %%
@@ -92,46 +92,63 @@ for label, y in [("x.exp()", x.exp()), ("x ** 3", x ** 3), ("x * 2", x * 2), ("x
 #
 # Who decides what a node keeps? `recording.record` (assignment 02) calls `plan_saves(node_cls,
 # needs_grad)` the first time it builds a node of class `node_cls` with a given pattern of inputs
-# needing a gradient, and keeps the answer for every later node of that kind. `needs_grad[i]` says
-# whether input `i` needs a gradient; backward runs an input's formula only when it does. The class
-# tells you the rest: its inputs `node_cls.input_names`, the names each input's formula needs
-# `node_cls.formulas[name][1]`, and `node_cls.saves`, the plain values PyTorch stores as tensors
-# (the indices of `x[idx]`). Here they are for a few ops (`x` requires grad, `c` does not), with what
-# each node kept:
+# needing a gradient (`needs_grad[i]` for input `i`), and keeps the answer for every later node of
+# that kind. A node class describes its backward formulas, for reference: `input_names` (its inputs,
+# in order), `formulas` (input name to a pair: the formula, and the names of the values it reads) and
+# `saves` (plain values PyTorch stores as tensors). The experiment prints them for a few ops (`x`
+# requires grad, `c` does not), and what each node shows before and after backward:
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
 c = ag.tensor([4., 5., 6.])
-for label, y in [("x * c", x * c), ("x.exp()", x.exp()), ("x ** 3", x ** 3),
-                 ("ag.add(c, x, alpha=2.0)", ag.add(c, x, alpha=2.0)), ("x[[0, 0]]", x[ag.tensor([0, 0])])]:
+cond = ag.tensor([True, False, True])
+
+
+def shown(node, name):
+    """grad_fn._saved_<name>, or "freed" when reading it raises the freed error."""
+    return "freed" if error_of(lambda: getattr(node, "_saved_" + name)) else getattr(node, "_saved_" + name)
+
+
+ops = {"x * c": lambda: x * c, "x.exp()": lambda: x.exp(), "x ** 3": lambda: x ** 3,
+       "ag.add(x, c, alpha=2.0)": lambda: ag.add(x, c, alpha=2.0), "ag.add(c, x, alpha=2.0)": lambda: ag.add(c, x, alpha=2.0),
+       "x[ag.tensor([0, 0])]": lambda: x[ag.tensor([0, 0])], "ag.where(cond, x, c)": lambda: ag.where(cond, x, c)}
+for label, op in ops.items():
+    y = op()
     node_cls = type(y.grad_fn)
-    names = {name: node_cls.formulas[name][1] for name in node_cls.input_names}
-    print(f"{label:24} {node_cls.__name__:15} formulas name {names}, saves={node_cls.saves}")
-    print(f"{'':24} kept: saved={list(y.grad_fn._saved)} params={y.grad_fn._params}")
+    reads = {name: node_cls.formulas[name][1] for name in node_cls.input_names}
+    names = list(dict.fromkeys(n for values in reads.values() for n in values))
+    print(f"{label}: {node_cls.__name__}, formulas read {reads}, saves {node_cls.saves}")
+    before = {name: shown(y.grad_fn, name) for name in names}
+    y.sum().backward()
+    print("   before backward", before)
+    print("   after backward ", {name: shown(y.grad_fn, name) for name in names})
+# PyTorch: the same before and after backward, but x[...] shows self_sym_sizes (3,) for self_shape and
+#          indices (tensor([0, 0]),); and backward frees where's condition (this library keeps it).
 
 
 # %% [markdown]
-# Return what the node must keep, as a tuple of `(value_name, source)` pairs. A source tells `record`
-# where to find the value and where the node keeps it (the setup cell imports the constants):
+# Return what the node keeps, as a tuple of `(value_name, source)` pairs. A source tells `record`
+# where to find the value and how long the node keeps it (the setup cell imports the constants):
 #
-# | source | the value `record` takes | kept in |
+# | source | the value | kept |
 # |---|---|---|
-# | an int `i` | input `i` of the op | `node._saved`, freed by backward |
-# | `RESULT` | the op's output | `node._saved`, freed by backward |
-# | `SAVED_PARAM` | the op's plain argument of that name | `node._saved`, freed by backward |
-# | `PARAM` | the op's plain argument of that name | `node._params`, for good |
-# | `PARAM_IF_GIVEN` | the same, when the op was given it | `node._params`, for good |
+# | an int `i` | input `i` of the op | until backward frees it |
+# | `RESULT` | the op's output | until backward frees it |
+# | `SAVED_PARAM` | the op's plain argument of that name | until backward frees it |
+# | `PARAM` | the op's plain argument of that name | for good |
+# | `PARAM_IF_GIVEN` | the same, if the op was given it | for good |
 #
 # **Rules**
 # - `pairs`: `plan_saves` returns a tuple of `(value_name, source)` pairs, each name once.
-# - `needed-only`: a node keeps every value that the formulas of its grad-requiring inputs name, and
-#   no tensor, and no name of `node_cls.saves`, that only the other inputs' formulas name.
-# - `sources`: each value is kept where PyTorch's node keeps it (the demo above): tensors and the
-#   values PyTorch stores as tensors are saved, other plain values are params.
-# - `if-given`: a quirk of PyTorch's: any other plain value that only the formulas of inputs needing
-#   no gradient name is kept, if given (`ag.add(c, x, alpha=2.0).grad_fn._saved_alpha` is `2.0`).
-# - `needed-first`: a plain value that a grad-requiring input's formula names is a `PARAM`, whatever
-#   the other formulas say.
+# - `needed-only`: before backward a node keeps what PyTorch's node shows in the experiment: what
+#   its backward will read, and no other tensor (`_saved_self` of `x * c` is None).
+# - `sources`: after backward a node's values read, or raise the freed error, as PyTorch's do in
+#   the experiment; but `where`'s `condition`, a plain argument of the op (neither an input of the node
+#   nor in `saves`), is kept for good.
+# - `if-given`: a plain value read only by formulas that backward will not run is kept too, when the
+#   op was given it, as PyTorch's node shows `_saved_alpha` of `ag.add(x, c, alpha=2.0)`.
+# - `needed-first`: a plain value that a formula backward will run reads is kept whether or not the
+#   op was given it.
 # - `computes`: backward computes PyTorch's gradients from what the nodes keep.
 
 # %% nbgrader={"grade": false, "grade_id": "06_plan_saves_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -232,11 +249,11 @@ x = ag.tensor([1., 2., 3.], requires_grad=True)
 w = ag.tensor([4., 5., 6.], requires_grad=True)
 loss = ((x * w).sin() + x ** 3).sum()
 names = {"x": x, "w": w, "loss": loss}
-fig, (kept, freed) = plt.subplots(1, 2, figsize=(12, 5.5))
+fig, (ax_kept, ax_freed) = plt.subplots(1, 2, figsize=(12, 5.5))
 loss.backward(retain_graph=True)
-ag.viz.draw_saved(loss, names=names, ax=kept, title="after backward(retain_graph=True): all kept")
+ag.viz.draw_saved(loss, names=names, ax=ax_kept, title="after backward(retain_graph=True): all kept")
 loss.backward()
-ag.viz.draw_saved(loss, names=names, ax=freed, title="after backward(): saved tensors freed")
+ag.viz.draw_saved(loss, names=names, ax=ax_freed, title="after backward(): saved tensors freed")
 plt.show()
 
 # %% [markdown]
@@ -264,34 +281,33 @@ reveal(prediction, "RuntimeError" if error else x.grad,
 # Make a node behave after backward as section 2 showed of PyTorch: what only the graph held is
 # reclaimed, `_saved_result` and a second backward raise the error printed there
 # (`ag.graph.FREED_MESSAGE`), `_saved_exponent` is still `3`, and `(x + 1).sum()` runs backward twice.
-# The engine frees and reads saved values through two methods of `Node`, which you write:
+# The engine frees and reads a node's values through two methods of `Node`, which you write:
 #
 # | your function | called | returns |
 # |---|---|---|
 # | `release_saved(node)`, the method `node.release_saved()` | by the engine on each node right after running it, unless the pass retains the graph | None |
-# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it needs in its order (`("self", "exponent")` for `x ** 3`); by `grad_fn._saved_<name>` and `grad_fn.saved_tensors`, for names in `node._saved` or `node._params` (another shows None) | the formula's arguments, as a list |
+# | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it reads in its order (`("self", "exponent")` for `x ** 3`); by `grad_fn._saved_<name>` and `grad_fn.saved_tensors` | the values, as a list |
 #
-# What a node holds, for reference: `node._saved` maps a saved name to a `SavedTensor` (its
-# `unpack(node)` gives the tensor back, checked for in-place writes: exercise 3); `node._params` maps a
-# name to a plain value; `node._freed` is `False` on a new node. What a released node must hold is
-# yours to work out.
-# For the node of `x ** 3`, `saved_values(node, ("self", "exponent"))` is `[x, 3]`, and with the names
-# reversed `[3, x]`; once the node is freed, the first raises and `saved_values(node, ("exponent",))` is
-# still `[3]`.
+# `saved_values` is only ever asked for names the node kept (`grad_fn._saved_<name>` answers the
+# others itself: None for a tensor not kept, else `AttributeError`), so what it does with another name
+# is yours (the library's raises `KeyError`; no test asks). A new node holds `node._saved` (a saved
+# name to a `SavedTensor`, whose `unpack(node)` gives the tensor back: exercise 3) and `node._params`
+# (a name to a plain value); what a released node holds is yours to work out.
 #
 # **Rules**
 # - `frees`: once released, a node holds no reference to the tensors it saved, so their memory can be
 #   reclaimed.
 # - `remembers`: a released node still answers for what it saved: reading `grad_fn._saved_<name>` of
 #   a tensor it had saved raises the freed error, never returns None.
-# - `nothing-saved`: a node that saved no tensor stays as it was, so a graph of such nodes runs
-#   backward again, as `(x + 1).sum()` does in PyTorch.
-# - `plain-kept`: plain values are never freed: they can be read, and handed to a formula, after
-#   backward.
-# - `refuses`: `saved_values` raises `RuntimeError` with PyTorch's message when asked for a saved
-#   tensor of a released node, even together with plain values.
-# - `values`: `saved_values` returns a list with one value per name, in the order of `names`: a saved
-#   tensor as its `unpack(node)` gives it back, a plain value as it was kept.
+# - `nothing-saved`: releasing a node that saved no tensor changes nothing a user can see, so a graph
+#   of such nodes runs backward again, as `(x + 1).sum()` does in PyTorch.
+# - `plain-kept`: plain values outlive backward: `_saved_exponent` reads `3` after it, and a formula
+#   that reads only plain values still gets them.
+# - `refuses`: a formula that reads a saved tensor of a released node gets PyTorch's `RuntimeError`,
+#   whatever else it reads.
+# - `values`: before release, a formula gets what PyTorch's would, in the order it names its values;
+#   a saved tensor written in place since it was saved is refused (the cell after the answer prints
+#   PyTorch's error).
 
 # %% nbgrader={"grade": false, "grade_id": "06_free_saved_answer", "locked": false, "schema_version": 3, "solution": true}
 def release_saved(node):
@@ -509,33 +525,34 @@ y = x.exp()                          # ExpBackward0 saves its result
 with ag.no_grad():
     back = y.grad_fn._saved_result   # unpacked for us
 print(back.grad_fn is y.grad_fn, back.output_nr, back.requires_grad)   # PyTorch: True 0 True
+print(back is y, back._version == y._version, np.shares_memory(back._data, y._data))   # PyTorch: False True True
+with ag.no_grad():
+    y.add_(1)                        # written in place: back sees it
+print(back, back._version)           # PyTorch: tensor([3.7183, 8.3891], grad_fn=<ExpBackward0>) 1
+print((x * w).grad_fn._saved_other is w)   # PyTorch: True (an input comes back as itself)
+
 
 # %% [markdown]
 # ### Exercise 3: `unpack` (5 points)
 #
-# Write `unpack(saved, node)`, the method `SavedTensor.unpack`: the tensor the formula of `node` gets
-# for `saved` (what `saved_values` and `grad_fn._saved_result` hand out). Its fields:
-#
-# | field | what it holds |
-# |---|---|
-# | `saved.tensor` | the tensor saved, or None when a hook packed it |
-# | `saved.packed`, `saved.unpack_hook` | what `pack_hook` returned, and the hook that turns it back (None without hooks) |
-# | `saved.is_output`, `saved.output_nr` | whether the tensor is an output of `node`, and which one |
-# | `saved.check_version(node)` | raises PyTorch's `RuntimeError` if the tensor was written in place since it was saved (assignment 08 writes it) |
+# Write `unpack(saved, node)`, the method `SavedTensor.unpack`: the tensor that the formula of `node`
+# gets for `saved`, which `saved_values` and `grad_fn._saved_<name>` hand out, as PyTorch hands it out
+# in the cells above. A `SavedTensor` holds, for reference: `tensor` (None when a hook packed it),
+# `packed` and `unpack_hook` (None without hooks), `is_output` and `output_nr` (whether the tensor is
+# an output of `node`, and which one), and the method `check_version(node)`, which raises PyTorch's
+# `RuntimeError` if the tensor was written in place since it was saved (assignment 08 writes it). In
+# this library a tensor's `grad_fn` and `_output_nr` (behind `output_nr`) may be assigned.
 #
 # **Rules**
-# - `itself`: a tensor saved without hooks comes back as that very tensor.
-# - `checked`: a tensor saved without hooks and written in place since is refused with PyTorch's
-#   `RuntimeError`, the one `check_version` raises.
-# - `hooked`: a tensor packed by a hook comes back as what the unpack hook makes of the packed value,
-#   one call each time.
-# - `not-checked`: a tensor packed by a hook is not version-checked.
+# - `itself`: without hooks, the formula gets the very tensor that was saved, or PyTorch's
+#   `RuntimeError` if it was written in place since (section 2's last line).
+# - `hooked`: with hooks, it gets what the unpack hook makes of what the pack hook returned, the hook
+#   running once for each request, whatever was written in place since (the log above).
 # - `hook-type`: an unpack hook that returns anything but a tensor is refused with PyTorch's
 #   `TypeError` (printed after the answer cell; its message is `UNPACK_HOOK_TYPE`, imported below).
-# - `attached`: a node's own output comes back with the node as its `grad_fn`, in any grad mode.
-# - `output-nr`: an attached output comes back at the output number it was saved at.
-# - `shares`: an attached output is a new tensor on the same data and version counter as the tensor
-#   it stands for.
+# - `attached`: a node's own output comes back as `back` above, in any grad mode: with the node as its
+#   `grad_fn` at the output number it was saved at; not the tensor saved, but one that sees its data
+#   and its in-place writes.
 
 # %% nbgrader={"grade": false, "grade_id": "06_unpack_answer", "locked": false, "schema_version": 3, "solution": true}
 from autograd_lib.graph import UNPACK_HOOK_TYPE, type_name
@@ -886,6 +903,29 @@ with ag.no_grad():
     print(block(x) * 2 * x.cos())       # the gradient by hand: exp(2 sin x) * 2 cos x
 
 # %% [markdown]
+# `CheckpointFunction`'s own methods can be called by hand on the node of a call with several
+# arguments (`ctx` is the node), and `autograd.grad` is refused:
+
+# %%
+from autograd_lib.utils.checkpoint import CheckpointFunction
+
+
+def f(a, k, c):
+    return ((a * k).exp() + c).sin()
+
+
+x = ag.tensor([0.1, -0.2, 0.3], requires_grad=True)
+c = ag.tensor([1., 2., 3.])
+y = checkpoint(f, x, 2.0, c, use_reentrant=True)
+print(y.grad_fn.saved_tensors)
+# PyTorch: (tensor([ 0.1000, -0.2000,  0.3000], requires_grad=True), tensor([1., 2., 3.]))
+print(CheckpointFunction.backward(y.grad_fn, ag.ones(3)), x.grad)
+# PyTorch: (None, None, tensor([-1.4795, -1.1945,  0.3991]), None, None) None
+print(error_of(lambda: ag.autograd.grad(y.sum(), x)))
+# PyTorch: RuntimeError: When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() [...]
+
+
+# %% [markdown]
 # Without checkpoint, every node of `block` holds its saved tensor until backward:
 
 # %%
@@ -919,52 +959,43 @@ ag.viz.draw_checkpoint(loss, recomputed=watched.recomputed, names={"x": x, "w": 
 # in PyTorch. With a function that draws random numbers (a dropout mask), PyTorch's
 # `preserve_rng_state=False` may give a mask different from the forward pass's.
 #
-# The library's tools, for reference (some imported in the answer cell; which you need is yours to
-# work out):
-#
-# | name | what it is |
-# |---|---|
-# | `get_rng_state()`, `set_rng_state(state)`, `ag.manual_seed(n)` | read, set, seed the default generator |
-# | `fork_rng(enabled)` | a `with` block after which the generator is as it was; with `enabled=False` it does nothing |
-# | `detach_variable(args)` | a tuple with each tensor of `args` detached, requiring grad exactly when its original does |
-# | `checkpoint_valid()` | False inside `autograd.grad` or `backward(inputs=...)` |
-# | `ag.autograd.backward(tensors, grad_tensors)`, `ag.autograd.grad(outputs, inputs, grad_outputs)` | backward from several outputs |
-# | `ag.no_grad()`, `ag.enable_grad()`, `ag.is_grad_enabled()` | grad mode |
-# | `ctx.needs_input_grad`, `ctx.mark_non_differentiable(*tensors)` | which tensor arguments need a gradient; outputs with none |
-# | `NOT_VALID_MESSAGE`, `NO_OUTPUT_MESSAGE` | PyTorch's two messages of the rules below |
+# `autograd_lib.utils.checkpoint` has the helpers of PyTorch's `torch.utils.checkpoint` under their
+# names (`help()` on each says what it does), among them `get_rng_state()` and `set_rng_state(state)`
+# for the default generator; which you need is yours to work out. The answer cell imports PyTorch's
+# two messages of the rules below.
 #
 # **Rules**
 # - `outputs`: the outputs are the function's on the arguments, each with the checkpoint's node as
 #   its `grad_fn`.
-# - `keeps-inputs`: between the passes the node keeps only its tensor arguments: its `saved_tensors`
-#   are they, in their order, as PyTorch's; no output, no intermediate result, and no tensor in any
-#   other attribute of `ctx`.
+# - `keeps-inputs`: between the passes the node's `saved_tensors` are PyTorch's (the experiment
+#   above), and no other tensor is held in any attribute of `ctx`: no output, no intermediate result.
 # - `same-grads`: backward gives the gradients of the function run without checkpoint, to the tensor
 #   arguments and to the tensors the function reaches through a closure (a layer's weights).
-# - `one-per-argument`: backward returns one gradient per argument of `forward`: None for the
-#   function and the flag, then one per argument, None for an argument that is not a tensor.
+# - `one-per-argument`: called by hand, backward returns what PyTorch's returns in the experiment
+#   above, whatever the arguments.
 # - `grad-mode`: backward gives these gradients though the engine calls it with grad mode off.
-# - `stops-at-inputs`: the gradients of the recomputation stop at the checkpoint's arguments: called
-#   directly, backward returns their gradients and adds nothing to the arguments' own `.grad` (a weight
-#   reached through a closure gets its `.grad` from the recomputation, as in PyTorch).
+# - `stops-at-inputs`: called by hand, backward adds nothing to the arguments' own `.grad`, as in the
+#   experiment (a weight reached through a closure gets its `.grad` from the recomputation, as in
+#   PyTorch).
 # - `rng-same`: with `preserve_rng_state=True` the recomputation draws the forward pass's random
 #   numbers, and backward leaves the caller's generator where it found it.
 # - `rng-fresh`: with `preserve_rng_state=False` the recomputation draws from the caller's generator
 #   as it stands, advancing it, as in PyTorch.
-# - `refuses-grad`: inside `autograd.grad` or `backward(inputs=...)`, where a reentrant backward
-#   cannot deliver, backward raises PyTorch's `RuntimeError` (`NOT_VALID_MESSAGE`).
+# - `refuses-grad`: inside `autograd.grad` or `backward(inputs=...)` backward raises PyTorch's
+#   `RuntimeError` of the experiment (`NOT_VALID_MESSAGE`).
 # - `no-output`: when no output of the recomputation requires grad, backward raises
 #   PyTorch's `RuntimeError` (`NO_OUTPUT_MESSAGE`).
 
 # %% nbgrader={"grade": false, "grade_id": "06_checkpoint_answer", "locked": false, "schema_version": 3, "solution": true}
-from autograd_lib.utils.checkpoint import (NO_OUTPUT_MESSAGE, NOT_VALID_MESSAGE, checkpoint_valid, detach_variable,
-                                           fork_rng, get_rng_state, set_rng_state)
+from autograd_lib.utils.checkpoint import NO_OUTPUT_MESSAGE, NOT_VALID_MESSAGE
 
 
 def checkpoint_forward(ctx, run_function, preserve_rng_state, *args):
     """CheckpointFunction.forward: the outputs of run_function on args, keeping in ctx only
     what backward needs to run it again."""
     ### BEGIN SOLUTION
+    from autograd_lib.utils.checkpoint import get_rng_state
+
     ctx.run_function = run_function
     ctx.rng_state = get_rng_state() if preserve_rng_state else None
     ctx.tensor_indices = [i for i, arg in enumerate(args) if isinstance(arg, ag.Tensor)]
@@ -978,6 +1009,8 @@ def checkpoint_backward(ctx, *grad_outputs):
     """CheckpointFunction.backward: the gradients of the checkpointed function, one per
     argument of forward, from a recomputation."""
     ### BEGIN SOLUTION
+    from autograd_lib.utils.checkpoint import checkpoint_valid, detach_variable, fork_rng, set_rng_state
+
     if not checkpoint_valid():
         raise RuntimeError(NOT_VALID_MESSAGE)
     inputs = list(ctx.inputs)
@@ -1142,12 +1175,12 @@ print(x.grad)
 # **Rules**
 # - `tuple`: `backward`'s result is read as PyTorch reads it, a tuple or not (the tries `g`, `None`,
 #   `[g, None, None]`).
-# - `count`: a result with too few or too many gradients is refused as in PyTorch; one try above has
-#   more and passes.
-# - `not-a-tensor`: an argument of `forward` that is not a tensor gets None (else PyTorch's error
-#   naming its position), and nothing is passed on for it.
-# - `type`: the gradient of a tensor argument is a tensor (a `Parameter` is one) or None, else
-#   PyTorch's error.
+# - `count`: a result is refused for its number of gradients exactly where PyTorch refuses it in the
+#   tries.
+# - `not-a-tensor`: what `backward` returns for an argument of `forward` that is not a tensor is
+#   accepted or refused as in the tries.
+# - `type`: the gradient of a tensor argument is accepted or refused as in the tries (a `Parameter`
+#   is a tensor).
 # - `order`: a result that breaks several rules gets the error PyTorch gives it.
 # - `passed-on`: the node passes on a list of the gradients of the tensor arguments, in order: the
 #   very objects `backward` returned.
@@ -1213,7 +1246,7 @@ expect_engine_outcomes(function_gradients, [random_function_case(int(rng.integer
 # %% [markdown]
 # ## Summary
 #
-# * A node **saves** what the formulas of its grad-requiring inputs need (`plan_saves`).
+# * A node **saves** what its backward will read, as PyTorch's node does (`plan_saves`).
 # * **Backward frees** it node by node (`release_saved`): 8 MB held after the forward pass, 1 MB after.
 #   A second backward fails with PyTorch's error (`saved_values`) unless the graph was retained.
 # * **Saved-tensor hooks** decide where saved tensors live; a node's own output comes back attached

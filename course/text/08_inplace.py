@@ -77,7 +77,7 @@ print("x.mul_(1):    ", x._version, x)               # PyTorch: 7 tensor([1., 1.
 #
 # A view (`x[1:3]`, `x.t()`, `x.view(...)`) and `x.detach()` are new tensor objects on `x`'s memory. A write
 # through any of them changes what all of them see, so they share one counter: one object that each of them
-# holds (`_version_counter` in `autograd_lib`; `_version` reads its `value`). `x.data` is the exception
+# holds (`t._version_counter` in `autograd_lib`, which `t._version` reads). `x.data` is the exception
 # (assignment 07): the same memory, a counter of its own.
 
 # %%
@@ -242,7 +242,7 @@ print("a constant:", c)                 # PyTorch: tensor([1., 1., 1.])
 # objects. Under `no_grad` (assignment 07) nothing is recorded, so the write is just a change of values: `w`
 # stays a leaf, and the next forward pass builds a new graph from the new values. Every `torch.optim` step
 # runs under `no_grad`. The counter still counts there, so the order matters: an update between the forward
-# pass and `backward()` is noticed (with no "which is output ...": a leaf has no producer). A training step
+# pass and `backward()` is noticed (the message names no node). A training step
 # is forward, backward, update.
 
 # %%
@@ -267,15 +267,12 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # | `check_version(saved, node)`, the method `SavedTensor.check_version` | when `node`'s backward (or `node._saved_<name>`) unpacks `saved`, a tensor `node` kept | None, or PyTorch's error raised |
 # | `check_inplace(t)` | before every in-place write into `t`, in the write's grad mode | None, or PyTorch's error raised |
 #
-# What exists, for reference:
-#
-# | name | what it is |
-# |---|---|
-# | `t._version_counter` | section 1's counter object; `t._version` (read-only) is its `value` |
-# | `saved.tensor`, `saved.version`, `saved.is_output` | the tensor kept, the counter's value when it was kept, whether it is `node`'s own output |
-# | `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` | returns (does not raise) section 2's error for `tensor`, with "which is output 0 of" the node `producer`, or without for `None` |
-# | `t._base` | the tensor whose memory the view `t` shares; `None` if `t` is no view |
-# | `t.grad_fn`, `t.requires_grad`, `ag.is_grad_enabled()` | as in assignments 02 to 07 |
+# `check_version` is handed a `SavedTensor`: `saved.tensor` is the tensor kept, `saved.version` its
+# `_version` when it was kept, and `saved.is_output` whether it is `node`'s own output.
+# `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns (does not raise) section 2's
+# error for `tensor`, naming the node `producer` ("which is output 0 of Exp"), or no node for `None`: which
+# node PyTorch names, section 2's experiments show. As in PyTorch, a view's `t._base` is the tensor whose
+# memory it shares (`None` for a tensor that is no view).
 #
 # An example:
 #
@@ -297,19 +294,14 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # - `count`: every in-place write moves the written tensor's `_version` up by exactly one, in any grad
 #   mode, whether it requires grad or not, and changes nothing else (`increment_version` returns None).
 # - `shared`: a write through any tensor of a storage (the tensor, a view, `detach()`) moves the version of
-#   all of them, each keeping its counter object; `.data` counts on its own.
+#   all of them, which go on sharing one counter object, as in section 1; `.data` counts on its own.
 # - `unchanged`: backward uses a saved tensor not written since it was saved (written before is fine).
-# - `modified`: backward refuses a saved tensor written since it was saved with PyTorch's `RuntimeError: one
-#   of the variables needed for gradient computation has been modified by an inplace operation: [...]
-#   is at version N; expected version M instead.`: N its version now, M when it was saved.
-# - `output-name`: for a node's own output, the message names that node ("which is output 0 of Exp"),
-#   whatever the tensor's `grad_fn` is now.
-# - `input-name`: for any other saved tensor, it names the node its `grad_fn` is now (after a write, the
-#   write's), and none for a tensor without one (a constant, a leaf).
-# - `leaf`: while grad mode is on, a write into a leaf that requires grad raises
-#   `RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.`
-# - `view-of-leaf`: while grad mode is on, a write into a view of such a leaf raises
-#   `RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.`
+# - `modified`: backward refuses a saved tensor written since it was saved, with section 2's `RuntimeError`
+#   and the two versions PyTorch gives.
+# - `names`: the message names the node PyTorch's names, or none, in each of section 2's experiments (an
+#   output its node saved, inputs written after or before they were saved, a constant) and section 4's (a leaf).
+# - `leaf`: while grad mode is on, a write into a leaf that requires grad, or into a view of one, is refused
+#   with section 4's errors, and the leaf keeps its values and version.
 # - `allowed`: every other write goes through: into a non-leaf or its views, into a tensor that does not
 #   require grad (a constant, `w.detach()` and its views), and any write under `no_grad`.
 
@@ -451,8 +443,7 @@ expect_leaf_stories(seen[1], expected[1])
 # history must change, and so must that of every other view of it. PyTorch has two rules:
 #
 # 1. **The write is recorded on the base.** An in-place op on a view gives the *base* a new `grad_fn`, a
-#    `CopySlices` node. It wraps the op's own node (here `MulBackward0`): backward sends the gradient of the
-#    view's cells through that node, and the rest of the base's gradient on to the base's old history.
+#    `CopySlices` node, which keeps the op's own node (here `MulBackward0`).
 # 2. **Views regenerate their history.** When the shared counter has moved since a view's `grad_fn` was set,
 #    the next read of it builds a new one, an `AsStridedBackward0` whose input is the base's *current*
 #    history. This happens to every view of the base, also those made before the write.
@@ -474,7 +465,7 @@ ag.viz.draw_views(b, {"v = b[1:4]": v, "u = b[3:]": u, "b[::2]": b[::2]}, base_n
 # %% [markdown]
 # `u`'s first cell, `b[3]`, was multiplied by 10 through `v`. Had `u` kept its old `SliceBackward0`, the
 # gradient of `u[0]` would reach `x[3]` with factor 1: silently wrong. Through the regenerated history it
-# passes `CopySlices`, which runs `mul_(10)`'s `MulBackward0` on the written cells. `x[3]` gets 10, in
+# passes `CopySlices`, the node of `mul_(10)`: `x[3]` gets 10, in
 # PyTorch as here. (The `MulBackward0` under `CopySlices` in the drawing is `b = x * 1`, the old history.)
 
 # %%
@@ -503,31 +494,29 @@ print([None if f is None else f.name() for f, _ in node.next_functions])
 
 # %% [markdown]
 # Write `copy_slices_backward(self, grad_outputs)`, installed as the method `CopySlices.apply`: `self` is the
-# node, `grad_outputs` a list holding the gradient of the base. What you have:
+# node, `grad_outputs` a list holding the gradient of the base's new values. Besides `next_functions`, the
+# node holds:
 #
-# * `self.fn`, the op's node: `self.fn(g)`, given the gradient `g` of the written cells, returns a tuple with
-#   one gradient per input of the op, first for the view's old values, then for the op's other inputs
-#   (`None` for an input that needs none);
-# * `self.key`, where the written cells are in the base: for a tensor `t` of the base's shape, `t[self.key]`
-#   reads them and `t[self.key] = value` writes them.
+# * `self.fn`, the node the op would have made had it run, out of place, on the view alone (here a
+#   `MulBackward0` whose inputs are the view and `w`); a node like any other, callable as in PyTorch;
+# * `self.key`, an index into the base: for a tensor `t` of the base's shape, `t[self.key]` is the view's cells.
 #
 # Work out, cell by cell, how `b`'s new values depend on its old values and on `w`. For the example,
 # `b.sum().backward()` must give `x` the gradient $2x$ in the untouched cells and $2x \cdot w$ in the written
 # ones, and `w` the old values $x_{1:4}^2$.
 #
 # **Rules**
-# - `untouched`: a cell the write did not touch passes its gradient on unchanged, to the base's old history.
-# - `through`: a written cell's old value reaches the new value only through the op: its gradient is what
-#   `self.fn` gives for the view's old values, and nothing else.
-# - `none`: where `self.fn` gives `None` for the view's old values, the written cells get zero.
-# - `others`: after the base's gradient come the op's gradients for its other inputs, in order: one
-#   gradient per entry of `self.next_functions`.
+# - `chain`: backward through a write gives what the chain rule gives, cell by cell, for every op and view;
+#   cells a write replaces without reading them (`copy_`, `fill_`, `zero_`, `t[...] = v`) give their old
+#   values a zero gradient, as in PyTorch.
+# - `others`: the node returns one gradient per entry of its `next_functions`, in that order: first a
+#   gradient of the base's shape for its old values (also when the base itself needs none), then the op's
+#   other inputs', `None` for one that gets none.
 # - `nothing`: when no gradient reaches the node (`grad_outputs` is `[None]`: a custom Function above
 #   the base sent none back), every entry gets `None`, as in PyTorch.
-# - `keep-grad`: the gradient you receive is not yours to change: the engine may hand the same tensor to
-#   another node (in `b + d` both inputs get it), and a hook on `b` may have kept it.
-# - `differentiable`: with `create_graph=True` your computation is itself differentiated, so second
-#   derivatives through a write come out right.
+# - `keep-grad`: the gradient the node receives keeps its values: a hook on `b`, the retained `b.grad` and
+#   another node the engine hands the same tensor (in `b + d` both inputs get it) see it as it came.
+# - `differentiable`: second derivatives through a write (`create_graph=True`) are PyTorch's.
 
 # %% nbgrader={"grade": false, "grade_id": "08_copy_slices_backward_answer", "locked": false, "schema_version": 3, "solution": true}
 def copy_slices_backward(self, grad_outputs):
@@ -538,14 +527,12 @@ def copy_slices_backward(self, grad_outputs):
             in the base.
         grad_outputs: [the gradient of the base's new values], a tensor of the base's shape.
     Returns:
-        A list with one gradient per entry of self.next_functions: the base's old values first,
-        then the op's other inputs (None where the op's node gives None, or where no gradient
-        arrived).
+        A list with one gradient per entry of self.next_functions.
     """
     ### BEGIN SOLUTION
     grad = grad_outputs[0]
     if grad is None:
-        return [None] * len(self.next_functions)
+        return [None for _ in self.next_functions]
     base_grad = grad.clone()
     written = self.fn(grad[self.key])
     base_grad[self.key] = 0. if written[0] is None else written[0]
@@ -731,37 +718,27 @@ for text, v in views.items():
 # `None` or are refused, and which answer wins where two seem to apply. Calling the library's
 # `views.regenerate_grad_fn` is a `DelegationError`.
 #
-# A new node is an `ag.views.AsStridedBackward0()`, whose rule is written. What it reads:
-#
-# | field | holds |
-# |---|---|
-# | `next_functions` | its one input's edge |
-# | `_input_meta` | `((shape, NumPy dtype),)` of the base, as every node's (assignment 05) |
-# | `_params["self_shape"]` | the base's shape |
-# | `_params["key"]` | where the view's cells are in the base (`ag.views.positions_in_base`) |
-# | `_params["accumulate"]` | whether to add up the gradients of cells the view shows more than once |
-#
-# Also at hand: `ag.views.view_write_error(view, indirect)` builds PyTorch's refusal for a view
-# (`indirect` true: the write went through its base or another view, not this one), and `ag.views.move_retained_grad(view,
-# old_node, new_node)` moves a retained grad (assignment 04) to a new node; a view's hooks stay with the old
-# one, as in PyTorch.
+# A new node is an `ag.views.AsStridedBackward0()`, a node like those of assignment 05 (`next_functions`,
+# `_input_meta`), whose backward is written: given the view's gradient, it returns a gradient of shape
+# `_params["self_shape"]` (a tuple or an `ag.Size`), zero except at the positions `_params["key"]` (an index
+# as `ag.views.positions_in_base` gives one), which get the view's gradient, added up where positions repeat
+# if `_params["accumulate"]` is true. Also at hand: `ag.views.view_write_error(view, indirect)` builds
+# PyTorch's refusal for a view (`indirect` true: the write went through its base or another view, not this
+# one), and `ag.views.move_retained_grad(view, old_node, new_node)` moves a retained grad (assignment 04) to
+# a new node; a view's hooks stay with the old one, as in PyTorch.
 #
 # **Rules**
-# - `no-history`: a view without a node of its own whose base does not require grad reads `None`, written
+# - `no-history`: a view without history of its own whose base does not require grad reads `None`, written
 #   or not, however it was made.
-# - `keep`: a view whose storage was not written since its node was set reads that node (or `None`), the
-#   same object at every read.
-# - `refuse`: once its storage was written, a view made under `no_grad`, by `unbind` or `split`, or by a
-#   custom Function is refused with PyTorch's `RuntimeError` ("its base or another view of its base has
-#   been modified inplace").
-# - `new`: any other view whose storage was written since its node was set reads a new
-#   `AsStridedBackward0`.
-# - `current`: the new node's one input is the base's history at the moment of the read: its gradient
-#   edge then (assignment 02), through the write's node.
-# - `params`: the new node holds what the table says for the base and the view.
-# - `accumulate`: `accumulate` is True exactly when the view shows some cell of the base more than once;
-#   a view without elements shows none.
-# - `version`: after a new node, every read returns that node, until the storage is written again.
+# - `keep`: two reads in a row give the same node, before a write and after it; a view whose storage was
+#   not written since it got its node reads that node (or `None`).
+# - `written`: once its storage was written, through any of its tensors and in any grad mode, any other view
+#   reads what PyTorch's reads in the experiment: a new `AsStridedBackward0`, or PyTorch's refusal.
+# - `node`: the new node's one input is the base's history at the read (the experiment's `<-`); its backward
+#   sends the view's gradient to the base's cells the view shows, and it describes its input as every node
+#   does (assignment 05).
+# - `accumulate`: `_params["accumulate"]` is true exactly when the view shows some cell of the base more
+#   than once; a view without elements shows none.
 # - `retain`: a view that retains its grad goes on retaining it through its new node.
 # - `gradients`: so backward through a written view reaches its base's current history: the leaves get the
 #   gradients PyTorch gives.
@@ -916,16 +893,15 @@ for name, t in windows.items():
 # | `m.t(), x[:9].view(3, 3).t()` | full | | `e, e` / `e, s` | full / no |
 #
 # **Rules**
-# - `same`: a tensor and itself (one object) is `"full"`, whatever its layout or size.
-# - `empty`: a tensor without elements shares no memory with another tensor: `"no"`, whatever that
-#   one's layout.
-# - `dense`: where a layout is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an
-#   expand), the answer is `"too hard"`, whatever the other tensor; a permuted contiguous layout (`m.t()`)
-#   is dense, a dim of size 1 is never stepped along, and a single element is dense.
-# - `range`: two dense tensors that cover the same bytes are `"full"` when their strides are the same,
-#   `"partial"` when not (PyTorch compares the strides as they are).
-# - `share`: other dense blocks that share a byte are `"partial"`; blocks that only touch or lie apart are
-#   `"no"`.
+# - `range`: two non-overlapping and dense tensors that cover the same bytes are `"full"` when laid out
+#   alike (the same strides, compared as they are), `"partial"` when not.
+# - `share`: other dense tensors are `"partial"` when they share a byte, `"no"` when they only touch or lie
+#   apart.
+# - `dense`: a pair with a layout that is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an
+#   expand) is `"too hard"`, even across storages; a permuted contiguous layout (`m.t()`) is dense, and so is
+#   a single element (the stride of a dim of size 1 does not matter).
+# - `same`: a tensor with itself (one object) is `"full"`.
+# - `empty`: a tensor without elements shares no byte with another tensor: `"no"`.
 # - `refuse`: so an in-place op refuses an operand that partially overlaps its target (PyTorch's
 #   `RuntimeError`), and allows the others, their result unchanged.
 

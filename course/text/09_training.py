@@ -1303,9 +1303,10 @@ for bounds in ([(0, 4), (4, 8), (8, 10)], [(0, 5), (5, 10)]):
 # - `large`: `.grad` gains the gradient of the mean loss over all the samples, for any sizes of the
 #   micro-batches.
 # - `adds`: nothing is cleared: that gradient is added to what `.grad` held.
-# - `one-graph`: `loss_fn` is called once per micro-batch, in order, and only one micro-batch's
-#   graph is alive at a time.
-# - `returns`: it returns the mean loss over all the samples, as a Python `float`.
+# - `one-graph`: `loss_fn` is called once per micro-batch that holds samples, in order, and only one
+#   micro-batch's graph is alive at a time.
+# - `returns`: it returns the mean loss over all the samples, as a Python `float` (an empty
+#   micro-batch has no mean loss of its own: it adds nothing).
 # - `read-once`: `micro_batches` may be any iterable, read once (a generator).
 # - `no-sample`: no sample at all (no micro-batch, or only empty ones) is a `ValueError`.
 
@@ -1321,6 +1322,8 @@ def accumulate_gradients(loss_fn, micro_batches):
         raise ValueError("accumulate_gradients() needs at least one sample")
     mean_loss = 0.0
     for inputs, targets in micro_batches:
+        if len(inputs) == 0:
+            continue
         loss = loss_fn(inputs, targets) * (len(inputs) / total)
         loss.backward()
         mean_loss += loss.item()
@@ -1896,7 +1899,8 @@ for (seed, sizes, as_generator), (loss, weights, modes), (e_loss, e_weights, _) 
 # - `result`: it returns `(mean loss per sample, accuracy)`, two Python floats over all the samples,
 #   each batch weighted by its number of samples.
 # - `right`: a sample is right when its highest score is that of its target class.
-# - `eval`: the model runs in evaluation mode, and no graph is recorded.
+# - `eval`: the model runs in evaluation mode, and no graph is recorded (the mode the model is left
+#   in afterwards is yours to choose).
 # - `read-once`: `batches` may be any iterable, read once.
 # - `empty`: no sample at all is a `ValueError`.
 

@@ -41,9 +41,9 @@ LOOP_CELL = "02_graph_nodes_answer"
 TIMEOUT = 20                                   # per cell, for the loop (nbgrader_config.py: 60)
 # Per exercise, the catalog's mistakes handed in (indexes into m02.py's MISTAKES): rules
 # pairwise distinct, and no mistake breaks another's rule, so each rule's count is exact
-# (m02.py's 16, num-outputs, also breaks output-nr: not chosen).
-CHOSEN = {"02_gradient_edge_answer": (0, 3, 5), "02_record_node_answer": (6, 14, 17),
-          "02_graph_nodes_answer": (22, 24, 27)}
+# (m02.py's 17, num-outputs, also breaks output-nr: not chosen).
+CHOSEN = {"02_gradient_edge_answer": (0, 3, 6), "02_record_node_answer": (7, 15, 18),
+          "02_graph_nodes_answer": (23, 25, 28)}
 ARTIFACTS = REPO / "artifacts" / "report"
 
 

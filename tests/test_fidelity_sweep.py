@@ -1,0 +1,183 @@
+"""Differences from PyTorch found by the fidelity sweep of PyTorch-style scripts
+(tests/scripts/), each fixed and kept here as a differential scenario: torch and
+autograd_lib run the same code side by side and must agree."""
+
+import pytest
+
+from conftest import requires_torch
+from differential import registry, run
+
+SCENARIOS, scenario = registry()
+
+
+def _keyword_function(lib, setup_context):
+    """A Function whose forward takes ``y`` and ``scale`` by keyword, in either style."""
+    def backward(ctx, grad):
+        ctx.log.append(tuple(ctx.needs_input_grad))
+        return grad * 3, grad * 4, None
+
+    if setup_context:
+        def forward(x, y=None, scale=2.0):
+            return x * y * scale
+
+        def setup(ctx, inputs, output):
+            ctx.log = [len(inputs)]
+        body = {"forward": staticmethod(forward), "setup_context": staticmethod(setup)}
+    else:
+        def forward(ctx, x, y=None, scale=2.0):
+            ctx.log = []
+            return x * y * scale
+        body = {"forward": staticmethod(forward)}
+    body["backward"] = staticmethod(backward)
+    return type("Keyword", (lib.autograd.Function,), body)
+
+
+@scenario
+def function_apply_tensor_by_keyword(lib):
+    """A tensor passed to ``apply`` by keyword is an input like a positional one: it has
+    an edge, a needs_input_grad entry, and receives its gradient (torch 2.13)."""
+    results = []
+    for setup_context in (False, True):
+        fn = _keyword_function(lib, setup_context)
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = lib.tensor([0.5, -1.0], requires_grad=True)
+        out = fn.apply(a, y=b)
+        out.sum().backward()
+        results += [out, a.grad, b.grad, out.grad_fn.log]
+        only_b = fn.apply(a.detach(), y=b)
+        results += [only_b, only_b.requires_grad]
+    return results
+
+
+def _errors(lib, attempts):
+    """What each of ``attempts`` (functions of no argument) gives: a result, or the
+    error's class and message (compared exactly: these are PyTorch's own words)."""
+    seen = []
+    for fn in attempts:
+        try:
+            seen.append(repr(fn()))
+        except Exception as error:      # noqa: BLE001 - what is raised is what is compared
+            seen.append(f"{type(error).__name__}: {error}")
+    return seen
+
+
+@scenario
+def copy_shape_errors(lib):
+    """``copy_`` from a source that does not broadcast to the destination raised NumPy's
+    ValueError; torch raises RuntimeError: its broadcast message, or 'output with shape'."""
+    shapes = [((3,), (2,)), ((3,), (2, 3)), ((2, 3), (3, 2)), ((1,), (3,)), ((3,), (1, 3)), ((2, 3), (3,))]
+    return _errors(lib, [lambda a=a, b=b: lib.zeros(*a).copy_(lib.ones(*b)).shape for a, b in shapes])
+
+
+@scenario
+def setitem_advanced_value_shape_errors(lib):
+    """``t[index_list] = v`` and ``t[mask] = v`` with a ``v`` that does not broadcast to the
+    indexed shape raised NumPy's ValueError; torch raises RuntimeError 'shape mismatch'."""
+    def put(key, value):
+        target = lib.zeros(2, 3)
+        target[key] = value
+        return target.sum().item()
+    return _errors(lib, [lambda: put([0, 1], lib.ones(4)), lambda: put([0, 1], lib.ones(1, 1, 4)),
+                         lambda: put(lib.zeros(2, 3) > 0, lib.ones(4)),
+                         lambda: put(lib.zeros(2, 3) >= 0, lib.ones(5)),
+                         lambda: put((slice(None), [0, 2]), lib.ones(3)),
+                         lambda: put(lib.tensor([True, False]), lib.ones(2, 3))])
+
+
+@scenario
+def expand_too_few_sizes_message(lib):
+    """expand's refusal of fewer sizes than dims names both counts, as torch's does."""
+    return _errors(lib, [lambda: lib.ones(2, 3).expand(3), lambda: lib.zeros(2, 3).__setitem__(0, lib.ones(2, 3)),
+                         lambda: lib.addmm(lib.ones(2, 3, 4), lib.ones(2, 2), lib.ones(2, 2))])
+
+
+@scenario
+def nll_loss_bad_input_errors(lib):
+    """nll_loss and cross_entropy refuse what torch refuses, with its words: a weight of
+    the wrong size was read past its end or silently used (a wrong loss), an integer input
+    gave a loss, a 2-D target for a 2-D input a batch-size error, and the spatial form's
+    errors were worded differently."""
+    F, L = lib.nn.functional, lib.long
+    z = lib.zeros
+    return _errors(lib, [
+        lambda: F.nll_loss(z(2, 3), z(3, 2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3), z(2, 2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3), z(2, dtype=L), weight=lib.ones(2)),
+        lambda: F.nll_loss(z(2, 3, dtype=L), z(2, dtype=L), weight=lib.ones(3)),
+        lambda: F.nll_loss(z(2, 3), z(2, dtype=L), weight=lib.ones(3, dtype=lib.float64)),
+        lambda: F.nll_loss(z(3), z(2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2, 2), z(2, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2, 2), z(2, 2, 3, dtype=L)),
+        lambda: F.nll_loss(z(2, 3, 2), z(2, 2, dtype=L), weight=lib.ones(2)),
+        lambda: F.nll_loss(z(2, 3, 2, dtype=L), z(2, 2, dtype=L)),
+        lambda: F.cross_entropy(z(2, 3), z(2, 3), weight=lib.ones(2)),
+        lambda: F.cross_entropy(z(2, 3), z(2, dtype=L), weight=lib.ones(2), label_smoothing=0.1),
+        lambda: F.nll_loss(z(3), z((), dtype=L)),
+    ])
+
+
+@scenario
+def clamp_number_bounds_promote(lib):
+    """A number bound takes part in type promotion: an int tensor clamped to 3.5 becomes
+    float32 (it stayed int64 and the bound was truncated to 3), a bool one clamped to 0
+    becomes int64; float tensors keep their dtype and ClampBackward1."""
+    i, x = lib.tensor([3, 4]), lib.tensor([0.5, 2.0], requires_grad=True)
+    return [i.clamp(min=3.5), i.clamp(3, 3.5), lib.clip(i, max=3.2), i.clamp(min=True),
+            lib.tensor([True, False]).clamp(min=0), x.clamp(1, 1.5)]
+
+
+@scenario
+def can_cast_table(lib):
+    """``torch.can_cast`` (it was missing): a cast may keep or raise the category."""
+    kinds = [lib.bool, lib.int32, lib.int64, lib.float16, lib.float32, lib.float64]
+    return [[lib.can_cast(a, b) for b in kinds] for a in kinds]
+
+
+@scenario
+def group_norm_groups_message(lib):
+    """GroupNorm's refusal of channels that do not split into the groups names both numbers."""
+    return _errors(lib, [lambda: lib.nn.GroupNorm(3, 2), lambda: lib.nn.GroupNorm(4, 6)])
+
+
+@scenario
+def global_module_hooks_run_first(lib):
+    """``nn.modules.module.register_module_*`` hooks (missing: an AttributeError) run on every
+    module, before each module's own hooks of the same kind, forward and backward."""
+    log, hooks = [], lib.nn.modules.module
+    lin = lib.nn.Linear(2, 2)
+    model = lib.nn.Sequential(lin, lib.nn.Tanh())
+    handles = [hooks.register_module_forward_pre_hook(lambda m, a: log.append(("pre", type(m).__name__))),
+               hooks.register_module_forward_hook(lambda m, a, o: log.append(("post", type(m).__name__))),
+               hooks.register_module_full_backward_pre_hook(lambda m, g: log.append(("bpre", type(m).__name__))),
+               hooks.register_module_full_backward_hook(lambda m, gi, go: log.append(("back", type(m).__name__)))]
+    lin.register_forward_pre_hook(lambda m, a: log.append(("own pre", "Linear")), prepend=True)
+    lin.register_full_backward_hook(lambda m, gi, go: log.append(("own back", "Linear")))
+    try:
+        model(lib.ones(1, 2, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    model(lib.ones(1, 2))
+    return log
+
+
+@scenario
+def batchnorm_counter_absent_from_plain_dict(lib):
+    """A state_dict without ``_metadata`` (a dict built by hand) is read as the oldest layout:
+    BatchNorm's num_batches_tracked, added in version 2, is not reported missing (it was), and
+    the module keeps its count; the module's own state_dict carries its version and reports
+    it.  kaiming's mode refusal lists the modes as torch prints a list."""
+    norm = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+    norm[1].num_batches_tracked.fill_(3)
+    own = norm.state_dict()
+    plain = {k: v for k, v in own.items() if k != "1.num_batches_tracked"}
+    del own["1.num_batches_tracked"]
+    return [dict(own._metadata), str(norm.load_state_dict(plain)), norm[1].num_batches_tracked,
+            *_errors(lib, [lambda: norm.load_state_dict(own),
+                           lambda: lib.nn.init.kaiming_normal_(lib.zeros(2, 2), mode="fan_avg")])]
+
+
+@requires_torch
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_same_as_torch(name):
+    run(SCENARIOS, name)

@@ -528,7 +528,7 @@ class Node:
             # an in-place change, an unpack hook still show), but no formula runs.
             if self._saved:
                 self.saved_values(tuple(self._saved))
-            return [None for _ in self.next_functions]
+            return [None] * len(self.next_functions)
         formulas = cls.formulas
         known = _BY_INPUT.get(cls)
         if known is None or known[0] is not formulas:     # (a plugged exercise rule replaces them)

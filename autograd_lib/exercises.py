@@ -253,21 +253,21 @@ _register("06.function_gradients", "autograd_lib.autograd.function", "function_g
           "argument, refusing a wrong count, a gradient for a non-tensor, a non-tensor gradient")
 _GM = "autograd_lib.grad_mode:_GradModeContext"
 _register("07.grad_mode_enter", _GM, "__enter__",
-          "entering no_grad/enable_grad: remember the current grad mode, switch to this one", "method")
+          "entering a no_grad/enable_grad block, as PyTorch's", "method")
 _register("07.grad_mode_exit", _GM, "__exit__",
-          "leaving the block: restore the remembered mode, even after an exception, which propagates",
-          "method")
+          "leaving a grad-mode block, as PyTorch's, also when it raised", "method")
 _register("07.grad_mode_decorator", "autograd_lib.grad_mode", "decorate",
           "a decorated function runs each call inside a fresh grad-mode context")
 _register("07.set_grad_enabled", "autograd_lib.grad_mode:set_grad_enabled", "__init__",
-          "set_grad_enabled(mode): refuse a non-bool, remember the mode, switch at once", "method")
+          "set_grad_enabled(mode), as PyTorch's: a plain call, a block, a decorator", "method",
+          guards=("autograd_lib.grad_mode:_type_name",))
 _register("07.grad_mode_generator", "autograd_lib.grad_mode", "decorate_generator",
           "a decorated generator runs each step (next, send, throw, close) inside a fresh grad-mode "
           "context, and returns what it returns")
 _register("07.data", _T, "data",
-          "tensor.data: shares storage, but no history and its own version counter", "property")
+          "tensor.data, as PyTorch's", "property")
 _register("07.detach_", _T, "detach_",
-          "detach in place: the tensor becomes a leaf without requires_grad; views refuse")
+          "tensor.detach_(), as PyTorch's")
 _register("08.increment_version", "autograd_lib.graph", "increment_version",
           "count an in-place write on the version counter shared by every alias of the storage")
 _register("08.check_version", "autograd_lib.graph:SavedTensor", "check_version",

@@ -21,6 +21,9 @@ class _GradState(threading.local):
     enabled = True                  # every thread starts with recording on
     inference = False               # inference_mode: new tensors are inference tensors
 
+    def __init__(self):             # run once in every thread that reads the state
+        self.inference_blocks = []  # the modes of this thread's open inference_mode blocks, innermost last
+
 
 _state = _GradState()
 # Whether any thread ever entered inference_mode: until then no tensor is an inference
@@ -104,7 +107,9 @@ def decorate_generator(make_context, fn):
 
 
 class _GradModeContext:
-    """Shared machinery: remember the previous mode on enter, restore it on exit."""
+    """The base class of ``no_grad``, ``enable_grad`` and ``set_grad_enabled``: a block of
+    any of them behaves as PyTorch's (exercise 07.grad_mode_context: ``__enter__`` and
+    ``__exit__``), and an object of any of them decorates (``__call__``)."""
 
     mode = None                                  # set by subclasses
 
@@ -150,9 +155,7 @@ class enable_grad(_NoParamDecoratorContextManager):
 
 
 class set_grad_enabled(_GradModeContext):
-    """Set grad mode to ``mode``. Like PyTorch, it takes effect immediately
-    when constructed (so ``set_grad_enabled(False)`` works as a plain call),
-    and the previous mode comes back when used as a context manager exits."""
+    """Set grad mode to ``mode``, as PyTorch's: a plain call, a block and a decorator."""
 
     def __init__(self, mode):
         """Switch grad mode to ``mode`` now, remembering the mode it replaces (what
@@ -178,7 +181,7 @@ class set_grad_enabled(_GradModeContext):
         return type(self)(self.mode)
 
     def __call__(self, fn):
-        self.__exit__(None, None, None)          # decorating must not change the mode: undo the constructor's switch
+        self.__exit__(None, None, None)          # as PyTorch's __call__: decorating leaves the program's mode alone
         return super().__call__(fn)
 
 
@@ -220,12 +223,17 @@ class inference_mode(_GradModeContext):
     def __enter__(self):
         global inference_used
         inference_used = True
-        self._previous = (_state.enabled, _state.inference)
-        _state.enabled, _state.inference = not self.mode, self.mode
+        self._grad = no_grad() if self.mode else enable_grad()     # grad mode: a block of its own
+        self._grad.__enter__()
+        _state.inference_blocks.append(self.mode)
+        _state.inference = self.mode
 
     def __exit__(self, exc_type, exc_value, traceback):
-        _state.enabled, _state.inference = self._previous
-        return False
+        blocks = _state.inference_blocks
+        if blocks:
+            blocks.pop()
+        _state.inference = blocks[-1] if blocks else False      # the innermost block still open decides
+        self._grad.__exit__(exc_type, exc_value, traceback)
 
     def clone(self):
         return type(self)(self.mode)

@@ -154,8 +154,9 @@ class Tensor:
     @property
     def data(self):
         """The values as a new tensor that shares storage but not history or version
-        counter: changes made through it are invisible to autograd (see ``detach``)."""
-        return Tensor._make(self._data)
+        counter: changes made through it are invisible to autograd (see ``detach``).  It is
+        an inference tensor when this one is, wherever it is read, as in PyTorch."""
+        return Tensor._make(self._data, type(self._version_counter)())
 
     @data.setter
     def data(self, value):
@@ -358,6 +359,9 @@ class Tensor:
     def detach_(self):
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        node = self.grad_fn
+        if node is not None and node._pre_hooks and self._output_nr in node._pre_hooks:
+            self._hooks = node._pre_hooks[self._output_nr]     # its hooks stay its own, shared with the old node
         self.grad_fn = None
         self._requires_grad = False
         self._output_nr = 0

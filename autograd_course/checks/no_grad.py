@@ -45,6 +45,7 @@ __all__ = [
     "CLASSES", "decorator_slots", "wrapped_names",
     "NEW_TENSOR", "NO_HISTORY", "SHARES", "OWN_COUNTER", "UNCHANGED",
     "VIEW", "CUTS", "RETURNS_SELF", "KEEPS", "VIEWS_REFUSE", "LEAF_OFF", "VIEW_UNCHANGED", "OUTPUT_NR",
+    "INFERENCE", "HOOKS", "hook_story",
 ]
 
 
@@ -562,6 +563,7 @@ NO_HISTORY = OUT("new")
 SHARES = OUT("shares")
 OWN_COUNTER = OUT("own-counter")
 UNCHANGED = OUT("unchanged")
+INFERENCE = OUT("inference")
 
 
 def expect_fact(seen, expected, what, broken):
@@ -572,7 +574,8 @@ def expect_fact(seen, expected, what, broken):
 def check_data_facts(seen, expected, what):
     """What ``data(t)`` gave for a random ``t`` (a list of facts, or the error's text), rule by rule:
     [d is t, same array, same counter, d._version, d.requires_grad, no grad_fn, no base, dtype, shape,
-    values, then after d.add_(1): the write's outcome, t._version, d._version, t's values, t unchanged]."""
+    values, then after d.add_(1): the write's outcome, t._version, d._version, t's values, t unchanged,
+    then (t.is_inference(), read inside inference_mode, d.is_inference())]."""
     if isinstance(seen, str) or isinstance(expected, str):
         grading.expect_equal(seen, expected, what=what, rule=NEW_TENSOR)
         return
@@ -587,12 +590,15 @@ def check_data_facts(seen, expected, what):
                          rule=OWN_COUNTER)
     grading.expect_equal(seen[14], expected[14], what=f"t's (version, requires_grad, grad_fn) unchanged, {what}",
                          rule=UNCHANGED)
+    grading.expect_equal(seen[15:], expected[15:],
+                         what=f"(t.is_inference(), d read inside inference_mode, d.is_inference()) for {what}",
+                         rule=INFERENCE)
 
 
 def check_detach_facts(seen, expected, what):
     """What ``detach_(t)`` did to a random ``t``, rule by rule: [returned t (or the error),
     grad_fn unchanged, grad_fn is None, _requires_grad, requires_grad, _output_nr, same array,
-    same counter as an alias, _version, values]."""
+    same counter as an alias, _version, values, then what its hooks saw (hook_story)]."""
     refused = isinstance(expected[0], str) or isinstance(seen[0], str)
     grading.expect_equal(seen[0], expected[0], what=f"what detach_(t) returned (t itself) or raised, {what}",
                          rule=VIEWS_REFUSE if refused else RETURNS_SELF)
@@ -601,8 +607,11 @@ def check_detach_facts(seen, expected, what):
                          rule=VIEWS_REFUSE if refused else CUTS)
     grading.expect_equal(seen[5], expected[5], what=f"t._output_nr after {what}",
                          rule=VIEWS_REFUSE if refused else OUTPUT_NR)
-    grading.expect_equal(seen[6:], expected[6:], what=f"[same array, same counter, _version, values] after {what}",
+    grading.expect_equal(seen[6:10], expected[6:10], what=f"[same array, same counter, _version, values] after {what}",
                          rule=KEEPS)
+    grading.expect_equal(seen[10:], expected[10:],
+                         what=f"what t's hooks saw (hook_story: hook 1 before, hook 2 after) after {what}",
+                         rule=VIEWS_REFUSE if refused else HOOKS)
 
 
 def detach_slots(data, detach_):
@@ -614,9 +623,10 @@ def detach_and_data(data, detach_):
     """Your ``data``, then your ``detach_``.  ``data`` on ``y = x * 2``, then through the
     property ``y.data`` and ``x.data`` (float64): a new leaf without grad (new), on the same
     NumPy array (shares), with a version counter of its own (own-counter), the tensor itself as
-    it was (unchanged).  ``detach_`` on a non-leaf ``b = a * 3`` (cuts, returns-self, keeps), on
-    a leaf that requires grad (cuts), on two views (views-refuse), and on output 1 of a node
-    with two outputs, the max of ``ag.aminmax(x)`` (output-nr)."""
+    it was (unchanged), an inference tensor exactly when the tensor is (inference).  ``detach_`` on a
+    non-leaf ``b = a * 3`` (cuts, returns-self, keeps), on a leaf that requires grad (cuts), on two
+    views (views-refuse), on output 1 of a node with two outputs, the max of ``ag.aminmax(x)``
+    (cuts), and on tensors with hooks, PyTorch's experiment (hooks)."""
     slots = detach_slots(data, detach_)
     _check_data(data, slots)
     _check_detach(detach_, slots)
@@ -671,6 +681,18 @@ def _check_data(fn, slots):
                               "on a leaf that requires grad",
                          rule=OWN_COUNTER)
 
+    with grading.checking(slots):
+        with ag.inference_mode():
+            made_inside = ag.ones(2)
+        x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        outside = [outcome(lambda: fn(t).is_inference()) for t in (made_inside, x)]
+        with ag.inference_mode():
+            inside = [outcome(lambda: fn(t).is_inference()) for t in (made_inside, x)]
+    grading.expect_equal((outside, inside), ([True, False], [True, False]),
+                         what="([data(i).is_inference(), data(x).is_inference()] read outside, then inside "
+                              "inference_mode), i made inside inference_mode, x outside",
+                         rule=INFERENCE)
+
 
 def _data_on_views_and_saved_tensors(fn, slots):
     grad_mode_on()
@@ -702,7 +724,27 @@ KEEPS = OUT("keeps")
 VIEWS_REFUSE = OUT("views-refuse")
 LEAF_OFF = OUT("cuts")
 VIEW_UNCHANGED = OUT("views-refuse")
-OUTPUT_NR = OUT("output-nr")
+OUTPUT_NR = OUT("cuts")
+HOOKS = OUT("hooks")
+
+
+def hook_story(detach_, t, scale):
+    """Hook 1 registered on ``t`` (it must require grad), ``c = t * 2`` recorded, ``detach_(t)``, then
+    ``t.requires_grad_()``, hook 2 registered, ``(t * scale).sum().backward()`` and
+    ``c.sum().backward()``: what the hooks saw, in order ((hook, gradient) pairs, or an error)."""
+    seen = []
+    t.register_hook(lambda g: seen.append(("hook 1", grading.to_list(g))))
+    c = t * 2
+    outcome(detach_, t)
+    for step in (t.requires_grad_,
+                 lambda: t.register_hook(lambda g: seen.append(("hook 2", grading.to_list(g)))),
+                 lambda: (t * scale).sum().backward(), lambda: c.sum().backward()):
+        result = outcome(step)
+        if isinstance(result, str):
+            seen.append(result)
+            break
+        seen.append("|")
+    return seen
 
 
 def _check_detach(fn, slots):
@@ -749,6 +791,18 @@ def _check_detach(fn, slots):
     grading.expect_equal(second_state, (0, True, False),
                          what="(second._output_nr, second.grad_fn is None, second.requires_grad) after detach_(second), "
                               "the output 1 of (first, second) = ag.aminmax(x)", rule=OUTPUT_NR)
+
+    stories = [("b = a * 3", lambda a: a * 3), ("output 1 of ag.aminmax(a * 3)", lambda a: ag.aminmax(a * 3)[1]),
+               ("a, a leaf that requires grad", lambda a: a)]
+    with library_version("07"):
+        expected = [hook_story(lambda t: t.detach_(), make(ag.tensor([1.0, 2.0], requires_grad=True)), 5.0)
+                    for _, make in stories]
+    with grading.checking(slots):
+        seen = [hook_story(fn, make(ag.tensor([1.0, 2.0], requires_grad=True)), 5.0) for _, make in stories]
+    for (name, _), s, e in zip(stories, seen, expected):
+        grading.expect_equal(s, e, what=f"what the hooks saw for t = {name}: hook 1 registered, c = t * 2, detach_(t), "
+                                        "t.requires_grad_(), hook 2 registered, (t * 5).sum().backward(), "
+                                        "c.sum().backward()", rule=HOOKS)
 
 
 def _detach_in_recurrence_and_zero_grad(fn, slots):

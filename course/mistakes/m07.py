@@ -43,6 +43,13 @@ _VIEW_CHECK = '''    if self._base is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
 '''
 
+_DATA = 'return ag.Tensor._make(tensor._data, type(tensor._version_counter)())'
+
+_HOOKS = '''    node = self.grad_fn
+    if node is not None and node._pre_hooks and self._output_nr in node._pre_hooks:
+        self._hooks = node._pre_hooks[self._output_nr]
+'''
+
 MISTAKES = [
     # ------------------------------------------------------------ 07.grad_mode_context
     Mistake(_CONTEXT, "remembers the mode after switching",
@@ -188,14 +195,17 @@ MISTAKES = [
 
     # ------------------------------------------------------------ 07.detach_and_data
     Mistake(_OUT, ".data shares the version counter, like detach()",
-            edits=[('return ag.Tensor._make(tensor._data)', 'return ag.Tensor._make(tensor._data, tensor._version_counter)')],
+            edits=[(_DATA, 'return ag.Tensor._make(tensor._data, tensor._version_counter)')],
             rule="own-counter"),
     Mistake(_OUT, ".data copies the values",
-            edits=[('return ag.Tensor._make(tensor._data)', 'return ag.Tensor._make(tensor._data.copy())')],
+            edits=[(_DATA, 'return ag.Tensor._make(tensor._data.copy(), type(tensor._version_counter)())')],
             rule="shares"),
     Mistake(_OUT, ".data returns the tensor itself",
-            edits=[('return ag.Tensor._make(tensor._data)', 'return tensor')],
+            edits=[(_DATA, 'return tensor')],
             rule="new"),
+    Mistake(_OUT, ".data takes the counter _make gives: an inference tensor when read inside inference_mode",
+            edits=[(_DATA, 'return ag.Tensor._make(tensor._data)')],
+            rule="inference"),
     Mistake(_OUT, "detach_() forgets that views refuse",
             edits=[(_VIEW_CHECK, '')],
             rule="views-refuse"),
@@ -204,7 +214,7 @@ MISTAKES = [
             rule="cuts"),
     Mistake(_OUT, "detach_() forgets to reset _output_nr",
             edits=[('    self._output_nr = 0\n', '')],
-            rule="output-nr"),
+            rule="cuts"),
     Mistake(_OUT, "detach_() returns None",
             edits=[('    return self\n', '')],
             rule="returns-self"),
@@ -212,4 +222,11 @@ MISTAKES = [
             edits=[('    self._output_nr = 0\n',
                     '    self._output_nr = 0\n    self._version_counter = type(self._version_counter)()\n')],
             rule="keeps"),
+    Mistake(_OUT, "detach_() leaves a non-leaf's hooks on its old node",
+            edits=[(_HOOKS, '')],
+            rule="hooks"),
+    Mistake(_OUT, "detach_() copies a non-leaf's hooks: those registered later miss the old graph",
+            edits=[('        self._hooks = node._pre_hooks[self._output_nr]\n',
+                    '        self._hooks = type(node._pre_hooks[self._output_nr])(node._pre_hooks[self._output_nr])\n')],
+            rule="hooks"),
 ]

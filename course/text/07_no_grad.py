@@ -236,8 +236,22 @@ ag.set_grad_enabled(False)
 with switch:
     pass
 reveal(prediction, ag.is_grad_enabled(),
-       why="switch remembered the mode that was on when it was made (on), and its __exit__ restores "
-           "that one, not the mode of the moment its block started (off). PyTorch prints True as well")
+       why="PyTorch prints True as well. The next cell enters one such object from several modes")
+_ = ag.set_grad_enabled(True)
+
+# %% [markdown]
+# One object, made while recording is off, entered from three modes; each group prints the mode
+# before the block, inside it and after it:
+
+# %%
+ag.set_grad_enabled(False)
+switch = ag.set_grad_enabled(True)            # made while recording is off
+for start in (True, False, True):
+    ag.set_grad_enabled(start)
+    with switch:
+        inside = ag.is_grad_enabled()
+    print(start, inside, ag.is_grad_enabled(), end=" | ")
+# PyTorch: True True False | False True False | True True False |
 _ = ag.set_grad_enabled(True)
 
 
@@ -258,8 +272,8 @@ _ = ag.set_grad_enabled(True)
 # |---|---|
 # | `ag.is_grad_enabled()`, `ag.grad_mode._set_grad_enabled(on)` | read, set this thread's grad mode |
 # | `mode` | the mode a context stands for: a class attribute of `no_grad` (`False`) and `enable_grad` (`True`); on a `set_grad_enabled` object, read by the three methods below |
-# | `set_grad_enabled.__enter__` | switches to the object's `mode` again (it may have changed since the object was made) |
-# | `set_grad_enabled.__call__` | decorating: `self.__exit__(None, None, None)`, then every call runs in a new `type(self)(self.mode)` |
+# | `set_grad_enabled.__enter__` | switches to the object's `mode` |
+# | `set_grad_enabled.__call__` | decorating: calls `self.__exit__(None, None, None)`, then runs every call in a new `type(self)(self.mode)` |
 # | `set_grad_enabled.__repr__` | `autograd_lib.autograd.grad_mode.set_grad_enabled(mode=True)` |
 #
 # PyTorch takes a `bool` and nothing else, not even `1`, `None` or a NumPy bool:
@@ -269,17 +283,19 @@ _ = ag.set_grad_enabled(True)
 # TypeError: set_grad_enabled(): argument 'enabled' (position 1) must be bool, not int
 # ```
 #
+# (Calling the library's `grad_mode._type_name` is a `DelegationError`.)
+#
 # **Rules**
 # - `switch`: inside a block, grad mode is the context's mode: off in `no_grad()`, on in
 #   `enable_grad()`, `mode` in `set_grad_enabled(mode)` (also when the mode changed between making
 #   the object and entering it); `repr` shows that mode.
 # - `at-once`: `set_grad_enabled(mode)` switches as soon as it is made, also as a plain call.
-# - `restore`: after a block, grad mode is the one from just before the block, so blocks nest as in
-#   PyTorch's example; for `set_grad_enabled`, the one from just before the object was made.
-# - `previous`: an object entered again brings back what *that* entry found (the last experiment
-#   above), and two objects of one class nested each bring back their own.
-# - `raised`: the mode comes back also when the block raised, and the exception goes on to the
-#   caller: it is never swallowed.
+# - `restore`: after a block, grad mode is what PyTorch's is after the same block: section 3 nests
+#   blocks, and section 4 enters `set_grad_enabled` objects made in another mode.
+# - `previous`: an object entered again, and two objects of one class nested, end their blocks as
+#   PyTorch's do (the last experiment of section 3).
+# - `raised`: a block that raised ends in the mode it would have ended in without the error, and the
+#   exception goes on to the caller: it is never swallowed.
 # - `as-none`: `with ctx as value:` binds `None`, as in PyTorch.
 # - `thread`: a block, or a plain `set_grad_enabled` call, changes its own thread's mode only.
 # - `bool-only`: a mode that is not a `bool` is PyTorch's `TypeError` above, ending with the name of
@@ -1066,6 +1082,11 @@ except RuntimeError as e:
 # x.data.add_(1)
 # print(x, x._version)                  # tensor([2., 3., 4.], requires_grad=True) 0
 # x.add_(1)     # RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+# with torch.inference_mode():
+#     made_inside = torch.ones(2)                           # an inference tensor
+# print(made_inside.data.is_inference(), x.data.is_inference())             # True False
+# with torch.inference_mode():
+#     print(made_inside.data.is_inference(), x.data.is_inference())         # True False
 # ```
 #
 # `x.data.add_(1)` wrote into a leaf that requires grad, which `x.add_(1)` may not (assignment 08).
@@ -1096,6 +1117,15 @@ except RuntimeError as e:
 # v = (torch.tensor([1., 2., 3.], requires_grad=True) * 1)[1:]
 # v.detach_()       # RuntimeError: Can't detach views in-place. Use detach() instead. If you are [...]
 # print(v.requires_grad, type(v.grad_fn).__name__)    # True SliceBackward0
+# a = torch.tensor([1., 2.], requires_grad=True)
+# b = a * 3
+# c = b * 2
+# b.register_hook(lambda g: print("hook 1:", g))
+# b.detach_()
+# b.requires_grad_()                                  # a leaf now, which may require grad
+# b.register_hook(lambda g: print("hook 2:", g))
+# (b * 5).sum().backward()                            # hook 1: tensor([5., 5.])  hook 2: tensor([5., 5.])
+# c.sum().backward()                                  # hook 1: tensor([2., 2.])  hook 2: tensor([2., 2.])
 # ```
 #
 # (`autograd_lib`'s message stops after the first two sentences.) A recurrence, a hidden state
@@ -1132,32 +1162,28 @@ print("second: grad_fn", type(second.grad_fn).__name__, " output_nr", second.out
 # Write `data(tensor)`, installed as the getter of the property `Tensor.data` (so `t.data` calls
 # `data(t)`: read neither `tensor.data` nor `tensor.detach()` inside it), and `detach_(self)`,
 # installed as the method `Tensor.detach_`, so that both behave as PyTorch's in sections 7 and 8, as
-# an observer sees them afterwards through `.grad_fn`, `.is_leaf`, `.requires_grad`, `.output_nr`,
-# `._version`, the values, and what a later write or backward does.
-#
-# What a `Tensor` is made of (assignment 01; which of these you need is yours to find out):
-#
-# | field | what it holds |
-# |---|---|
-# | `_data` | the NumPy array of its values (its storage, shared by views and detached tensors) |
-# | `_version_counter` | the counter of writes, shared by every tensor that sees the same writes; `_version` reads it |
-# | `grad_fn`, `_output_nr` | the node that made it and which of that node's outputs it is (`None`, 0 for a leaf) |
-# | `_requires_grad` | a leaf's own flag; `requires_grad` is true when it is set or when `grad_fn` is not `None` |
-# | `_base` | the tensor a view was made from, `None` if it is not a view |
-# | `grad`, `_retains_grad`, `_hooks` | the gradient, `retain_grad()`'s mark, the hooks |
-# | `Tensor._make(array, version_counter=None)` | a new tensor on `array`, without copying; a new counter if none is given |
+# an observer sees them afterwards: `.grad_fn`, `.is_leaf`, `.requires_grad`, `.output_nr`,
+# `.is_inference()`, `._version`, the values, the hooks that fire, and what a later write or backward
+# does. A `Tensor` is made of the fields you met in assignments 01 and 04 (`autograd_lib/tensor.py`);
+# which of them you need is yours to find out.
 #
 # **Rules**
-# - `new`: `t.data` is a new tensor, a leaf that does not require grad, whatever `t` is (a view too).
+# - `new`: `t.data` is a new tensor without history (a leaf that does not require grad, not a view),
+#   whatever `t` is.
 # - `shares`: it has `t`'s values, dtype and shape, and a write through it changes `t`.
-# - `own-counter`: a write through it moves neither `t._version` nor what a node that saved `t`
-#   sees, and it starts at version 0 (the experiments of section 8).
+# - `own-counter`: writes through it are counted on it alone: they move neither `t._version` nor what
+#   a node that saved `t` sees, and it starts at version 0 (the experiments of section 8; an
+#   inference tensor has no version).
+# - `inference`: it is an inference tensor exactly when `t` is, read inside `inference_mode` or not
+#   (PyTorch's experiment of section 8).
 # - `unchanged`: reading `t.data` leaves `t` as it was.
-# - `cuts`: `t.detach_()` makes `t` itself a leaf that does not require grad (a leaf that required
-#   grad too), with no `grad_fn`.
-# - `output-nr`: afterwards `t.output_nr` is 0.
+# - `cuts`: after `t.detach_()`, `t` itself is out of its graph: a non-leaf, a leaf that required
+#   grad and output 1 of a node print what PyTorch's print in the experiment of section 8.
 # - `keeps`: `t` keeps its values and its version, and stays on its storage and its counter: a
 #   tensor that shared them before (`t.detach()`, `t[0]`) still sees `t`'s writes, counted.
+# - `hooks`: hooks registered on `t` stay `t`'s, as in PyTorch's experiment: once `t` requires grad
+#   again, they fire when it gets a gradient; and the graph `t` left, run backward, fires them too,
+#   with those registered since.
 # - `returns-self`: `t.detach_()` returns `t` itself.
 # - `views-refuse`: a view refuses with PyTorch's `RuntimeError` (its first two sentences) and stays
 #   as it was.
@@ -1166,7 +1192,7 @@ print("second: grad_fn", type(second.grad_fn).__name__, " output_nr", second.out
 def data(tensor):
     """The getter of t.data, as PyTorch's behaves."""
     ### BEGIN SOLUTION
-    return ag.Tensor._make(tensor._data)
+    return ag.Tensor._make(tensor._data, type(tensor._version_counter)())
     ### END SOLUTION
 
 
@@ -1175,6 +1201,9 @@ def detach_(self):
     ### BEGIN SOLUTION
     if self._base is not None:
         raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    node = self.grad_fn
+    if node is not None and node._pre_hooks and self._output_nr in node._pre_hooks:
+        self._hooks = node._pre_hooks[self._output_nr]
     self.grad_fn = None
     self._requires_grad = False
     self._output_nr = 0
@@ -1201,6 +1230,11 @@ try:
     x.add_(1)
 except RuntimeError as e:
     print("RuntimeError:", e)
+with ag.inference_mode():
+    made_inside = ag.ones(2)
+print(made_inside.data.is_inference(), x.data.is_inference())
+with ag.inference_mode():
+    print(made_inside.data.is_inference(), x.data.is_inference())
 
 x = ag.tensor([1., 2., 3.], requires_grad=True)
 y = x * 2
@@ -1237,6 +1271,15 @@ try:
 except RuntimeError as e:
     print("RuntimeError:", e)
 print(v.requires_grad, type(v.grad_fn).__name__)
+a = ag.tensor([1., 2.], requires_grad=True)
+b = a * 3
+c = b * 2
+b.register_hook(lambda g: print("hook 1:", g))
+b.detach_()
+b.requires_grad_()
+b.register_hook(lambda g: print("hook 2:", g))
+(b * 5).sum().backward()
+c.sum().backward()
 
 w = ag.tensor(0.5, requires_grad=True)
 h = ag.tensor(1.0)
@@ -1269,9 +1312,10 @@ print("after:  grad.requires_grad =", grad.requires_grad, " grad_fn is None:", g
       " same tensor:", model.weight.grad is grad, " values:", model.weight.grad)
 
 # %% [markdown]
-# **Tests.** `check.detach_and_data` tries `.data` on a non-leaf and `detach_()` on non-leaves,
-# leaves, views and a second output; `check.detach_and_data_in_use` reads `.data` of a view and of a
-# saved tensor, cuts a recurrence and clears a gradient with a graph. Hidden tests: random tensors.
+# **Tests.** `check.detach_and_data` tries `.data` on a non-leaf and on inference tensors, and
+# `detach_()` on non-leaves, leaves, views, a second output and tensors with hooks;
+# `check.detach_and_data_in_use` reads `.data` of a view and of a saved tensor, cuts a recurrence and
+# clears a gradient with a graph. Hidden tests: random tensors.
 
 # %% nbgrader={"grade": true, "grade_id": "07_detach_and_data_test", "locked": true, "points": 4, "schema_version": 3, "solution": false}
 check.detach_and_data(data, detach_)
@@ -1408,7 +1452,7 @@ for n, (case, seen, wanted) in enumerate(zip(cases, seen_all, expected)):
 # %% nbgrader={"grade": true, "grade_id": "07_detach_and_data_test2", "locked": true, "points": 3, "schema_version": 3, "solution": false}
 check.detach_and_data_in_use(data, detach_)
 ### BEGIN HIDDEN TESTS
-from autograd_course.checks.no_grad import check_data_facts, check_detach_facts
+from autograd_course.checks.no_grad import check_data_facts, check_detach_facts, hook_story
 from autograd_course.notebook import outcome
 
 OUT = {"07.data": data, "07.detach_": detach_}
@@ -1417,8 +1461,11 @@ OUT = {"07.data": data, "07.detach_": detach_}
 def random_tensor(rng):
     """A random tensor: a leaf with or without grad, a non-leaf, a view, a float64 or an int tensor."""
     shape = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(0, 3))))
-    kind = ["leaf", "leaf with grad", "non-leaf", "view", "float64 non-leaf", "int"][int(rng.integers(6))]
+    kind = ["leaf", "leaf with grad", "non-leaf", "view", "float64 non-leaf", "int", "inference"][int(rng.integers(7))]
     values = rng.standard_normal(shape)
+    if kind == "inference":
+        with ag.inference_mode():
+            return kind, ag.tensor(values) * float(rng.integers(1, 5))
     if kind == "int":
         return kind, ag.tensor(np.round(values * 10).astype(np.int64))
     if kind == "leaf":
@@ -1435,14 +1482,22 @@ def random_tensor(rng):
 def data_facts(fn, seed):
     rng = np.random.default_rng(seed)
     kind, t = random_tensor(rng)
-    before = (t._version, t.requires_grad, t.grad_fn is None)
-    d = outcome(fn, t)
+    inside = bool(rng.integers(2))                  # read inside inference_mode
+    version = lambda u: outcome(lambda: u._version)      # an inference tensor has none: an error
+    before = (version(t), t.requires_grad, t.grad_fn is None)
+    if inside:
+        with ag.inference_mode():
+            d = outcome(fn, t)
+    else:
+        d = outcome(fn, t)
     if not isinstance(d, ag.Tensor):
         return kind, repr(d)
-    facts = [d is t, d._data is t._data, d._version_counter is t._version_counter, d._version,
+    facts = [d is t, d._data is t._data, d._version_counter is t._version_counter, version(d),
              d.requires_grad, d.grad_fn is None, d._base is None, d.dtype, tuple(d.shape), grading.to_list(d)]
     written = outcome(d.add_, 1)
-    facts += [written if isinstance(written, str) else "written", t._version, d._version, grading.to_list(t), (t._version, t.requires_grad, t.grad_fn is None) == before]
+    facts += [written if isinstance(written, str) else "written", version(t), version(d), grading.to_list(t),
+              (version(t), t.requires_grad, t.grad_fn is None) == before]
+    facts += [t.is_inference(), inside, d.is_inference()]
     return kind, facts
 
 
@@ -1472,6 +1527,11 @@ def detach_facts(fn, seed):
     state = [returned if isinstance(returned, str) else returned is t, t.grad_fn is node, t.grad_fn is None,
              t._requires_grad, t.requires_grad, t._output_nr, t._data is array,
              t._version_counter is alias._version_counter, t._version, grading.to_list(t)]
+    if kind in ("leaf with grad", "non-leaf", "output 1 of Split"):      # hooks: a new tensor of the same kind
+        x = ag.tensor(rng.standard_normal(int(rng.integers(1, 4)) + 1), requires_grad=True)
+        fresh = {"leaf with grad": lambda: x, "non-leaf": lambda: x * float(rng.integers(1, 5)),
+                 "output 1 of Split": lambda: Split.apply(x)[1]}[kind]()
+        state.append(hook_story(fn, fresh, float(rng.integers(2, 6))))
     return kind, state
 
 
@@ -1486,17 +1546,16 @@ for (kind, s), (_, e) in zip(seen, expected):
 #
 # * **Grad mode** is a switch per thread. Under `no_grad` nothing is recorded: results are leaves
 #   without `grad_fn`, constants for any graph built later. `model.eval()` does not stop recording.
-# * A grad-mode context **remembers** the mode it replaces on entry and **restores** it on exit, even
-#   when the block raised, without swallowing the error; so blocks nest, and `enable_grad` can record
-#   inside `no_grad`.
+# * Grad-mode blocks **nest**: after one, even one that raised (its error goes on), the program is
+#   back in its own mode, and `enable_grad` can record inside `no_grad`.
 # * `set_grad_enabled(mode)` switches as soon as it is made, so it also works as a plain call; it
-#   takes a bool only, and a block restores the mode of the moment the object was made.
+#   takes a bool only.
 # * The grad modes are **decorators**, a fresh context per call; a **generator**'s decorator
 #   enters one per step (`next`, `send`, `throw`, `close`), so the caller's code between steps
 #   keeps its own mode.
 # * **Measured:** without a graph, a forward pass holds its output only, and runs faster.
 # * `detach()` and `.data` both share **storage**; only `detach()` shares the **version counter**, so
-#   only its writes are seen by backward's check. `detach_()` cuts a tensor out of its graph in place
-#   (views refuse).
+#   only its writes are seen by backward's check. `detach_()` cuts a tensor out of its graph in place,
+#   keeping its hooks (views refuse).
 #
 # Next, assignment 08: in-place operations and the version counter.

@@ -61,12 +61,18 @@ def failure_text(headline, fields=(), rule=None, extra=""):
 def not_written(error):
     """The failure to report for ``error`` when it is an answer cell not written yet: a bare
     ``NotImplementedError()``, nbgrader's placeholder (an error PyTorch raises always has a
-    message).  None for any other error."""
-    if isinstance(error, NotImplementedError) and not str(error):
+    message), naming the exercise when its slot is known.  None for any other error."""
+    if not isinstance(error, NotImplementedError) or str(error):
+        return None
+    slot = _raised_in(error)
+    if slot is None:
         return CheckFailure(failure_text(
-            "Not written yet: this test called a function that raised NotImplementedError(), the "
-            "placeholder of an answer cell. Write the answer, run its cell, then this test again."))
-    return None
+            "Not written yet: this cell called a function that raised NotImplementedError(), the "
+            "placeholder of an answer cell. Write the answer, run its cell, then this cell again."))
+    exercise, way_out = _named(slot)
+    return CheckFailure(failure_text(
+        f"Not written yet: exercise {exercise} still raises NotImplementedError(), the placeholder of "
+        f"its answer cell. Write it and run its cell (or {way_out}), then run this cell again."))
 
 
 # --------------------------------------------------------------- in a kernel

@@ -253,12 +253,10 @@ def _inplace_on_view(view, out_of_place, *args):
 
 class CopySlices(Node):
     """PyTorch's CopySlices: the node of an in-place op ``fn`` on a view, recorded on the
-    view's base.  Its first input is the base's old history, its other inputs are
-    ``fn``'s.  Backward: the gradient of the written region (``key``, the view's
-    positions in the base) goes through ``fn``, which turns it into gradients for the
-    region's old values (added back into the base's) and for ``fn``'s other inputs;
-    the rest of the base's gradient passes through to its old history.  ``t[0].mul_(2)``
-    and ``t[0] = v`` (a ``copy_`` into the view ``t[0]``) both record one."""
+    view's base (``key``: the view's positions in the base).  Its first input is the
+    base's old history, its other inputs are ``fn``'s.  ``t[0].mul_(2)`` and ``t[0] = v``
+    (a ``copy_`` into the view ``t[0]``) both record one.  Its backward is exercise
+    08.copy_slices_backward."""
 
     @classmethod
     def wrapping(cls, fn, key, base_edge, base_meta):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))     # python -m
 from conftest import requires_torch  # noqa: E402
 
 SCRIPTS = pathlib.Path(__file__).resolve().parent / "scripts"
-NAMES = sorted(p.stem for p in SCRIPTS.glob("*.py"))
+NAMES = sorted(p.stem for p in SCRIPTS.glob("*.py") if not p.stem.startswith("_"))   # _printing: shared
 IMPORT_LINE = "import torch\n"
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
 
@@ -43,8 +43,12 @@ def run_script(name, library):
     """What the script prints when run with ``library`` (its module-level code, here)."""
     out = io.StringIO()
     code = compile(source(name, library), str(SCRIPTS / f"{name}.py"), "exec")
-    with contextlib.redirect_stdout(out), _one_torch_thread(library):
-        exec(code, {"__name__": "__main__", "__file__": str(SCRIPTS / f"{name}.py")})
+    sys.path.insert(0, str(SCRIPTS))           # as python puts a script's folder first: _printing
+    try:
+        with contextlib.redirect_stdout(out), _one_torch_thread(library):
+            exec(code, {"__name__": "__main__", "__file__": str(SCRIPTS / f"{name}.py")})
+    finally:
+        sys.path.remove(str(SCRIPTS))
     return out.getvalue()
 
 

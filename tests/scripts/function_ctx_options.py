@@ -6,16 +6,7 @@ import torch
 
 import warnings
 
-
-def attempt(label, fn):
-    """Run ``fn``; print its result, or the exception's class and first message line."""
-    try:
-        result = fn()
-    except Exception as error:              # noqa: BLE001 - what is raised is what we print
-        text = str(error).strip()
-        print(label, type(error).__name__ + ":", text.splitlines()[0] if text else "")
-    else:
-        print(label, result)
+from _printing import attempt
 
 
 print("== needs_input_grad")

@@ -187,7 +187,7 @@ class SavedTensor:
     graphs alive until the garbage collector runs); unpacking reattaches it.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook")
+    __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook", "had_history")
 
     def __init__(self, tensor, is_output=False):
         if tensor.is_inference():
@@ -196,6 +196,7 @@ class SavedTensor:
         self.version = tensor._version_counter.value
         self.is_output = is_output
         self.output_nr = tensor._output_nr          # which output of its node, when is_output
+        self.had_history = not is_output and tensor._grad_fn is not None   # for refuse_detached
         self.unpack_hook = None
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
         # kept as it is, as PyTorch keeps it outside the hooks.
@@ -280,9 +281,28 @@ def _output_of(tensor, output_nr):
     check passes), for :meth:`SavedTensor.unpack` to attach to a node."""
     saved = SavedTensor.__new__(SavedTensor)
     saved.tensor, saved.version = tensor, tensor._version_counter.value
-    saved.is_output, saved.output_nr = True, output_nr
+    saved.is_output, saved.output_nr, saved.had_history = True, output_nr, False
     saved.packed = saved.unpack_hook = None
     return saved
+
+
+DETACHED_SAVED_MESSAGE = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                          ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
+def refuse_detached(node, names):
+    """Before ``node``'s backward unpacks the saved values ``names``: refuse a saved input
+    that had a history when saved and has lost it since (``detach_()``), with PyTorch's
+    message.  PyTorch's built-in nodes refuse it when unpacking, before the version check,
+    as they find the tensor's node through the tensor itself; a saved output, a saved leaf,
+    a tensor packed by saved-tensor hooks (which keep its node), ``_saved_self`` and a
+    custom Function's ``saved_tensors`` are not refused.  A freed value is left for
+    :meth:`Node.saved_values` to refuse."""
+    for name in names:
+        saved = node._saved.get(name)
+        if (isinstance(saved, SavedTensor) and saved.had_history and saved.tensor is not None
+                and saved.tensor._grad_fn is None):
+            raise RuntimeError(DETACHED_SAVED_MESSAGE)
 
 
 class _SavedNothing:
@@ -527,6 +547,7 @@ class Node:
             # No gradient arrived: as PyTorch's nodes, unpack what was saved (a freed graph,
             # an in-place change, an unpack hook still show), but no formula runs.
             if self._saved:
+                refuse_detached(self, tuple(self._saved))
                 self.saved_values(tuple(self._saved))
             return [None] * len(self.next_functions)
         formulas = cls.formulas
@@ -541,6 +562,7 @@ class Node:
                 grads.append(None)
                 continue
             fn, needs = formula if formula is not None else formulas[name]   # (none: KeyError)
+            refuse_detached(self, needs)
             grads.append(fn(grad, *self.saved_values(needs)))
         return grads
 
@@ -549,6 +571,7 @@ class Node:
         wanted = [self.formulas[name] if next_node is not None else None
                   for name, (next_node, _) in zip(self.input_names, self.next_functions)]
         names = tuple(dict.fromkeys(n for f in wanted if f is not None for n in f[1]))
+        refuse_detached(self, names)
         values = dict(zip(names, self.saved_values(names)))
         return [None if f is None else f[0](grad, *[values[n] for n in f[1]]) for f in wanted]
 
@@ -598,9 +621,10 @@ class AccumulateGrad(Node):
             raise AttributeError("a leaf's hooks live on the tensor (register_hook), not on its AccumulateGrad")
 
     def apply(self, grad_outputs):
-        # No gradient arrived: ``.grad`` is left as it is, but the post-accumulate hooks
-        # still run, as PyTorch's do.
-        if grad_outputs[0] is not None:
+        # No gradient arrived, or the leaf no longer requires grad (``detach_()`` or
+        # ``requires_grad_(False)`` since the graph was recorded): ``.grad`` is left as it
+        # is, but the post-accumulate hooks still run, as PyTorch's do.
+        if grad_outputs[0] is not None and self.variable.requires_grad:
             accumulate_grad(self.variable, grad_outputs[0])
         if self.variable._post_accumulate_hooks:
             for hook in list(self.variable._post_accumulate_hooks.values()):

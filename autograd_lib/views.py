@@ -197,12 +197,18 @@ def check_view_write(view):
     Then the leaf rule as PyTorch's check applies it to a view, which reads the view's
     own ``grad_fn`` (not the one it would regenerate): a view that requires grad only
     through its base, made before the base had a history or required grad, is refused
-    as a view of a leaf or, once the base has a history, as a leaf.  (Every other view
-    is checked by ``ops.inplace.check_inplace``.)"""
+    as a view of a leaf or, once the base has a history, as a leaf.  A view that requires
+    grad (its history taken before its base was ``detach_()``ed) of a base that is now a
+    leaf not requiring grad is refused as a view of a leaf too: PyTorch asks whether the
+    view requires grad and its base is a leaf, not whether the base requires grad.  (Every
+    other view is checked by ``ops.inplace.check_inplace``.)"""
     if view._creation_meta is not None:
         raise view_write_error(view, indirect=False)
     if view._grad_fn is None and view.requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE if view._base._grad_fn is None else LEAF_MESSAGE)
+    base = view._base
+    if base._grad_fn is None and not base.requires_grad and view.requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
 
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."

@@ -177,6 +177,117 @@ def batchnorm_counter_absent_from_plain_dict(lib):
                            lambda: lib.nn.init.kaiming_normal_(lib.zeros(2, 2), mode="fan_avg")])]
 
 
+
+@scenario
+def leaf_detached_in_place_gets_no_gradient(lib):
+    """A leaf used in a graph, then ``detach_()``ed (or ``requires_grad_(False)``): the old
+    graph's backward leaves its ``.grad`` as it was (None, or a gradient set by hand), as
+    torch's AccumulateGrad skips a variable that no longer requires grad; its tensor hooks
+    and post-accumulate hooks still run.  It accumulated."""
+    results = []
+    for cut in ("detach_", "requires_grad_", "after a grad"):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        log = []
+        x.register_hook(lambda g: log.append("hook"))
+        x.register_post_accumulate_grad_hook(lambda t: log.append("post"))
+        if cut == "after a grad":
+            x.grad = lib.tensor([5.0, 5.0])
+        y = (x * x).sum()
+        x.detach_() if cut != "requires_grad_" else x.requires_grad_(False)
+        y.backward()
+        results += [x.grad, x.requires_grad, log]
+    return results
+
+
+@scenario
+def saved_input_detached_in_place_refused(lib):
+    """A non-leaf saved by a node as an input, then ``detach_()``ed: the node's backward
+    refuses it with torch's message, before the version check (a later in-place write);
+    it computed.  Not refused: a saved output, a saved leaf, a tensor saved through
+    saved_tensors_hooks, ``_saved_self`` and a custom Function's ``saved_tensors``."""
+    def saved_input(after=None):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        a = x * 1
+        y = (a * w).sum()
+        a.detach_()
+        if after:
+            after(a)
+        y.backward()
+        return x.grad, w.grad
+
+    def saved_output():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        e = x.exp()
+        y = (e * 2).sum()
+        e.detach_()
+        y.backward()
+        return x.grad
+
+    def saved_leaf():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+        x.detach_()
+        y.backward()
+        return x.grad
+
+    def hooked():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 1
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            y = (a * a).sum()
+        a.detach_()
+        y.backward()
+        return x.grad
+
+    def saved_self():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 1
+        y = a * x
+        a.detach_()
+        return y.grad_fn._saved_self
+
+    def twice():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = x * 1
+        y = (a * a).sum()
+        a.detach_()
+        try:
+            y.backward(retain_graph=True)
+        except RuntimeError:
+            pass
+        y.backward()
+        return x.grad
+
+    return _errors(lib, [saved_input, lambda: saved_input(lambda a: a.add_(1)),
+                         lambda: saved_input(lambda a: a.requires_grad_()), saved_output, saved_leaf,
+                         hooked, saved_self, twice])
+
+
+@scenario
+def view_of_detached_base_written_in_place(lib):
+    """A view taken of a non-leaf ``b`` before ``b.detach_()`` still requires grad (its
+    grad_fn reaches the old graph) while its base is now a leaf: torch refuses to write
+    it in place, as a view of a leaf (its rule: the view requires grad and its base is a
+    leaf, whether or not the base requires grad); it wrote.  A view taken after
+    ``detach_`` does not require grad and may be written; under no_grad everything may."""
+    def write(take_before, how, grad=True):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        b = x * 2
+        early = b[0:1]
+        b.detach_()
+        view = early if take_before else b[0:1]
+        with lib.set_grad_enabled(grad):
+            how(view)
+        return b
+
+    return _errors(lib, [lambda: write(True, lambda v: v.add_(1)),
+                         lambda: write(True, lambda v: v[0].mul_(2)),
+                         lambda: write(True, lambda v: v.copy_(lib.tensor([5.0]))),
+                         lambda: write(True, lambda v: v.__setitem__(0, 3.0)),
+                         lambda: write(True, lambda v: v.add_(1), grad=False),
+                         lambda: write(False, lambda v: v.add_(1))])
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -14,9 +14,9 @@ A leaf that requires grad is represented in the graph by an
 :class:`AccumulateGrad` node whose ``variable`` is the leaf: running it adds
 the incoming gradient to ``variable.grad``.
 
-The module is longer than most (about 550 lines): nodes, saved tensors and the version
-checks that tie them together are one concept, and the course's exercise slots name them
-here (``graph:Node``, ``graph:SavedTensor``).
+The module is longer than most (about 650 lines): nodes, saved tensors and the checks that
+tie them together (the version, a saved input detached in place) are one concept, and the
+course's exercise slots name them here (``graph:Node``, ``graph:SavedTensor``).
 """
 
 import itertools

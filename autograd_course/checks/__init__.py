@@ -36,6 +36,7 @@ notebook  ``check``            the modules it shows
 06        ``lifetime``         ``saving`` (1), ``saved_hooks`` (3), ``checkpointing`` (5),
                                ``custom_functions`` (6)
 07        ``no_grad``          ``set_grad`` (1), ``grad_mode_generators`` (2),
+                               ``detach_and_data`` (3),
                                ``grad_mode_programs`` (the random programs they share)
 08        ``inplace``          ``safe_writes`` (1), ``aliasing`` (3 and 4)
 09        ``training``         ``optimizers`` (3 and 4), ``clipping`` (6), ``schedulers`` (9)

@@ -190,7 +190,13 @@ class GraphTask:
             for t in self.inputs:                          # (a GradientEdge has no requires_grad)
                 if not getattr(t, "requires_grad", True):
                     raise RuntimeError("One of the differentiated Tensors does not require grad")
-        elif self.create_graph and not _warned["create_graph cycle"]:
+        else:
+            # As PyTorch's engine, once the roots are checked: every input is retained (a
+            # non-leaf input gets its .grad this way), which refuses one that does not
+            # require grad before anything runs.
+            for t in self.inputs:
+                t.retain_grad()
+        if self.accumulate and self.create_graph and not _warned["create_graph cycle"]:
             _warned["create_graph cycle"] = True        # once per process, as PyTorch's TORCH_WARN_ONCE
             warnings.warn(
                 "Using backward() with create_graph=True will create a reference cycle between the "

@@ -624,6 +624,10 @@ class AccumulateGrad(Node):
         # No gradient arrived, or the leaf no longer requires grad (``detach_()`` or
         # ``requires_grad_(False)`` since the graph was recorded): ``.grad`` is left as it
         # is, but the post-accumulate hooks still run, as PyTorch's do.
+        if grad_outputs[0] is not None and self.variable.grad_fn is not None:
+            # The leaf stopped being one since the graph was recorded (requires_grad_(False),
+            # then an in-place op with a tensor that requires grad): PyTorch refuses.
+            raise RuntimeError("leaf variable has been moved into the graph interior")
         if grad_outputs[0] is not None and self.variable.requires_grad:
             accumulate_grad(self.variable, grad_outputs[0])
         if self.variable._post_accumulate_hooks:

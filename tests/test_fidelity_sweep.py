@@ -288,6 +288,66 @@ def view_of_detached_base_written_in_place(lib):
                          lambda: write(True, lambda v: v.add_(1), grad=False),
                          lambda: write(False, lambda v: v.add_(1))])
 
+@scenario
+def backward_inputs_that_do_not_require_grad(lib):
+    """``backward(inputs=...)`` retains every input once the roots are checked (torch's
+    engine calls retain_grad on each), so an input that does not require grad (a plain
+    tensor, a detached copy, a tensor detached in place) is refused before any gradient
+    lands, while the roots' own errors still come first.  A non-leaf input keeps
+    retaining afterwards."""
+    def plain_input(kind):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        z = (y * y).sum()
+        if kind == "plain":
+            given = [x, lib.ones(2)]
+        elif kind == "detached copy":
+            given = [y.detach()]
+        else:
+            y.detach_()
+            given = [y]
+        try:
+            z.backward(inputs=given)
+        except RuntimeError as error:
+            return f"RuntimeError: {error}", x.grad
+        return "ran", x.grad
+
+    def root_error_first():
+        lib.ones(2).sum().backward(inputs=[lib.ones(2)])
+
+    def retained():
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        (y * y).sum().backward(inputs=[y], retain_graph=True)
+        (y * 3).sum().backward()
+        return y.retains_grad, y.grad, x.grad
+    return [plain_input(kind) for kind in ("plain", "detached copy", "detached in place")] + \
+        _errors(lib, [root_error_first, retained])
+
+
+@scenario
+def leaf_moved_into_the_graph_interior(lib):
+    """A leaf recorded into a graph, then made not to require grad and written in place
+    with a tensor that does: it now has a grad_fn, and the old graph's backward refuses
+    to accumulate into it (torch's AccumulateGrad), where a plain ``requires_grad_(False)``
+    only skips it."""
+    def moved():
+        x = lib.zeros(3, requires_grad=True)
+        y = (x * 2).sum()
+        x.requires_grad_(False)
+        x.mul_(lib.ones(3, requires_grad=True))
+        y.backward()
+        return x.grad
+
+    def only_turned_off():
+        x = lib.zeros(3, requires_grad=True)
+        y = (x * 2).sum()
+        x.requires_grad_(False)
+        y.backward()
+        return x.grad
+    return _errors(lib, [moved, only_turned_off])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

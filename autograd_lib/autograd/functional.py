@@ -50,8 +50,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for t in inputs:
         if not isinstance(t, Tensor):
             raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
-        if t.grad_fn is not None:
-            t.retain_grad()         # as PyTorch: a non-leaf input gets its .grad this way
     if retain_graph is None:
         retain_graph = create_graph
     _check_count(tensors, grad_tensors)

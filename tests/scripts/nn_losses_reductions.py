@@ -4,28 +4,12 @@ and gradients, and the errors for targets of the wrong shape or dtype."""
 # tolerance: rtol=1e-5 atol=1e-6
 import torch
 
-import warnings
-
 import numpy as np
 
-from _printing import attempt
+from _printing import attempt, show_reductions
 
 
-def show(label, loss_fn, *args):
-    """The loss under each reduction, and the gradient of its first argument."""
-    parts = []
-    for reduction in ("mean", "sum", "none"):
-        x = args[0].detach().clone().requires_grad_()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")         # kl_div's "mean" warns: not compared
-            out = loss_fn(x, *args[1:], reduction=reduction)
-        out.sum().backward() if reduction == "none" else out.backward()
-        parts.append((reduction, [round(v, 5) for v in out.detach().flatten().tolist()]))
-        if reduction == "mean":
-            grad = [round(v, 5) for v in x.grad.flatten().tolist()]
-    print(label, parts, "grad(mean):", grad)
-
-
+show = show_reductions
 F = torch.nn.functional
 rng = np.random.default_rng(0)
 logits = torch.tensor(rng.normal(size=(4, 3)), dtype=torch.float32)

@@ -3,26 +3,15 @@ hinge_embedding, cosine_embedding, triplet_margin and its custom-distance form) 
 reduction, their options and gradients, the nodes they record, their modules, and the
 errors for bad targets, weights and margins."""
 # tolerance: rtol=1e-5 atol=1e-6
-import torch
+from functools import partial
 
 import numpy as np
+import torch
 
-from _printing import attempt
-
-
-def show(label, loss_fn, *args):
-    """The loss under each reduction, its last node, and the gradient of its first argument."""
-    parts = []
-    for reduction in ("mean", "sum", "none"):
-        x = args[0].detach().clone().requires_grad_()
-        out = loss_fn(x, *args[1:], reduction=reduction)
-        out.sum().backward() if reduction == "none" else out.backward()
-        parts.append((reduction, type(out.grad_fn).__name__, [round(v, 5) for v in out.detach().flatten().tolist()]))
-        if reduction == "mean":
-            grad = [round(v, 5) for v in x.grad.flatten().tolist()]
-    print(label, parts, "grad(mean):", grad)
+from _printing import attempt, show_reductions
 
 
+show = partial(show_reductions, node_names=True)
 F = torch.nn.functional
 rng = np.random.default_rng(3)
 scores = torch.tensor(rng.normal(size=(4, 5)), dtype=torch.float32)

@@ -43,7 +43,7 @@ from matplotlib import ticker
 import autograd_lib as ag
 from autograd_lib import exercises
 from autograd_course import grading
-from autograd_course.notebook import reveal
+from autograd_course.notebook import error_of, reveal
 from autograd_course.checks import no_grad as check
 
 _ = ag.manual_seed(0)      # seeds randn, rand, ... (it returns a generator we don't need)
@@ -1059,10 +1059,7 @@ saved = z.grad_fn._saved["self"]
 print("saved at version", saved.version, "| y now at version", y._version)
 y.detach().mul_(10)
 print("saved at version", saved.version, "| y now at version", y._version)
-try:
-    z.sum().backward()
-except RuntimeError as e:
-    print("RuntimeError:", str(e).split(". Hint")[0])
+print(error_of(lambda: z.sum().backward()).split(". Hint")[0])
 
 
 # %% [markdown]

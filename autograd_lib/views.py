@@ -130,8 +130,15 @@ def _may_repeat(array):
 
 def repeats_an_element(key, shape):
     """Whether positions ``key`` (as :func:`positions_in_base` gives them) name some element of
-    an array of ``shape`` more than once (an expanded view, overlapping windows)."""
-    flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*key)), shape) if shape else np.zeros(1)
+    an array of ``shape`` more than once (an expanded view, overlapping windows).
+
+    ``shape`` has at least one dim: the key of a 0-d base names no positions (every element
+    of a view of it is the base's one element, so the view repeats it when it has more than
+    one element), and asking about one is a ValueError that says so."""
+    if not shape:
+        raise ValueError("repeats_an_element: a 0-d base has one element, and its key names no "
+                         "positions; a view of it repeats that element when it has more than one")
+    flat = np.ravel_multi_index(tuple(np.broadcast_arrays(*key)), shape)
     return np.unique(flat).size != np.size(flat)
 
 

@@ -1189,3 +1189,17 @@ def test_as_strided_outside_its_input_is_refused_with_a_reason():
         base[2:].as_strided((2,), (3,), 1)
     inner = base[2:].as_strided((2,), (3,), 2)           # inside: a view of base, at its positions
     assert inner._base is base and inner.tolist() == [2.0, 5.0], f"expected [2.0, 5.0] on base, saw {inner}"
+
+
+def test_repeats_an_element_refuses_a_0d_base_with_a_reason():
+    """A 0-d base's key names no positions, so the helper cannot answer from it: it said
+    False for an expanded view of one (a trial student's view_grad_fn then crashed in
+    NumPy's broadcasting); it now refuses, saying what holds instead."""
+    from autograd_lib.views import positions_in_base, repeats_an_element
+    view = (autograd_lib.tensor(2.0, requires_grad=True) * 1).expand(3)
+    with pytest.raises(ValueError) as seen:
+        repeats_an_element(positions_in_base(view), ())
+    assert "0-d base" in str(seen.value), f"expected the 0-d reason, saw {seen.value!r}"
+    row = (autograd_lib.tensor([1.0, 2.0], requires_grad=True) * 1)[0].expand(3)
+    assert repeats_an_element(positions_in_base(row), (2,)), \
+        "expected an expanded view of a 1-d base to repeat an element, saw False"

@@ -287,9 +287,10 @@ reveal(prediction, "RuntimeError" if error else x.grad,
 # | `release_saved(node)`, the method `node.release_saved()` | by the engine on each node right after running it, unless the pass retains the graph | None |
 # | `saved_values(node, names)`, the method `node.saved_values(names)` | by `Node.apply` each time backward runs a formula, with the names it reads in its order (`("self", "exponent")` for `x ** 3`); by `grad_fn._saved_<name>` and `grad_fn.saved_tensors` | the values, as a list |
 #
-# `saved_values` is only ever asked for names the node kept (`grad_fn._saved_<name>` answers the
-# others itself: None for a tensor not kept, else `AttributeError`), so what it does with another name
-# is yours (the library's raises `KeyError`; no test asks). A new node holds `node._saved` (a saved
+# `saved_values` is only ever asked for names the node kept: `grad_fn._saved_<name>` asks it for a
+# name that is a key of `node._saved` or of `node._params` at the time it is read, and answers the
+# others itself (None for a tensor the op never keeps, else `AttributeError`). What it does with
+# another name is yours (the library's raises `KeyError`; no test asks). A new node holds `node._saved` (a saved
 # name to a `SavedTensor`, whose `unpack(node)` gives the tensor back: exercise 3) and `node._params`
 # (a name to a plain value); what a released node holds is yours to work out.
 #

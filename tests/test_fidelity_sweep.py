@@ -348,6 +348,31 @@ def leaf_moved_into_the_graph_interior(lib):
     return _errors(lib, [moved, only_turned_off])
 
 
+@scenario
+def pack_hook_sees_saved_outputs_with_history(lib):
+    """A saved output (exp's, sigmoid's, an in-place op's written target) reaches the
+    ``saved_tensors_hooks`` pack hook as the output itself, with its grad_fn, once; the
+    library handed it a history-free alias, and an in-place op's result twice."""
+    seen = []
+
+    def pack(t):
+        seen.append((type(t.grad_fn).__name__, t.requires_grad, t.is_leaf, t._version))
+        return t
+
+    def unpack(t):
+        seen.append(("unpack", type(t.grad_fn).__name__))
+        return t
+    x = lib.tensor([0.5, -1.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = x.exp()
+        z = x * 1
+        z.tanh_()
+        w = x * 1
+        w[:1].sigmoid_()
+    (y.sum() + z.sum() + w.sum()).backward()
+    return seen + [x.grad]
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -373,6 +373,25 @@ def pack_hook_sees_saved_outputs_with_history(lib):
     return seen + [x.grad]
 
 
+@scenario
+def masked_fill_value_tensor_must_be_0_dim(lib):
+    """``masked_fill`` with a value tensor of one or more dimensions: torch refuses even a
+    one-element one; the library broadcast it (a silent answer where torch raises)."""
+    x = lib.arange(6.0).reshape(2, 3)
+    return _errors(lib, [lambda: x.masked_fill(x > 2, lib.ones(3)), lambda: x.masked_fill(x > 2, lib.ones(1, 1)),
+                         lambda: x.clone().masked_fill_(x > 2, lib.ones(1)),
+                         lambda: x.masked_fill(x > 2, lib.tensor(-1.0)).tolist()])
+
+
+@scenario
+def cat_empty_and_zero_dim_errors(lib):
+    """``cat`` of no tensors is torch's ValueError (it was a RuntimeError), and of a 0-dim
+    tensor its 'zero-dimensional tensor (at position i)' (NumPy's ValueError, or a
+    dimension-count message)."""
+    return _errors(lib, [lambda: lib.cat([]), lambda: lib.cat(()), lambda: lib.cat([lib.tensor(2.0)]),
+                         lambda: lib.cat([lib.ones(1), lib.tensor(2.0)]), lambda: lib.stack([])])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -392,6 +392,17 @@ def cat_empty_and_zero_dim_errors(lib):
                          lambda: lib.cat([lib.ones(1), lib.tensor(2.0)]), lambda: lib.stack([])])
 
 
+@scenario
+def python_number_conversion_errors(lib):
+    """``float()``/``int()`` of a tensor with other than one element is torch's ValueError
+    'only one element tensors ...' (the library raised item()'s RuntimeError), and
+    ``bool()`` of an empty tensor says 'with no values'."""
+    attempts = []
+    for value in (lib.ones(2), lib.ones(0), lib.ones(2, dtype=lib.int64), lib.ones(1, 1)):
+        attempts += [lambda v=value: float(v), lambda v=value: int(v), lambda v=value: bool(v)]
+    return _errors(lib, attempts)
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

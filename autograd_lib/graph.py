@@ -189,7 +189,7 @@ class SavedTensor:
 
     __slots__ = ("tensor", "version", "is_output", "output_nr", "packed", "unpack_hook", "had_history")
 
-    def __init__(self, tensor, is_output=False):
+    def __init__(self, tensor, is_output=False, output=None):
         if tensor.is_inference():
             refuse_inference_tensor()
         self.tensor = tensor
@@ -199,10 +199,18 @@ class SavedTensor:
         self.had_history = not is_output and tensor._grad_fn is not None   # for refuse_detached
         self.unpack_hook = None
         # autograd.graph.saved_tensors_hooks; a Python number operand (the 2 in x * 2) is
-        # kept as it is, as PyTorch keeps it outside the hooks.
+        # kept as it is, as PyTorch keeps it outside the hooks.  A saved output (``tensor``
+        # its history-free alias) is packed as ``output``, the result itself with its
+        # ``grad_fn``, as PyTorch hands its pack hook the output the caller gets.
         if saved_hooks.used and saved_hooks.active.hooks and tensor._wrapped_number is None:
+            if is_output and saved_hooks.active.deferred is not None:
+                # An in-place op's out-of-place result: packed once the op has written it
+                # into its target (``pack_deferred``), as PyTorch packs the target itself.
+                saved_hooks.active.deferred.append((self, output))
+                return
             pack, unpack = saved_hooks.active.hooks[-1]
-            self.packed, self.unpack_hook = pack(tensor), with_history(unpack, tensor)
+            self.packed = pack(tensor if output is None else output)
+            self.unpack_hook = with_history(unpack, tensor)
             self.tensor = None
 
     def unpack(self, node):
@@ -229,6 +237,13 @@ class SavedTensor:
             return attached
         return t
 
+    def _pack(self, output):
+        """Hand ``output`` (this saved output's tensor with its history) to the innermost
+        saved-tensor pack hook now; the node keeps what it returns."""
+        pack, unpack = saved_hooks.active.hooks[-1]
+        self.packed, self.unpack_hook = pack(output), with_history(unpack, self.tensor)
+        self.tensor = None
+
     def register_hooks(self, pack_hook, unpack_hook):
         """``grad_fn._raw_saved_self.register_hooks(pack, unpack)``: pack this saved tensor
         now, unpack it when backward needs it (as ``saved_tensors_hooks``, for one tensor)."""
@@ -248,6 +263,26 @@ class SavedTensor:
             # in place that is the in-place op, as in PyTorch's message.
             producer = node if self.is_output else t.grad_fn
             raise modified_by_inplace_error(t, producer, self.version)
+
+
+class deferred_output_packing:
+    """While an in-place op computes its out-of-place result: saved outputs are not handed
+    to the saved-tensor pack hook yet (PyTorch packs once, the written target with its new
+    history).  On exit, those the op did not replace (:func:`pack_deferred`) are packed."""
+
+    def __enter__(self):
+        self.previous, saved_hooks.active.deferred = saved_hooks.active.deferred, []
+        return self
+
+    def __exit__(self, *exc):
+        self.waiting, saved_hooks.active.deferred = saved_hooks.active.deferred, self.previous
+        return False
+
+    def pack_rest(self, replaced=None):
+        """Pack each deferred saved output but ``replaced``, with the hooks of its time."""
+        for saved, output in self.waiting:
+            if saved is not replaced and saved.tensor is not None:
+                saved._pack(saved.tensor if output is None else output)
 
 
 def with_history(unpack_hook, saved):

@@ -211,7 +211,8 @@ def _attach(op, outputs, inputs, params):
             else:
                 saved[value_name] = SavedTensor(tensors[source])
         elif source == RESULT:
-            saved[value_name] = SavedTensor(Tensor._make(out._data, out._version_counter), is_output=True)
+            saved[value_name] = SavedTensor(Tensor._make(out._data, out._version_counter), is_output=True,
+                                            output=out)
         elif source == PARAM:
             kept[value_name] = params[value_name]
         elif source == PARAM_IF_GIVEN:                # kept for grad_fn._saved_*, when given

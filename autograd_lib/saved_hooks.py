@@ -18,6 +18,7 @@ class _Stack(threading.local):
     def __init__(self):
         self.hooks = []             # (pack, unpack) pairs, innermost last
         self.disabled = None        # the message of disable_saved_tensors_hooks, when active
+        self.deferred = None        # while an in-place op runs: the saved outputs not yet packed
 
 
 active = _Stack()

@@ -393,10 +393,17 @@ class Tensor:
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
                           "unexpected behavior.\nConsider using tensor.detach() first.",
                           UserWarning, stacklevel=2)
-        return float(self.item())
+        return float(self._one_element())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element())
+
+    def _one_element(self):
+        """The single element, for ``float()`` and ``int()``: torch refuses any other size
+        with a ValueError there (``item()``'s is a RuntimeError)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
 
     def __index__(self):
         if self.dtype.is_floating_point or self._data.size != 1:
@@ -405,7 +412,8 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if self._data.size == 0
+                               else "Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __len__(self):

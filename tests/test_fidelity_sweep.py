@@ -348,6 +348,61 @@ def leaf_moved_into_the_graph_interior(lib):
     return _errors(lib, [moved, only_turned_off])
 
 
+@scenario
+def pack_hook_sees_saved_outputs_with_history(lib):
+    """A saved output (exp's, sigmoid's, an in-place op's written target) reaches the
+    ``saved_tensors_hooks`` pack hook as the output itself, with its grad_fn, once; the
+    library handed it a history-free alias, and an in-place op's result twice."""
+    seen = []
+
+    def pack(t):
+        seen.append((type(t.grad_fn).__name__, t.requires_grad, t.is_leaf, t._version))
+        return t
+
+    def unpack(t):
+        seen.append(("unpack", type(t.grad_fn).__name__))
+        return t
+    x = lib.tensor([0.5, -1.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+        y = x.exp()
+        z = x * 1
+        z.tanh_()
+        w = x * 1
+        w[:1].sigmoid_()
+    (y.sum() + z.sum() + w.sum()).backward()
+    return seen + [x.grad]
+
+
+@scenario
+def masked_fill_value_tensor_must_be_0_dim(lib):
+    """``masked_fill`` with a value tensor of one or more dimensions: torch refuses even a
+    one-element one; the library broadcast it (a silent answer where torch raises)."""
+    x = lib.arange(6.0).reshape(2, 3)
+    return _errors(lib, [lambda: x.masked_fill(x > 2, lib.ones(3)), lambda: x.masked_fill(x > 2, lib.ones(1, 1)),
+                         lambda: x.clone().masked_fill_(x > 2, lib.ones(1)),
+                         lambda: x.masked_fill(x > 2, lib.tensor(-1.0)).tolist()])
+
+
+@scenario
+def cat_empty_and_zero_dim_errors(lib):
+    """``cat`` of no tensors is torch's ValueError (it was a RuntimeError), and of a 0-dim
+    tensor its 'zero-dimensional tensor (at position i)' (NumPy's ValueError, or a
+    dimension-count message)."""
+    return _errors(lib, [lambda: lib.cat([]), lambda: lib.cat(()), lambda: lib.cat([lib.tensor(2.0)]),
+                         lambda: lib.cat([lib.ones(1), lib.tensor(2.0)]), lambda: lib.stack([])])
+
+
+@scenario
+def python_number_conversion_errors(lib):
+    """``float()``/``int()`` of a tensor with other than one element is torch's ValueError
+    'only one element tensors ...' (the library raised item()'s RuntimeError), and
+    ``bool()`` of an empty tensor says 'with no values'."""
+    attempts = []
+    for value in (lib.ones(2), lib.ones(0), lib.ones(2, dtype=lib.int64), lib.ones(1, 1)):
+        attempts += [lambda v=value: float(v), lambda v=value: int(v), lambda v=value: bool(v)]
+    return _errors(lib, attempts)
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

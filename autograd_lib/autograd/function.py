@@ -238,7 +238,7 @@ class Function(metaclass=_FunctionMeta):
                 elif any(t is o for o in results):
                     alias = Tensor._make(t._data, t._version_counter)
                     alias._output_nr = t._output_nr
-                    saved.append(SavedTensor(alias, is_output=True))
+                    saved.append(SavedTensor(alias, is_output=True, output=t))
                 else:
                     saved.append(SavedTensor(t))
             node._saved_list = tuple(saved)

@@ -170,14 +170,19 @@ def _inplace(self, out_of_place, *args):
     before = Tensor._make(np.array(self._data, copy=True))     # the old values, for formulas
     before.grad_fn, before._output_nr = self.grad_fn, self._output_nr
     before._requires_grad, before._accumulator = self._requires_grad, self._accumulator
-    result = out_of_place(before, *args)
+    with _graph.deferred_output_packing() as deferred:
+        result = out_of_place(before, *args)
     _write(self, _in_write_order(self, out_of_place, args, result))
     node = result.grad_fn
+    replaced = None
     if node is not None:
-        if "result" in node._saved:                 # the saved output is now self
-            node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter), is_output=True)
         move_retain_grad(self, node)
         self.grad_fn, self._output_nr = node, result._output_nr
+        if "result" in node._saved:                 # the saved output is now self
+            replaced = node._saved["result"]
+            node._saved["result"] = SavedTensor(Tensor._make(self._data, self._version_counter), is_output=True,
+                                                output=self)
+    deferred.pack_rest(replaced)
     return self
 
 
@@ -237,17 +242,23 @@ def _inplace_on_view(view, out_of_place, *args):
     key = positions_in_base(view)
     before = Tensor._make(np.array(view._data, copy=True))     # the view's old values
     before.grad_fn, before._output_nr = view.grad_fn, view._output_nr
-    result = out_of_place(before, *args)
+    with _graph.deferred_output_packing() as deferred:
+        result = out_of_place(before, *args)
     _write(view, _in_write_order(view, out_of_place, args, result))
     fn = result.grad_fn
     if fn is None:
+        deferred.pack_rest()
         return view
-    if "result" in fn._saved:
-        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True)
     node = CopySlices.wrapping(fn, key, base._gradient_edge(), (base._data.shape, base._data.dtype))
     move_retain_grad(base, node)
     base.grad_fn, base._output_nr = node, 0
     view._view_grad_fn()        # the view's grad_fn follows at once (views.view_grad_fn), as in PyTorch
+    replaced = None
+    if "result" in fn._saved:
+        replaced = fn._saved["result"]
+        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True,
+                                          output=view)
+    deferred.pack_rest(replaced)
     return view
 
 

@@ -105,6 +105,9 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_dt.C_TYPE_NAMES[mask.dtype.name]}")
     if isinstance(value, Tensor):
+        if value.ndim != 0:         # torch broadcasts no value tensor, even one of one element
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.ndim} dimension(s).")
         v = cast_operand(value, input.dtype)
         array = quietly(np.where, mask._data, v._data, input._data)
         return record("masked_fill.Tensor", array, (input, v), {"mask": mask})

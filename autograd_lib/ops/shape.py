@@ -352,8 +352,11 @@ def views_of_one_node(op, input, keys, params, as_views=True):
 def cat(tensors, dim=0):
     """Join tensors along an existing dim."""
     tensors = [to_tensor(t) for t in tensors]
-    if not tensors:
-        raise RuntimeError("autograd_lib.cat(): expected a non-empty list of Tensors")
+    if not tensors:         # torch raises this one as a ValueError (its argument parser)
+        raise ValueError("autograd_lib.cat(): expected a non-empty list of Tensors")
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dtype = tensors[0].dtype
     for t in tensors[1:]:
         dtype = _dt.promote_types(dtype, t.dtype)

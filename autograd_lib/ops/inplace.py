@@ -263,11 +263,10 @@ def _inplace_on_view(view, out_of_place, *args):
 
 
 class CopySlices(Node):
-    """PyTorch's CopySlices: the node of an in-place op ``fn`` on a view, recorded on the
-    view's base (``key``: the view's positions in the base).  Its first input is the
-    base's old history, its other inputs are ``fn``'s.  ``t[0].mul_(2)`` and ``t[0] = v``
-    (a ``copy_`` into the view ``t[0]``) both record one.  Its backward is exercise
-    08.copy_slices_backward."""
+    """PyTorch's CopySlices: what an in-place op on a view records on the view's base
+    (``fn``: the op's node on the view alone; ``key``: where the view is in the base).
+    ``t[0].mul_(2)`` and ``t[0] = v`` (a ``copy_`` into the view ``t[0]``) both record one.
+    Its backward is exercise 08.copy_slices_backward."""
 
     @classmethod
     def wrapping(cls, fn, key, base_edge, base_meta):

@@ -76,15 +76,12 @@ print("x.mul_(1):    ", x._version, x)               # PyTorch: 7 tensor([1., 1.
 # ### One counter per storage
 #
 # A view (`x[1:3]`, `x.t()`, `x.view(...)`) and `x.detach()` are new tensor objects on `x`'s memory. A write
-# through any of them changes what all of them see, so they share one counter: one object that each of them
-# holds (`t._version_counter` in `autograd_lib`, which `t._version` reads). `x.data` is the exception
+# through any of them changes what all of them see, so they share one counter. `x.data` is the exception
 # (assignment 07): the same memory, a counter of its own.
 
 # %%
 x = ag.tensor([1., 2., 3., 4.])
 v, d, e = x[1:3], x.detach(), x.data
-print("one counter:", x._version_counter is v._version_counter is d._version_counter,
-      "  .data's own:", e._version_counter is not x._version_counter)
 v.mul_(10)
 print(x, versions(x, v, d, e))      # PyTorch: tensor([ 1., 20., 30.,  4.]) (1, 1, 1, 0)
 d.zero_()
@@ -222,20 +219,32 @@ plt.show()
 #
 # A leaf that requires grad (a weight) cannot be written in place while autograd records, not even through
 # a view: recorded, the write would make `w` **stop being a leaf**, and `backward()` would no longer fill
-# `w.grad`. A non-leaf and a tensor that does not require grad may be written (PyTorch's output in
-# the comments):
+# `w.grad`. Which writes does PyTorch refuse? Each below starts from a fresh weight `w`, `h = w * 2` and a
+# constant `c`, and prints the error, or `w` and its version after the write (PyTorch's output in the
+# comments):
 
 # %%
-w = ag.tensor([1., 2., 3.], requires_grad=True)
-print(outcome(lambda: w.add_(1)))       # PyTorch: RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
-print(outcome(lambda: w[1:].mul_(2)))   # PyTorch: RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
-
-h = w * 2
-h.add_(1)
-print("a non-leaf:", h, h.is_leaf)      # PyTorch: tensor([3., 5., 7.], grad_fn=<AddBackward0>) False
-c = ag.zeros(3)
-c.add_(1)
-print("a constant:", c)                 # PyTorch: tensor([1., 1., 1.])
+writes = {"w.add_(1)": lambda w, h, c: w.add_(1),
+          "w[1:].mul_(2)": lambda w, h, c: w[1:].mul_(2),
+          "w[1:][1:].mul_(2)": lambda w, h, c: w[1:][1:].mul_(2),
+          "w.detach().add_(1)": lambda w, h, c: w.detach().add_(1),
+          "w.detach()[1:].mul_(2)": lambda w, h, c: w.detach()[1:].mul_(2),
+          "h.add_(1)": lambda w, h, c: h.add_(1),
+          "h[1:].mul_(2)": lambda w, h, c: h[1:].mul_(2),
+          "c.add_(1)": lambda w, h, c: c.add_(1)}
+for text, write in writes.items():
+    w = ag.tensor([1., 2., 3.], requires_grad=True)
+    result = outcome(write, w, w * 2, ag.zeros(3))
+    print(f"{text:23}", result if isinstance(result, str) else (w, w._version))
+# PyTorch:
+# w.add_(1)               RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+# w[1:].mul_(2)           RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
+# w[1:][1:].mul_(2)       RuntimeError: a view of a leaf Variable that requires grad is being used in an in-place operation.
+# w.detach().add_(1)      (tensor([2., 3., 4.], requires_grad=True), 1)
+# w.detach()[1:].mul_(2)  (tensor([1., 4., 6.], requires_grad=True), 1)
+# h.add_(1)               (tensor([1., 2., 3.], requires_grad=True), 0)
+# h[1:].mul_(2)           (tensor([1., 2., 3.], requires_grad=True), 0)
+# c.add_(1)               (tensor([1., 2., 3.], requires_grad=True), 0)
 
 # %% [markdown]
 # Yet an optimizer *must* change the weights in place: the model and the optimizer hold the same tensor
@@ -267,12 +276,10 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # | `check_version(saved, node)`, the method `SavedTensor.check_version` | when `node`'s backward (or `node._saved_<name>`) unpacks `saved`, a tensor `node` kept | None, or PyTorch's error raised |
 # | `check_inplace(t)` | before every in-place write into `t`, in the write's grad mode | None, or PyTorch's error raised |
 #
-# `check_version` is handed a `SavedTensor`: `saved.tensor` is the tensor kept, `saved.version` its
-# `_version` when it was kept, and `saved.is_output` whether it is `node`'s own output.
-# `ag.graph.modified_by_inplace_error(tensor, producer, saved_version)` returns (does not raise) section 2's
-# error for `tensor`, naming the node `producer` ("which is output 0 of Exp"), or no node for `None`: which
-# node PyTorch names, section 2's experiments show. As in PyTorch, a view's `t._base` is the tensor whose
-# memory it shares (`None` for a tensor that is no view).
+# Where the library keeps a tensor's counter and what a `SavedTensor` remembers of the tensor it kept,
+# you find in the library (`vars(t)`, the class in `autograd_lib/graph.py`). Section 2's message is built
+# by `ag.graph.modified_by_inplace_error` (see its `help`); which node it must name, section 2's
+# experiments show.
 #
 # An example:
 #
@@ -291,19 +298,19 @@ print(backward_error(loss))     # PyTorch: [torch.FloatTensor [3]] is at version
 # ```
 #
 # **Rules**
-# - `count`: every in-place write moves the written tensor's `_version` up by exactly one, in any grad
-#   mode, whether it requires grad or not, and changes nothing else (`increment_version` returns None).
-# - `shared`: a write through any tensor of a storage (the tensor, a view, `detach()`) moves the version of
-#   all of them, which go on sharing one counter object, as in section 1; `.data` counts on its own.
-# - `unchanged`: backward uses a saved tensor not written since it was saved (written before is fine).
-# - `modified`: backward refuses a saved tensor written since it was saved, with section 2's `RuntimeError`
-#   and the two versions PyTorch gives.
-# - `names`: the message names the node PyTorch's names, or none, in each of section 2's experiments (an
-#   output its node saved, inputs written after or before they were saved, a constant) and section 4's (a leaf).
-# - `leaf`: while grad mode is on, a write into a leaf that requires grad, or into a view of one, is refused
-#   with section 4's errors, and the leaf keeps its values and version.
-# - `allowed`: every other write goes through: into a non-leaf or its views, into a tensor that does not
-#   require grad (a constant, `w.detach()` and its views), and any write under `no_grad`.
+# - `count`: a write moves the written tensor's `_version` up by exactly one and changes nothing else,
+#   whatever the tensor and the grad mode (section 1).
+# - `shared`: the tensor, its views and `detach()` show the same `_version` after any writes through any of
+#   them, as in section 1; `.data` counts on its own.
+# - `unchanged`: backward uses a saved tensor not written since it was saved (section 2's last cell).
+# - `modified`: backward, and reading `node._saved_<name>`, refuse a saved tensor written since it was
+#   saved, with section 2's `RuntimeError` and the two versions PyTorch gives.
+# - `names`: the message names the node PyTorch's names, or none, in each of section 2's experiments and
+#   in section 4's last cell.
+# - `leaf`: while grad mode is on, the writes PyTorch refuses in section 4's first cell are refused, with
+#   its errors, for every kind of tensor that cell tries; the tensor keeps its values and version.
+# - `allowed`: every write PyTorch lets through in sections 1 to 4 goes through: the rest of that cell,
+#   and any write under `no_grad`.
 
 # %% nbgrader={"grade": false, "grade_id": "08_safe_writes_answer", "locked": false, "schema_version": 3, "solution": true}
 def increment_version(tensor):
@@ -477,10 +484,9 @@ ag.viz.draw_graph(u, names={"x": x, "u": u}, title="u's history after v.mul_(10)
 # ### Exercise 2: `copy_slices_backward` (5 points)
 #
 # Take `b = x * x`, then `b[1:4].mul_(w)`. `b` now holds new values: cells 1 to 3 are `w * (their old
-# values)`, the others their old values. Its `grad_fn` is a `CopySlices`, and backward hands it one
-# gradient, that of `b`'s **new** values. It returns one gradient per entry of its `next_functions`: first
-# for `b`'s **old** values (the base's old history, here `MulBackward0` of `x * x`), then for each other
-# input of the op that wrote (here `w`), in order.
+# values)`, the others their old values. Its `grad_fn` is a `CopySlices`. Backward hands it the gradient
+# of `b`'s **new** values; it must give the gradients of its inputs, the entries of its `next_functions`.
+# The node also keeps what the library recorded of the write, `fn` (a node, with its inputs) and `key`:
 
 # %%
 x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
@@ -488,18 +494,15 @@ w = ag.tensor([2., 3., 4.], requires_grad=True)
 b = x * x
 b[1:4].mul_(w)
 node = b.grad_fn
-print(node.name(), "wraps", node.fn.name())     # the op's own node, as if mul ran on the view
+print(node.name(), "  fn:", node.fn.name(), [f.name() for f, _ in node.fn.next_functions], "  key:", node.key)
 print([None if f is None else f.name() for f, _ in node.next_functions])
 # PyTorch: ['MulBackward0', 'torch::autograd::AccumulateGrad']
 
 # %% [markdown]
 # Write `copy_slices_backward(self, grad_outputs)`, installed as the method `CopySlices.apply`: `self` is the
-# node, `grad_outputs` a list holding the gradient of the base's new values. Besides `next_functions`, the
-# node holds:
-#
-# * `self.fn`, the node the op would have made had it run, out of place, on the view alone (here a
-#   `MulBackward0` whose inputs are the view and `w`); a node like any other, callable as in PyTorch;
-# * `self.key`, an index into the base: for a tensor `t` of the base's shape, `t[self.key]` is the view's cells.
+# node, `grad_outputs` a one-element list, the gradient of the base's new values; it returns a list with
+# one gradient per entry of `self.next_functions`. `self.fn` and `self.key` are the record printed above
+# (`fn` is a node like any other, callable as in PyTorch).
 #
 # Work out, cell by cell, how `b`'s new values depend on its old values and on `w`. For the example,
 # `b.sum().backward()` must give `x` the gradient $2x$ in the untouched cells and $2x \cdot w$ in the written
@@ -509,11 +512,10 @@ print([None if f is None else f.name() for f, _ in node.next_functions])
 # - `chain`: backward through a write gives what the chain rule gives, cell by cell, for every op and view;
 #   cells a write replaces without reading them (`copy_`, `fill_`, `zero_`, `t[...] = v`) give their old
 #   values a zero gradient, as in PyTorch.
-# - `others`: the node returns one gradient per entry of its `next_functions`, in that order: first a
-#   gradient of the base's shape for its old values (also when the base itself needs none), then the op's
-#   other inputs', `None` for one that gets none.
+# - `others`: each input gets its gradient in the order of `next_functions`, `None` where PyTorch gives
+#   none; the base's old values always get one of the base's shape (also when the base itself needs none).
 # - `nothing`: when no gradient reaches the node (`grad_outputs` is `[None]`: a custom Function above
-#   the base sent none back), every entry gets `None`, as in PyTorch.
+#   the base sent none back), no input gets one, as in PyTorch.
 # - `keep-grad`: the gradient the node receives keeps its values: a hook on `b`, the retained `b.grad` and
 #   another node the engine hands the same tensor (in `b + d` both inputs get it) see it as it came.
 # - `differentiable`: second derivatives through a write (`create_graph=True`) are PyTorch's.
@@ -615,23 +617,19 @@ for i, (s, e) in enumerate(zip(seen, expected)):
 #
 # Rule 2 of section 5 lives where a view's `grad_fn` is read: for a view, `Tensor.grad_fn` calls
 # `view._view_grad_fn()` (so does a write through the view, once it rewrote the base's history). A view
-# keeps:
-#
-# * `view._base`: the tensor whose storage it shares;
-# * `view._grad_fn`: the node it was given when it was made (`SliceBackward0` for `b[1:4]`), or `None`
-#   (made under `no_grad`, or from a base that did not require grad);
-# * `view._view_version`: the counter's value when `view._grad_fn` was set (`view._version` is its value now);
-# * `view._creation_meta`: `None`, or how the view was made when that forbids following a write:
-#   `"no_grad"`, `"multi_output"` (an output of `unbind` or `split`), `"custom_function"`.
-#
-# A view before a write into its base, after it, and once its `grad_fn` is read;
-# `ag.views.positions_in_base(v)` says where `v`'s cells are in `b` (one array of indices per dim of `b`):
+# keeps `view._base` (the tensor whose storage it shares), `view._grad_fn` (its node, or `None`),
+# `view._view_version` and `view._creation_meta` (`None`, or how it was made when that forbids following a
+# write: `"no_grad"`, `"multi_output"` for `unbind` or `split`, `"custom_function"`). The cell prints them
+# for a view before a write into its base, after it, and once its `grad_fn` is read, with what the
+# library's new node holds (`ag.views.positions_in_base(v)` says where `v`'s cells are in `b`), also for
+# an expanded view `e`:
 
 # %%
 x = ag.tensor([1., 2., 3., 4., 5., 6.], requires_grad=True)
 b = x * 1
-v = b[1:4]
-print("made:   ", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version)
+v, e = b[1:4], b[:2].unsqueeze(0).expand(3, 2)
+print("made:   ", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version,
+      "  _creation_meta:", v._creation_meta)
 b.mul_(2)
 print("written:", v._grad_fn.name(), "  _view_version:", v._view_version, "  _version:", v._version)
 node = v.grad_fn                                    # reading grad_fn regenerates it
@@ -640,6 +638,8 @@ print("the same node at the next read:", v.grad_fn is node)                  # P
 print("its input:", node.next_functions[0][0].name(), "  b.grad_fn:", node.next_functions[0][0] is b.grad_fn)
 # PyTorch: its input: MulBackward0   b.grad_fn: True
 print("v's cells in b:", ag.views.positions_in_base(v))
+print("v's node holds:", node._input_meta, node._params)
+print("e's node holds:", e.grad_fn._params)
 
 
 # %% [markdown]
@@ -681,6 +681,7 @@ views = {
     "x[1:], no_grad x.mul_(2)": written(lambda b: b[1:], under_no_grad(lambda b, x: b.mul_(2)), "leaf"),
     "no_grad b[1:], not written": written(no_grad_view),
     "no_grad b[1:], b.add_(1)": written(no_grad_view, lambda b, x: b.add_(1)),
+    "no_grad c[1:], c.add_(1)": written(no_grad_view, lambda b, x: b.add_(1), "constant"),
     "unbind(0)[1], b.add_(1)": written(lambda b: b.view(2, 3).unbind(0)[1], lambda b, x: b.add_(1)),
 }
 for text, v in views.items():
@@ -700,6 +701,7 @@ for text, v in views.items():
 # x[1:], no_grad x.mul_(2)       AsStridedBackward0 <- torch::autograd::AccumulateGrad   same at the next read: True
 # no_grad b[1:], not written     None
 # no_grad b[1:], b.add_(1)       RuntimeError: A view was created in no_grad mode and its base or anoth ...
+# no_grad c[1:], c.add_(1)       None
 # unbind(0)[1], b.add_(1)        RuntimeError: Output 1 of Unbind is a view and its base or another vie ...
 # In full:
 # RuntimeError: A view was created in no_grad mode and its base or another view of its base has been modified
@@ -718,27 +720,23 @@ for text, v in views.items():
 # `None` or are refused, and which answer wins where two seem to apply. Calling the library's
 # `views.regenerate_grad_fn` is a `DelegationError`.
 #
-# A new node is an `ag.views.AsStridedBackward0()`, a node like those of assignment 05 (`next_functions`,
-# `_input_meta`), whose backward is written: given the view's gradient, it returns a gradient of shape
-# `_params["self_shape"]` (a tuple or an `ag.Size`), zero except at the positions `_params["key"]` (an index
-# as `ag.views.positions_in_base` gives one), which get the view's gradient, added up where positions repeat
-# if `_params["accumulate"]` is true. Also at hand: `ag.views.view_write_error(view, indirect)` builds
-# PyTorch's refusal for a view (`indirect` true: the write went through its base or another view, not this
-# one), and `ag.views.move_retained_grad(view, old_node, new_node)` moves a retained grad (assignment 04) to
-# a new node; a view's hooks stay with the old one, as in PyTorch.
+# A new node is an `ag.views.AsStridedBackward0`, whose backward is written: it must hold what the
+# library's own node holds in the cell of section 6. PyTorch's refusals of a view and a retained grad's
+# move to a new node are in `ag.views` (`view_write_error`, `move_retained_grad`: see their `help`).
 #
 # **Rules**
-# - `no-history`: a view without history of its own whose base does not require grad reads `None`, written
-#   or not, however it was made.
+# - `no-history`: a view of a base that does not require grad reads `None`, as `c`'s in the experiment,
+#   written or not, however it was made.
 # - `keep`: two reads in a row give the same node, before a write and after it; a view whose storage was
-#   not written since it got its node reads that node (or `None`).
+#   not written since it got its node reads that node (or `None`); after a read the view is up to date,
+#   as in section 6's cell.
 # - `written`: once its storage was written, through any of its tensors and in any grad mode, any other view
 #   reads what PyTorch's reads in the experiment: a new `AsStridedBackward0`, or PyTorch's refusal.
-# - `node`: the new node's one input is the base's history at the read (the experiment's `<-`); its backward
-#   sends the view's gradient to the base's cells the view shows, and it describes its input as every node
-#   does (assignment 05).
-# - `accumulate`: `_params["accumulate"]` is true exactly when the view shows some cell of the base more
-#   than once; a view without elements shows none.
+# - `node`: the new node's one input is the base's history at the read (the experiment's `<-`), and it
+#   holds what the library's node holds in section 6's cell (`_input_meta`, `_params`), so its backward
+#   sends the view's gradient to the base's cells the view shows.
+# - `accumulate`: its `"accumulate"` is true exactly when the view shows some cell of the base more than
+#   once (as `e` in section 6's cell); a view without elements shows none.
 # - `retain`: a view that retains its grad goes on retaining it through its new node.
 # - `gradients`: so backward through a written view reaches its base's current history: the leaves get the
 #   gradients PyTorch gives.
@@ -870,8 +868,8 @@ for name, t in windows.items():
 # PyTorch compares only windows whose elements fill a block of consecutive bytes, each byte once:
 # **non-overlapping and dense**. A contiguous tensor is, and so is one with its dims permuted: `m.t()` covers
 # the same 36 bytes as `m`, in another order. `x[::2]` is not (it skips every other element), nor
-# `m[:, :1]` (a column: gaps), nor `x[:1].expand(3)` (one element three times). Two dense blocks are compared
-# as ranges of addresses; for anything else PyTorch gives up and lets the write through.
+# `m[:, :1]` (a column: gaps), nor `x[:1].expand(3)` (one element three times). For anything else PyTorch
+# gives up and lets the write through.
 #
 # ### Exercise 4: `overlap_status` (5 points)
 #
@@ -894,14 +892,14 @@ for name, t in windows.items():
 #
 # **Rules**
 # - `range`: two non-overlapping and dense tensors that cover the same bytes are `"full"` when laid out
-#   alike (the same strides, compared as they are), `"partial"` when not.
-# - `share`: other dense tensors are `"partial"` when they share a byte, `"no"` when they only touch or lie
-#   apart.
-# - `dense`: a pair with a layout that is not non-overlapping and dense (gaps, as `x[::2]`, or repeats, as an
-#   expand) is `"too hard"`, even across storages; a permuted contiguous layout (`m.t()`) is dense, and so is
-#   a single element (the stride of a dim of size 1 does not matter).
-# - `same`: a tensor with itself (one object) is `"full"`.
-# - `empty`: a tensor without elements shares no byte with another tensor: `"no"`.
+#   alike, as PyTorch judges it from their strides (the rows on `m` and `x[:6]`), and `"partial"` when not.
+# - `share`: other non-overlapping and dense tensors are `"partial"` when they share a byte, `"no"` when
+#   they share none.
+# - `dense`: PyTorch gives up (`"too hard"`) on a layout that is not non-overlapping and dense (gaps, as
+#   `x[::2]`, or repeats, as an expand), whatever the storages; a permuted contiguous layout is dense,
+#   and a dim of size 1 is never stepped along.
+# - `same`: a tensor with itself (one object) gets the table's answer, whatever its layout.
+# - `empty`: a tensor without elements gets the table's answer with any other tensor.
 # - `refuse`: so an in-place op refuses an operand that partially overlaps its target (PyTorch's
 #   `RuntimeError`), and allows the others, their result unchanged.
 

@@ -1,4 +1,4 @@
-"""Visible checks of assignment 03, exercise 6: ``initial_gradients``, the gradients a pass starts
+"""Visible checks of assignment 03, exercise 6 (its slot ``initial_gradients``): the gradients a pass starts
 from.
 
 ``autograd_course.checks.backward`` (the notebook's ``check``) shows them; ``initial_gradients`` is
@@ -15,7 +15,7 @@ from autograd_course.notebook import call, raise_if_not_written
 
 __all__ = ["STARTS", "initial_gradients", "random_starts"]
 
-STARTS = grading.rules("03.initial_gradients")
+STARTS = grading.rules("03.run_backward")
 
 
 def initial_gradients(fn):

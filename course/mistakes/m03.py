@@ -11,7 +11,7 @@ _VJPS = "03_vjps_answer"
 _COUNT = "03_count_dependencies_answer"
 _EXEC = "03_execute_answer"
 _NODE = "03_run_node_answer"
-_INIT = "03_initial_gradients_answer"
+_INIT = "03_run_backward_answer"      # initial_gradients, written in the driver's answer cell
 _DRIVER = "03_run_backward_answer"
 
 _NUM_LOOP = '''    with ag.no_grad():

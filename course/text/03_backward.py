@@ -946,16 +946,12 @@ for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.ones(2)]):
 # | `task.create_graph`, `task.retain_graph` | what the pass was asked for |
 #
 # **Rules**
-# - `implicit`: given None, an output of exactly one element (whatever its shape) starts from ones
-#   like it.
-# - `scalar-only`: None for an output of several elements that requires grad raises PyTorch's first
-#   error of this section's first cell; one that does not require grad gets ones (the driver refuses
-#   it next: the cell above).
-# - `type`: a gradient that is neither a tensor nor None raises PyTorch's `TypeError` of the section's
-#   first cell, naming its type.
-# - `shape`: a tensor of another shape raises PyTorch's `Mismatch in shape` error, naming the pair's
-#   position and the shapes as `str(t.shape)` prints them (`autograd_lib.Size([3])`).
-# - `given`: a tensor of the output's shape is used as it is, whatever its dtype.
+# - `starts`: `initial_gradients` gives None and an output of one element (whatever its shape) ones
+#   like the output, and uses a given tensor of the output's shape as it is, whatever its dtype.
+# - `refused`: what PyTorch refuses in this section's first cell raises its error, with the position
+#   of the first refused pair, the type's name, shapes as `str(t.shape)` prints them
+#   (`autograd_lib.Size([3])`); None for an output of several elements that does not require grad is
+#   not refused there: it gets ones, and the driver refuses it (the cell above).
 # - `start`: the driver's starting gradients are `ag.engine.initial_gradients`'s, and when two problems
 #   meet, the error is PyTorch's (the cell above).
 # - `requires-grad`: a root that does not require grad raises PyTorch's error of the cell above, with

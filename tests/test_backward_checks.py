@@ -116,7 +116,7 @@ def test_nodes_that_share_a_name_are_told_apart():
 def test_the_checks_pass_the_solutions():
     names = {"03_numerical_grad_answer": ["numerical_grad"], "03_count_dependencies_answer": ["count_dependencies"],
              "03_execute_answer": ["execute"], "03_run_node_answer": ["run_node"],
-             "03_initial_gradients_answer": ["initial_gradients"], "03_run_backward_answer": ["run_backward"]}
+             "03_run_backward_answer": ["initial_gradients", "run_backward"]}
     for answer, functions in names.items():
         defined = solution(answer)
         for name in functions:
@@ -134,7 +134,7 @@ def _not_written(*args, **kwargs):
 @pytest.mark.parametrize("answer, name", [("03_numerical_grad_answer", "numerical_grad"),
                                           ("03_count_dependencies_answer", "count_dependencies"),
                                           ("03_execute_answer", "execute"), ("03_run_node_answer", "run_node"),
-                                          ("03_initial_gradients_answer", "initial_gradients"),
+                                          ("03_run_backward_answer", "initial_gradients"),
                                           ("03_run_backward_answer", "run_backward")])
 def test_a_visible_check_passes_a_right_answer_while_every_other_exercise_is_unwritten(answer, name):
     """A trial student with 03's vjps not yet written saw check.run_node blame run_node's rule

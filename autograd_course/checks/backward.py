@@ -7,12 +7,12 @@ cells run the ``random_...`` functions: the same rules on randomized inputs, aga
 library's own functions.
 
 This module holds exercises 1-3 (finite differences, the gradient rules, the counts); the
-engine's pieces, exercises 4-7, have a module each, and this one shows their checks by name:
+engine's pieces, exercises 4-6, have a module each, and this one shows their checks by name:
 
 * ``autograd_course.checks.engine_loop``: exercise 4, ``execute``;
 * ``autograd_course.checks.node_runs``: exercise 5, ``run_node``;
-* ``autograd_course.checks.starting_gradients``: exercise 6, ``initial_gradients``;
-* ``autograd_course.checks.driver``: exercise 7, ``run_backward``.
+* ``autograd_course.checks.starting_gradients``: exercise 6, its slot ``initial_gradients``;
+* ``autograd_course.checks.driver``: exercise 6, ``run_backward``.
 """
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Visible checks of assignment 03, exercise 7: ``run_backward``, the driver of a pass.
+"""Visible checks of assignment 03, exercise 6: ``run_backward``, the driver of a pass.
 
 ``autograd_course.checks.backward`` (the notebook's ``check``) shows them; ``run_backward`` is the
 visible part of its test cell, run on the function you wrote, and its docstring says what it tries:

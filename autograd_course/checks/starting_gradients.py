@@ -1,4 +1,4 @@
-"""Visible checks of assignment 03, exercise 6: ``initial_gradients``, the gradients a pass starts
+"""Visible checks of assignment 03, exercise 6 (its slot ``initial_gradients``): the gradients a pass starts
 from.
 
 ``autograd_course.checks.backward`` (the notebook's ``check``) shows them; ``initial_gradients`` is
@@ -15,7 +15,7 @@ from autograd_course.notebook import call, raise_if_not_written
 
 __all__ = ["STARTS", "initial_gradients", "random_starts"]
 
-STARTS = grading.rules("03.initial_gradients")
+STARTS = grading.rules("03.run_backward")
 
 
 def initial_gradients(fn):
@@ -28,53 +28,53 @@ def initial_gradients(fn):
     one = a[:1] * 3.0                          # shape (1,)
     Q = a * a                                  # shape (2,)
     with grading.checking("03.initial_gradients", fn):
-        r_scalar = call(fn, [s], [None], what="initial_gradients([s], [None]) for a 0-d s", rule=STARTS("implicit"))
+        r_scalar = call(fn, [s], [None], what="initial_gradients([s], [None]) for a 0-d s", rule=STARTS("starts"))
         r_one = call(fn, [one], [None], what="initial_gradients([t], [None]) for t of shape (1,)",
-                     rule=STARTS("implicit"))
+                     rule=STARTS("starts"))
         r_given = call(fn, [Q], [ag.tensor([1.0, -1.0], dtype=ag.float64)],
-                       what="initial_gradients([Q], [v]), v float64 of Q's shape", rule=STARTS("given"))
+                       what="initial_gradients([Q], [v]), v float64 of Q's shape", rule=STARTS("starts"))
         r_plain = call(fn, [ag.ones(3)], [None], what="initial_gradients([ones(3)], [None]) (no grad required)",
-                       rule=STARTS("scalar-only"))
+                       rule=STARTS("refused"))
     grading.expect_true(isinstance(r_scalar, list) and len(r_scalar) == 1, what="the result for one output",
-                        seen=repr(r_scalar), rule=STARTS("implicit"))
-    grading.expect_close(r_scalar[0], 1.0, what="the implicit gradient of a 0-d output", rule=STARTS("implicit"))
+                        seen=repr(r_scalar), rule=STARTS("starts"))
+    grading.expect_close(r_scalar[0], 1.0, what="the implicit gradient of a 0-d output", rule=STARTS("starts"))
     grading.expect_close(r_one[0], [1.0], what="the implicit gradient of an output of shape (1,)",
-                         rule=STARTS("implicit"))
-    grading.expect_close(r_given[0], [1.0, -1.0], what="the gradient given for Q", rule=STARTS("given"))
+                         rule=STARTS("starts"))
+    grading.expect_close(r_given[0], [1.0, -1.0], what="the gradient given for Q", rule=STARTS("starts"))
     grading.expect_equal(r_given[0].dtype, ag.float64, what="the dtype of the gradient given (float64) for a "
-                         "float32 Q", rule=STARTS("given"))
+                         "float32 Q", rule=STARTS("starts"))
     grading.expect_close(r_plain[0], [1.0, 1.0, 1.0], what="the gradient for an output of 3 elements that does "
-                         "not require grad", rule=STARTS("scalar-only"))
+                         "not require grad", rule=STARTS("refused"))
 
     with grading.checking("03.initial_gradients", fn):
         grading.expect_raises(lambda: fn([Q], [None]), RuntimeError,
                               "grad can be implicitly created only for scalar outputs",
-                              what="initial_gradients([Q], [None]) for Q of shape (2,)", rule=STARTS("scalar-only"))
+                              what="initial_gradients([Q], [None]) for Q of shape (2,)", rule=STARTS("refused"))
         grading.expect_raises(lambda: fn([Q], [ag.ones(3)]), RuntimeError,
                               f"Mismatch in shape: grad_output[0] has a shape of {ag.Size([3])} and "
                               f"output[0] has a shape of {ag.Size([2])}.",
-                              what="initial_gradients([Q], [ones(3)]) for Q of shape (2,)", rule=STARTS("shape"))
+                              what="initial_gradients([Q], [ones(3)]) for Q of shape (2,)", rule=STARTS("refused"))
         grading.expect_raises(lambda: fn([Q], [[1.0, 1.0]]), TypeError,
                               "gradients can be either Tensors or None, but got list",
-                              what="initial_gradients([Q], [[1.0, 1.0]])", rule=STARTS("type"))
+                              what="initial_gradients([Q], [[1.0, 1.0]])", rule=STARTS("refused"))
         grading.expect_raises(lambda: fn([Q], [np.ones(2)]), TypeError,
                               "gradients can be either Tensors or None, but got ndarray",
-                              what="initial_gradients([Q], [np.ones(2)])", rule=STARTS("type"))
+                              what="initial_gradients([Q], [np.ones(2)])", rule=STARTS("refused"))
         grading.expect_raises(lambda: fn([s, Q], [None, ag.ones(3)]), RuntimeError,
                               f"Mismatch in shape: grad_output[1] has a shape of {ag.Size([3])} and "
                               f"output[1] has a shape of {ag.Size([2])}.",
-                              what="initial_gradients([s, Q], [None, ones(3)])", rule=STARTS("shape"))
+                              what="initial_gradients([s, Q], [None, ones(3)])", rule=STARTS("refused"))
 
     with grading.checking("03.initial_gradients", fn):
         x = ag.tensor([2.0], requires_grad=True)
         L = (2 * x + 5) + x
-        call(L.backward, what="L.backward() for L of shape (1,)", rule=STARTS("implicit"))
+        call(L.backward, what="L.backward() for L of shape (1,)", rule=STARTS("starts"))
         b = ag.tensor([6.0, 4.0], requires_grad=True)
         P = b * b
         call(lambda: P.backward(gradient=ag.tensor([1.0, 0.5])), what="P.backward(gradient=[1, 0.5]), P = b * b",
-             rule=STARTS("given"))
-    grading.expect_close(x.grad, [3.0], what="x.grad after L.backward() for L of shape (1,)", rule=STARTS("implicit"))
-    grading.expect_close(b.grad, [12.0, 4.0], what="b.grad after P.backward(gradient=[1, 0.5])", rule=STARTS("given"))
+             rule=STARTS("starts"))
+    grading.expect_close(x.grad, [3.0], what="x.grad after L.backward() for L of shape (1,)", rule=STARTS("starts"))
+    grading.expect_close(b.grad, [12.0, 4.0], what="b.grad after P.backward(gradient=[1, 0.5])", rule=STARTS("starts"))
 
 
 def _outcome(fn, outputs, grads):
@@ -122,6 +122,6 @@ def random_starts(fn, seed):
                  for g in grads]
         grading.expect_equal(seen, expected, what=f"initial_gradients for outputs (shape, requires_grad) {shapes} "
                              f"and gradients {kinds}",
-                             rule=STARTS("implicit", "given") if expected[0] == "value" else STARTS("type")
-                             if expected[0] == "TypeError" else STARTS("shape") if "Mismatch" in str(expected[1])
-                             else STARTS("scalar-only"))
+                             rule=STARTS("starts") if expected[0] == "value" else STARTS("refused")
+                             if expected[0] == "TypeError" else STARTS("refused") if "Mismatch" in str(expected[1])
+                             else STARTS("refused"))

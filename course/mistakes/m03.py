@@ -11,7 +11,7 @@ _VJPS = "03_vjps_answer"
 _COUNT = "03_count_dependencies_answer"
 _EXEC = "03_execute_answer"
 _NODE = "03_run_node_answer"
-_INIT = "03_initial_gradients_answer"
+_INIT = "03_run_backward_answer"      # initial_gradients, written in the driver's answer cell
 _DRIVER = "03_run_backward_answer"
 
 _NUM_LOOP = '''    with ag.no_grad():
@@ -267,33 +267,33 @@ MISTAKES = [
     # ========================================================= 03.initial_gradients
     Mistake(_INIT, "tests dim() == 0 instead of one element",
             edits=[('if out.requires_grad and out.numel() != 1:', 'if out.requires_grad and out.dim() != 0:')],
-            rule="implicit"),
+            rule="starts"),
     Mistake(_INIT, "creates ones for a several-element output",
             edits=[('''            if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
 ''', '')],
-            rule="scalar-only"),
+            rule="refused"),
     Mistake(_INIT, "refuses several elements even when no grad is required",
             edits=[('if out.requires_grad and out.numel() != 1:', 'if out.numel() != 1:')],
-            rule="scalar-only"),
+            rule="refused"),
     Mistake(_INIT, "raises ValueError for a shape mismatch",
             edits=[('''            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
 ''', '''            raise ValueError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                              f"output[{i}] has a shape of {out.shape}.")
 ''')],
-            rule="shape"),
+            rule="refused"),
     Mistake(_INIT, "puts the class itself in the TypeError message",
             edits=[('raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")',
                     'raise TypeError(f"gradients can be either Tensors or None, but got {type(g)}")')],
-            rule="type"),
+            rule="refused"),
     Mistake(_INIT, "always reports position 0",
             edits=[('''            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {out.shape}.")
 ''', '''            raise RuntimeError(f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and "
                                f"output[0] has a shape of {out.shape}.")
 ''')],
-            rule="shape"),
+            rule="refused"),
     Mistake(_INIT, "compares shapes before checking the type",
             edits=[('''        elif not isinstance(g, ag.Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -303,7 +303,7 @@ MISTAKES = [
         elif not isinstance(g, ag.Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
 ''')],
-            rule="type"),
+            rule="refused"),
 
     # ================================================================ 03.run_backward
     Mistake(_DRIVER, "calls the notebook's own count_dependencies",

@@ -12,8 +12,7 @@
 # | 3 `count_dependencies` | how many gradients each node waits for | 4 |
 # | 4 `execute` | the loop, in PyTorch's order | 5 |
 # | 5 `run_node` | one node: hooks, rule, memory | 5 |
-# | 6 `initial_gradients` | the gradients `backward()` starts from | 3 |
-# | 7 `run_backward` | the driver `backward()` calls | 5 |
+# | 6 `run_backward` | the driver `backward()` calls, and the gradients it starts from | 8 |
 # | | **total** | **38** |
 #
 # **How to work.** Each answer cell ends with `exercises.plug(...)`: from then on the library runs
@@ -149,16 +148,15 @@ for n in (10**3, 10**6):
 # `f = lambda t: (t ** 3).sum()` and `x = ag.tensor([1.0, 2.0])`, the result is close to `[3., 12.]`
 # (exactly $3x^2 + \varepsilon^2$).
 #
-# `x._data` is the NumPy array that holds `x`'s values, and `f(x)` reads it: a value written into that
-# array (or into a NumPy view of it) is a change of `x`; a copy is not. `f(...).item()` gives a Python
-# float. The differences need values only, no graph: assignment 01 met the switch that stops recording.
+# `x._data` is the NumPy array behind `x` (what `f(x)` reads).
 #
 # **Rules**
-# - `central`: entry `j` is the central difference above, with the `eps` given, for every element of
-#   `x` (any shape, 0-d included).
+# - `central`: entry `j` is the central difference above, with the `eps` given, `x` moved in its own
+#   dtype (a float32 `x` rounds `x_j + eps` as float32 does), for every element of `x` (any shape, 0-d
+#   included).
 # - `float64`: the result is a float64 tensor of `x`'s shape, whatever `x`'s dtype.
 # - `restored`: afterwards `x` is exactly as before, bit for bit.
-# - `no-graph`: `f` runs with grad mode off.
+# - `no-graph`: inside `f`, `ag.is_grad_enabled()` is False: no call of `f` records a graph.
 
 # %% nbgrader={"grade": false, "grade_id": "03_numerical_grad_answer", "locked": false, "schema_version": 3, "solution": true}
 def numerical_grad(f, x, eps=1e-6):
@@ -424,12 +422,10 @@ compositions({"03.add_backward": add_backward, "03.mul_backward": mul_backward, 
 # ## 5. When may a node run?
 #
 # In the worked example, `x`'s `AccumulateGrad` receives **two** gradients. A node must wait until
-# every gradient flowing into it has arrived and been summed, or it would pass on a partial sum. The
-# engine orders the nodes with Kahn's algorithm: count, for every node the pass reaches, the edges
-# pointing into it (the gradients it waits for); start from the root, which nothing points into; when
-# a node runs, each of its edges delivers and lowers a count; a node whose count reaches 0 is ready.
-# PyTorch's C++ engine does the same (`compute_dependencies`, then a ready queue). The counts of the
-# worked example, from the library's own function:
+# every gradient flowing into it has arrived and been summed, or it would pass on a partial sum. So
+# before the pass starts, PyTorch's engine counts how many gradients each node waits for (C++
+# `compute_dependencies`), and the loop of section 6 uses the counts. Those of the worked example,
+# from the library's own function:
 
 # %%
 count_reference = exercises.reference("03.count_dependencies")
@@ -443,30 +439,18 @@ for node, count in count_reference([L.grad_fn]).items():
     print(f"{type(node).__name__:>15} ({label[node]}): {count} edge(s) in")
 
 # %% [markdown]
-# The obvious walk is recursive, but Python allows only about 3 000 nested calls in a notebook, and
-# graphs get much deeper (an RNN unrolled over a long sequence, or a loop). A chain of 10 000 additions:
+# Graphs get deep: an RNN unrolled over a long sequence, or a loop, makes chains of thousands of
+# nodes, and Python allows only about 3 000 nested calls in a notebook. A chain of 10 000 additions:
 
 # %%
 import sys
-print("deeper than the recursion limit:", 10_000 > sys.getrecursionlimit())
+print("Python's limit on nested calls:", sys.getrecursionlimit())
 
 start = ag.tensor(1.0, requires_grad=True)
 chain_end = start
 for _ in range(10_000):
     chain_end = chain_end + 1.0
-
-
-def visit(node, seen):                       # the recursive walk: don't do this
-    for next_node, _ in node.next_functions:
-        if next_node is not None and next_node not in seen:
-            seen.add(next_node)
-            visit(next_node, seen)
-
-
-try:
-    visit(chain_end.grad_fn, set())
-except RecursionError as error:
-    print("RecursionError:", error)
+print("chain_end.grad_fn:", chain_end.grad_fn.name(), "with 10 000 nodes below it")
 
 
 # %% [markdown]
@@ -574,10 +558,10 @@ reveal(prediction, order[2], why="x * 2 was recorded before x.exp(), so ExpBackw
 
 # %% [markdown]
 # > **Aside.** Several `AccumulateGrad` nodes are often ready together, with equal numbers. PyTorch
-# > keeps the nodes that may run in a C++ `std::priority_queue` that compares the numbers alone, and
-# > its order among equal numbers is part of what you match: `ag.stack([e, b, d, a, c]).sum()` runs the
-# > leaves' hooks in the order `e, d, c, b, a` in PyTorch, neither the order of creation nor its
-# > reverse. Python's standard library has a structure that breaks ties the same way.
+# > keeps the nodes that may run in a C++ `std::priority_queue` (a binary heap) that compares the
+# > numbers alone, and its order among equal numbers is part of what you match:
+# > `ag.stack([e, b, d, a, c]).sum()` runs the leaves' hooks in the order `e, d, c, b, a` in PyTorch,
+# > neither the order of creation nor its reverse.
 
 # %% [markdown]
 # ### Exercise 4: `execute` (5 points)
@@ -819,8 +803,9 @@ reveal(prediction, actual, why="MulBackward0 freed the two tensors it saved when
 # - `nothing`: when nothing arrived at all, the node still runs, as PyTorch's: its hooks and its rule
 #   get None for each output (the rule decides what flows: a built-in node's sends None along every
 #   edge, a custom Function's calls its `backward`), and the rules below hold as for any node.
-# - `task`: a node a pass with `inputs=` leaves out calls no hook and sends None along every edge;
-#   `autograd.grad` still returns what reached its inputs.
+# - `task`: a node that `task.runs` says this pass does not run (with `inputs=`) calls no node hook
+#   and sends None along every edge; its outputs' tensor hooks still run, once, as PyTorch's do
+#   (`task.runs` calls them for such a node); `autograd.grad` still returns what reached its inputs.
 # - `order`: each hook, the rule and each check get what PyTorch's get: every earlier replacement, and
 #   (post-hooks, checks) gradients already of their inputs' shapes (`50.0`).
 # - `replace`: hooks of one kind run in registration order; one returning None changes nothing, a tuple
@@ -911,62 +896,6 @@ for attempt in (lambda: Q.backward(),
 #          TypeError: gradients can be either Tensors or None, but got ndarray
 
 # %% [markdown]
-# ### Exercise 6: `initial_gradients` (3 points)
-#
-# Write `initial_gradients(outputs, grad_outputs)`: `outputs` is a sequence of tensors, `grad_outputs` a
-# sequence of the same length, each a gradient or None. Return a list with one starting gradient per
-# output, as PyTorch makes them, checking the pairs in order (the first problem raises). Its messages are
-# part of the specification (a shape prints as `str(t.shape)`: `torch.Size([3])` in PyTorch).
-#
-# **Rules**
-# - `implicit`: None for an output with exactly one element, whatever its shape, gives a tensor of ones
-#   like the output.
-# - `scalar-only`: None for an output that requires grad and has several elements raises
-#   `RuntimeError: grad can be implicitly created only for scalar outputs` (an output that does not
-#   require grad gets ones: the driver refuses it next).
-# - `type`: a gradient that is neither a tensor nor None raises
-#   `TypeError: gradients can be either Tensors or None, but got list` (its type's name).
-# - `shape`: a tensor of another shape raises `RuntimeError: Mismatch in shape: grad_output[1] has a
-#   shape of autograd_lib.Size([3]) and output[1] has a shape of autograd_lib.Size([2]).` (1: the
-#   pair's position).
-# - `given`: a tensor of the output's shape is used as it is, whatever its dtype.
-
-# %% nbgrader={"grade": false, "grade_id": "03_initial_gradients_answer", "locked": false, "schema_version": 3, "solution": true}
-def initial_gradients(outputs, grad_outputs):
-    """The gradients backward starts from, one per output: ones for a single-element output
-    given None, the given tensors checked against their outputs, as PyTorch."""
-    ### BEGIN SOLUTION
-    grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            if out.requires_grad and out.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grads.append(ag.ones_like(out))
-        elif not isinstance(g, ag.Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        elif g.shape != out.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                               f"output[{i}] has a shape of {out.shape}.")
-        else:
-            grads.append(g)
-    return grads
-    ### END SOLUTION
-
-exercises.plug("03.initial_gradients", initial_gradients)
-
-# %% [markdown]
-# **Tests.** `check.initial_gradients` tries one-element outputs, a given gradient, each of PyTorch's
-# errors, and `backward()` with and without a gradient. Hidden tests mix random outputs and gradients.
-
-# %% nbgrader={"grade": true, "grade_id": "03_initial_gradients_test", "locked": true, "points": 3, "schema_version": 3, "solution": false}
-check.initial_gradients(initial_gradients)
-### BEGIN HIDDEN TESTS
-from autograd_course.checks.backward import random_starts
-
-random_starts(initial_gradients, seed=307)
-### END HIDDEN TESTS
-
-# %% [markdown]
 # Where each starting gradient enters, in which dtype, in which grad mode the rules run (with
 # `create_graph=True` they record: a gradient can be differentiated again), which error comes first:
 # PyTorch's answers, with hooks that print what they see:
@@ -989,7 +918,7 @@ dy_dx.backward()
 print(x.grad)                                             # PyTorch: tensor(18.)
 
 v = ag.tensor([1.0, -1.0], requires_grad=True)
-for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.tensor(1.0)]):
+for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.ones(2)]):
     try:
         ag.autograd.backward(roots)                       # no gradients given
     except RuntimeError as error:
@@ -998,27 +927,35 @@ for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.tensor(1.0)]):
 #          element 1 of tensors does not require grad and does not have a grad_fn
 
 # %% [markdown]
-# ### Exercise 7: `run_backward` (5 points)
+# ### Exercise 6: `run_backward` (8 points)
 #
 # Write `run_backward(task, roots, grad_outputs)`, the driver of `backward()` and `autograd.grad()`:
 # `roots` is a list of tensors, `grad_outputs` a list of the same length (a gradient or None each),
 # `task` what the pass was asked for. Run the whole pass so that every `.grad`, hook and error is
-# PyTorch's in the cells of this section and of section 7; return None.
+# PyTorch's in the cells of this section and of section 7; return None. Write with it the slot
+# `initial_gradients(outputs, grad_outputs)` (same two lists; tested alone too): the list of starting
+# gradients, one per output, as PyTorch makes them, or PyTorch's error for the first pair it refuses.
 #
 # What exists (a reference, not an order):
 #
 # | | |
 # |---|---|
-# | `ag.engine.initial_gradients`, `count_dependencies`, `execute`, `run_node` | exercises 6, 3, 4, 5, through their slots |
+# | `ag.engine.initial_gradients`, `count_dependencies`, `execute`, `run_node` | the slots: yours above, exercises 3, 4, 5 |
 # | `t._gradient_edge()` | the `(node, output_nr)` where `t`'s gradient enters the graph (02) |
 # | `task.start(root_edges, root_grads, dependencies)` | the pass begins: given where the starting gradients enter, the gradients and the counts below the roots' nodes, returns the three as the pass needs them (trimmed for `inputs=`: 04) |
 # | `task.create_graph`, `task.retain_graph` | what the pass was asked for |
 #
 # **Rules**
-# - `start`: the starting gradients are exercise 6's, and its errors win over any other problem
-#   (the last cell: `v * 2` without a gradient is refused first).
-# - `requires-grad`: a root that does not require grad raises `RuntimeError: element 1 of tensors does
-#   not require grad and does not have a grad_fn` (its position in `roots`).
+# - `starts`: `initial_gradients` gives None and an output of one element (whatever its shape) ones
+#   like the output, and uses a given tensor of the output's shape as it is, whatever its dtype.
+# - `refused`: what PyTorch refuses in this section's first cell raises its error, with the position
+#   of the first refused pair, the type's name, shapes as `str(t.shape)` prints them
+#   (`autograd_lib.Size([3])`); None for an output of several elements that does not require grad is
+#   not refused there: it gets ones, and the driver refuses it (the cell above).
+# - `start`: the driver's starting gradients are `ag.engine.initial_gradients`'s, and when two problems
+#   meet, the error is PyTorch's (the cell above).
+# - `requires-grad`: a root that does not require grad raises PyTorch's error of the cell above, with
+#   its position in `roots`.
 # - `edges`: each starting gradient arrives where its root's gradient would (`w.grad` above; a leaf
 #   root gets it in its `.grad`).
 # - `dtype`: what arrives has its root's dtype, whatever the gradient given (the hook on `u`).
@@ -1032,6 +969,27 @@ for roots in ([ag.tensor(1.0), v * 2], [v.sum(), ag.tensor(1.0)]):
 #   notebook's own functions.
 
 # %% nbgrader={"grade": false, "grade_id": "03_run_backward_answer", "locked": false, "schema_version": 3, "solution": true}
+def initial_gradients(outputs, grad_outputs):
+    """The gradients backward starts from, one per output: ones for a single-element output
+    given None, the given tensors checked against their outputs, as PyTorch."""
+    ### BEGIN SOLUTION
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out.requires_grad and out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grads.append(ag.ones_like(out))
+        elif not isinstance(g, ag.Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g.shape != out.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {out.shape}.")
+        else:
+            grads.append(g)
+    return grads
+    ### END SOLUTION
+
+
 def run_backward(task, roots, grad_outputs):
     """The driver of one backward pass: from the roots and their gradients (a tensor or
     None each) to every node run. Returns None."""
@@ -1050,6 +1008,8 @@ def run_backward(task, roots, grad_outputs):
                           lambda node, grads: ag.engine.run_node(task, node, grads))
     ### END SOLUTION
 
+
+exercises.plug("03.initial_gradients", initial_gradients)
 exercises.plug("03.run_backward", run_backward)
 
 # %% [markdown]
@@ -1067,9 +1027,18 @@ x = ag.tensor(3.0, requires_grad=True)
 print(dy_dx.detach(), d2y_dx2, x.grad)        # PyTorch: tensor(27.) tensor(18.) None
 
 # %% [markdown]
-# **Tests.** `check.run_backward` runs your driver with a recording stand-in in each slot (was each
-# called, with what, in which grad mode), then real passes and the errors. Hidden tests run random
-# passes against the library's driver.
+# **Tests.** `check.initial_gradients` tries one-element outputs, a given gradient and each of
+# PyTorch's errors; `check.run_backward` runs your driver with a recording stand-in in each slot (was
+# each called, with what, in which grad mode), then real passes and the errors. Hidden tests mix random
+# outputs and gradients, and run random passes against the library's driver.
+
+# %% nbgrader={"grade": true, "grade_id": "03_run_backward_test_starts", "locked": true, "points": 3, "schema_version": 3, "solution": false}
+check.initial_gradients(initial_gradients)
+### BEGIN HIDDEN TESTS
+from autograd_course.checks.backward import random_starts
+
+random_starts(initial_gradients, seed=307)
+### END HIDDEN TESTS
 
 # %% nbgrader={"grade": true, "grade_id": "03_run_backward_test", "locked": true, "points": 5, "schema_version": 3, "solution": false}
 check.run_backward(run_backward)
@@ -1109,8 +1078,8 @@ print(w.grad)       # PyTorch: tensor([[ 5.,  0.], [10.,  0.]])
 #
 # * **Finite differences**, central and in float64, give a second opinion on any gradient.
 # * A **gradient rule** is a vector-Jacobian product, never a Jacobian; what it needs, the node saves.
-# * The **engine** is yours: the driver, the counts (any depth), the loop (newest first, PyTorch's
-#   ties) and the node (hooks, rule, gradients fitted, memory freed), in PyTorch's order.
+# * The **engine** is yours: the driver, the counts, the loop and the node, with every hook, error
+#   and freed buffer where PyTorch has them.
 #
 # Assignment 04 turns to the leaves, where these gradients end up, and writes the tensor hooks your
 # `run_node` already calls.

@@ -157,8 +157,8 @@ reveal(prediction, i.requires_grad,
 #
 # Who decided that `z = x * y` requires grad? The multiplication did. Every operation decides it for
 # its result, from its inputs and from **grad mode**: a switch, on by default and off inside
-# `with torch.no_grad():`, where nothing is recorded (assignment 07). `torch.is_grad_enabled()` reads
-# it. A result that requires grad gets recorded: it receives a `grad_fn`. One that does not, gets none.
+# `with torch.no_grad():`, where nothing is recorded (assignment 07). A result that requires grad gets
+# recorded: it receives a `grad_fn`.
 #
 # Guess before you read PyTorch's answers in the comments: which of these results require grad? `h`
 # is itself a result, and `clamp(t, min=...)` takes a third input, `max`, left out here (the library
@@ -181,8 +181,9 @@ print(ag.is_grad_enabled(), (a * w).grad_fn.name())                          # P
 # %% [markdown]
 # ## 4. Leaves
 #
-# A **leaf** is a tensor that no recorded operation produced. Here are six tensors as PyTorch sees
-# them:
+# The **leaves** of a graph are the tensors it starts from; those that require grad, such as a
+# model's weights, are the tensors whose `.grad` `backward()` fills in. Here are six tensors as
+# PyTorch sees them:
 #
 # | tensor | made by | `is_leaf` | `requires_grad` | `grad_fn` |
 # |---|---|---|---|---|
@@ -193,10 +194,7 @@ print(ag.is_grad_enabled(), (a * w).grad_fn.name())                          # P
 # | `d` | `z.detach()` | `True` | `False` | `None` |
 # | `n` | `x * y` inside `with torch.no_grad():` | `True` | `False` | `None` |
 #
-# Look at the columns: **a tensor with `requires_grad=False` is always a leaf**, and the converse is
-# false: `x` requires grad *and* is a leaf. Leaves that require grad, such as a model's weights, are
-# the tensors whose `.grad` `backward()` fills in. `t.requires_grad` reads a leaf's own flag, and is
-# `True` for every tensor a recorded operation made.
+# `x` requires grad *and* is a leaf; `w` was made by an operation and is a leaf all the same.
 
 # %% [markdown]
 # ### Exercise 1: `result_requires_grad` (7 points)
@@ -206,28 +204,28 @@ print(ag.is_grad_enabled(), (a * w).grad_fn.name())                          # P
 # * `result_requires_grad(*inputs)`, installed as `recording.result_requires_grad`: every operation
 #   of the library asks it whether its result requires grad, and records a node only if so. `inputs`
 #   are the operation's inputs, in order: tensors, or `None` for an optional input left out. Return a
-#   `bool`, PyTorch's answer: section 3's examples show every case; work out the rule behind them.
+#   `bool`, PyTorch's answer.
 # * `is_leaf(tensor)`, installed as the getter of the property `Tensor.is_leaf`, so `t.is_leaf` calls
-#   it from then on (so don't read `tensor.is_leaf` inside: it would call itself forever). The six
-#   tensors of the table, and any other, must get PyTorch's `is_leaf`: find what tells them apart.
+#   it from then on (so don't read `tensor.is_leaf` inside: it would call itself forever).
 #
-# Worked out, with `x` a leaf that requires grad and `c` a constant: `result_requires_grad(c, x)` is
-# `True`, `result_requires_grad(c, None)` is `False`, and both are `False` inside `no_grad()`.
+# Sections 3 and 4 are your specification: section 3's cell shows PyTorch's answers for inputs of
+# every kind, and section 4's table the leaves. Work out what decides each answer; the tests then ask
+# about any number of inputs, any tensors and any operations.
 #
 # **Rules**
-# - `any`: with grad mode on, one input that requires grad is enough, wherever it is among the
-#   inputs (`a + w` and `w + a`).
-# - `non-leaf`: a result of a recorded operation, used as an input, counts as requiring grad (`h * b`).
-# - `none`: when no input requires grad, or there is no input, the result does not require grad.
-# - `absent`: a `None` entry is an input left out: it requires nothing, and the other inputs decide.
-# - `no-grad`: with grad mode off, no result requires grad.
+# - `any`: results get the `requires_grad` PyTorch gives section 3's, with any number of inputs in any
+#   order (`a + w` and `w + a`).
+# - `non-leaf`: an input that is itself a result counts as PyTorch counts `h` in `h * b`.
+# - `none`: results of constants only (`a + b`, `clamp(a, min=0)`) get PyTorch's answer, and so does
+#   an operation with no input at all: `False`.
+# - `absent`: a `None` in `inputs` (like `clamp`'s `max` above) changes no answer.
+# - `no-grad`: with grad mode off, results get the answers section 3's `no_grad()` block shows.
 # - `bool`: `result_requires_grad` returns `True` or `False`.
-# - `recorded`: an operation whose result requires grad records it (the result gets a `grad_fn`);
-#   any other operation records nothing.
-# - `leaf`: every tensor that no recorded operation made is a leaf: created by you, made by an
-#   operation that recorded nothing (on constants, or under `no_grad`), or detached; `is_leaf`
-#   returns a bool.
-# - `not-leaf`: a tensor that a recorded operation made (`z`) is not a leaf, whatever else is true of it.
+# - `recorded`: an operation records a node (its result's `grad_fn`) exactly when your answer is
+#   `True`, so the results' `grad_fn` match PyTorch's too.
+# - `leaf`: the leaves of section 4's table, and any tensor made as one of them was, get PyTorch's
+#   `is_leaf`, a bool.
+# - `not-leaf`: so do the non-leaves (`z`), whatever else is true of them.
 
 # %% nbgrader={"grade": false, "grade_id": "01_result_requires_grad_answer", "locked": false, "schema_version": 3, "solution": true}
 def result_requires_grad(*inputs):
@@ -274,8 +272,8 @@ for name, t in [("x", x), ("y", y), ("z", z), ("w", y * 3), ("d", d), ("n", n)]:
     print(name, describe(t))
 
 # %% [markdown]
-# The rule at every step: once a value depends on `x`, so does everything computed from it. In the
-# picture, the constant `c` shows up only as a `None` stub: no gradient flows into it.
+# Your functions on a longer computation. In the picture, the constant `c` shows up only as a `None`
+# stub: no gradient flows into it.
 
 # %%
 h = x * y + y          # depends on x
@@ -368,18 +366,19 @@ for label, result in [("i * 0.5", i * 0.5), ("x * s64", x * s64), ("i * s64", i 
 # one). It is installed as `autograd_lib.dtypes.result_type`, and every op that mixes operands asks
 # it for its result's dtype. An operand is a tensor or a Python number (`bool`, `int`, `float`).
 # Section 5's thirteen answers hold the whole rule: work out what each kind of operand may change,
-# and when. `ag.promote_types(a, b)` gives the larger of two dtypes, (`int32` and
-# `float16` give `float16`).
+# and when. `ag.promote_types(a, b)` is `torch.promote_types`, the larger of two dtypes whatever
+# their kind (`int32` and `float16` give `float16`). With three operands, `result_type(i, s64, 2.5)`
+# is float64 and `result_type(i, s, 2.5)` float32.
 #
 # **Rules**
-# - `numbers`: a Python bool has the dtype `bool`, an int `int64`, a float the default dtype
-#   (`ag.get_default_dtype()`); mind that `True` is an `int` in Python too.
-# - `within`: operands of the same kind (tensors with dims, 0-dim tensors, or Python numbers) give
-#   the larger of their dtypes (`i32 * h`, `s * s64`).
-# - `tiers`: a 0-dim tensor or a Python number of a category no higher than the tensors with dims
-#   leaves their dtype (`x * s64`, `i32 * 5`, `h * 2.5`); a Python number likewise with 0-dim tensors.
-# - `raise`: an operand of a higher category than all the others' decides the result with the dtype
-#   of its own kind (`i * s64` is float64, `i * 0.5` and `s * 2.5` the default dtype).
+# - `numbers`: a Python number has the dtype `ag.tensor` gives it (section 2), and a Python float
+#   follows the default dtype (`ag.set_default_dtype`).
+# - `within`: operands all of one kind (tensors with dims, 0-dim tensors, or Python numbers) give
+#   PyTorch's answers (`i32 * h`, `s * s64`, `b + True`).
+# - `tiers`: operands of mixed kinds give PyTorch's answers where the dtype stays (`x * s64`,
+#   `i32 * 5`, `h * 2.5`, `i32 * s`).
+# - `raise`: and where it changes (`i * s64`, `i * 0.5`, `s * 2.5`, `b * s`, and the three operands
+#   above).
 
 # %% nbgrader={"grade": false, "grade_id": "01_result_type_answer", "locked": false, "schema_version": 3, "solution": true}
 def result_type(*operands):
@@ -520,25 +519,14 @@ print(y)                                        # PyTorch: tensor([4., 6., 8.], 
 #
 # * `detach(tensor)` returns `tensor`'s values without their history, as section 7 showed PyTorch's
 #   does: work out from its demo what it shares with `tensor`, and what it does not;
-# * `requires_grad_(tensor, requires_grad=True)` switches `tensor`'s flag as section 6 showed, with
-#   PyTorch's errors and their exact messages. The property's setter (`tensor.requires_grad = ...`) is
-#   another entry point, with messages of its own: don't go through it.
+# * `requires_grad_(tensor, requires_grad=True)` switches `tensor`'s flag as section 6's session
+#   showed: every call there must give PyTorch's result, or its error with the exact message. The
+#   property's setter (`tensor.requires_grad = ...`) is another entry point, with messages of its
+#   own: don't go through it.
 #
-# What a tensor is made of, and ways to make one, in no particular order:
-#
-# | name | what it is |
-# |---|---|
-# | `t._requires_grad` | a leaf's own flag, which `t.requires_grad` reads |
-# | `ag.tensor(data)` | a new leaf with a *copy* of `data` (a NumPy array, a list, ...) |
-# | `t._version_counter` | the object that counts the in-place writes into `t`'s storage; `t._version` reads its `value` |
-# | `t.clone()` | a copy of `t`, recorded as an operation (`CloneBackward0`) |
-# | `t._data` | the NumPy array that holds `t`'s values: its storage |
-# | `ag.Tensor._make(array, version_counter=None)` | a new leaf that does not require grad, around `array` itself (no copy), counting its writes with `version_counter` (a fresh counter at 0 when `None`) |
-#
-# Worked out: for `y = x * 2` (`x` a leaf that requires grad), `d = detach(y)` is a new leaf without
-# grad; `d.add_(1)` adds 1 to `y` and makes `y._version` 1; `y` keeps its `grad_fn`. For
-# `t = ag.tensor([1., 2.])`, `requires_grad_(t) is t` and `t.requires_grad` is `True`;
-# `requires_grad_(y, False)` raises, `requires_grad_(y)` returns `y` unchanged.
+# A reference of what a tensor holds, and of ways to make one: `t._data` (its NumPy array),
+# `t._version_counter` (`t._version` reads it), `t._requires_grad`, `ag.tensor(data)`, `t.clone()`,
+# `ag.Tensor._make(array, version_counter=None)` (`help(ag.Tensor._make)` says what it does).
 #
 # **Rules**
 # - `new-leaf`: `detach` returns a new tensor, a leaf that does not require grad.
@@ -547,13 +535,13 @@ print(y)                                        # PyTorch: tensor([4., 6., 8.], 
 #   the other.
 # - `version`: an in-place write through a detached tensor counts in the original's `_version` (unlike
 #   one through `.data`), so backward catches it.
-# - `returns`: `requires_grad_` returns the tensor itself (calls can be chained).
-# - `leaf-flag`: on a leaf, `requires_grad_` leaves `t.requires_grad` as asked (`True` by default); new
-#   operations follow it, old ones keep their nodes.
-# - `float-only`: asking `True` on a leaf that is not floating point raises section 6's `RuntimeError`
-#   (`only Tensors of floating point dtype ...`); asking `False` is always allowed.
-# - `non-leaf`: on a non-leaf, asking `False` raises section 6's `RuntimeError` (`you can only change
-#   requires_grad flags of leaf variables. ...`, the whole message), and asking `True` changes nothing.
+# - `returns`: `requires_grad_` returns the tensor itself, as in section 6.
+# - `leaf-flag`: afterwards a leaf's `requires_grad` reads as asked (`True` by default); new
+#   operations follow it, old ones keep their nodes (section 6's `q`).
+# - `float-only`: a tensor that is not floating point answers as `torch.tensor([1, 2])` does in
+#   section 6, for either request.
+# - `non-leaf`: a non-leaf answers as `q` does in section 6, for either request (the error's whole
+#   message).
 
 # %% nbgrader={"grade": false, "grade_id": "01_detach_answer", "locked": false, "schema_version": 3, "solution": true}
 def detach(tensor):
@@ -669,10 +657,9 @@ compare_requires_grad_effects(requires_grad_, seed=301)
 # ## 8. From Python data to a tensor
 #
 # `ag.tensor(data)` answers two questions before NumPy copies the numbers: which dtype, and which
-# shape. For nested lists, PyTorch looks at **every** item: each has a dtype, and the tensor gets the
-# promotion of all of them. A NumPy scalar such as `np.float64(1.5)` or a tensor inside the list keeps
-# its own dtype; an empty list counts as the default dtype. This is not `result_type`: there are no
-# tiers, so the int32 tensor below is promoted with the Python int to int64.
+# shape. For the dtype of nested lists, PyTorch looks at **every** item: each has a dtype, and the
+# tensor gets the promotion of all of them. This is not `result_type`: there are no tiers, so the
+# int32 tensor below is promoted with the Python int to int64.
 
 # %%
 print(ag.tensor([True, 2]).dtype, ag.tensor([[1, 2], [3, 4.5]]).dtype)  # PyTorch: torch.int64 torch.float32
@@ -686,19 +673,19 @@ print(error_of(ag.tensor, [1, None]))      # PyTorch: RuntimeError: Could not in
 # ### Exercise 4: `infer_dtype` (3 points)
 #
 # Write `infer_dtype(data)`, installed as `autograd_lib.creation.infer_dtype`: `ag.tensor` asks it for
-# the dtype whenever it is given Python data (a number, or lists and tuples nested to any depth) and no
-# `dtype=`. It returns an ag dtype (`ag.bool`, `ag.int64`, `ag.float32`, ...), as PyTorch 2.13 does.
-# `ag.dtypes.from_numpy_dtype(a.dtype)` gives the ag dtype of a NumPy scalar `a`. Worked out:
-# `[[1, 2], [3, True]]` is int64, `[[], [1, 2.5]]` float32, and `[1, {}]` raises
-# `RuntimeError: Could not infer dtype of dict`.
+# the dtype whenever it is given Python data and no `dtype=`. The data is a Python number, a NumPy
+# scalar or a 0-dim tensor, or lists and tuples of them nested to any depth (`ag.tensor` turns NumPy
+# arrays inside the data into lists before it asks). Return an ag dtype (`ag.bool`, `ag.int64`,
+# `ag.float32`, ...), PyTorch 2.13's. The dtype helpers of the library are in `ag.dtypes`
+# (`help(ag.dtypes)`). Worked out: `[[1, 2], [3, True]]` is int64, `[[], [1, 2.5]]` float32, and
+# `[1, {}]` raises `RuntimeError: Could not infer dtype of dict`.
 #
 # **Rules**
-# - `numbers`: a Python bool is `ag.bool`, an int `ag.int64`, a float the default dtype
-#   (`ag.get_default_dtype()`); mind that `True` is an `int` in Python too.
+# - `numbers`: a Python number has the dtype section 2 showed `ag.tensor` giving it; a float follows
+#   the default dtype (`ag.get_default_dtype()`).
 # - `own`: a NumPy scalar (`np.float64(1.5)`, `np.int32(3)`, `np.bool_(True)`) or a tensor inside the
-#   data keeps its own dtype; mind that `np.float64` is a Python `float` too.
-# - `promote`: the dtype of a list or tuple is the promotion, with `ag.promote_types`, of the dtypes
-#   of all its items, at every depth.
+#   data keeps its own dtype.
+# - `promote`: a list or tuple, at any depth, gets the promotion of the dtypes of all its items.
 # - `empty`: an empty list, wherever it is, counts as the default dtype.
 # - `unknown`: anything else (`None`, a dict, ...) raises `RuntimeError` with PyTorch's message
 #   `Could not infer dtype of NoneType` (the name of its type).
@@ -764,47 +751,50 @@ compare_infer_in_the_library(infer_dtype, seed=112)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# **The shape, and ragged data.** A tensor is a box: every row has the same length. So the shape of
-# nested lists is read from their first elements (the length of `data`, of `data[0]`, of
-# `data[0][0]`, ... down to a number), and every other list must agree. PyTorch checks this while it
-# copies the numbers in, in reading order, and the first list that disagrees stops it. A number where
-# a list should be, or a list where a number should be, is refused too:
+# **The shape, and ragged data.** A tensor is a box: every row has the same length, and PyTorch
+# refuses data that is not. Its errors say where it noticed, and which size it expected there; look
+# at the last two below, which hold two defects each:
 
 # %%
 print(tuple(ag.tensor([[1, 2], [3, 4], [5, 6]]).shape))       # PyTorch: (3, 2)
-for data in ([[1, 2], [3]], [[[1, 2]], [[3, 4], [5, 6]]], [[1, 2], 3], [1, [2, 3]], [[], [1, 2]]):
+for data in ([[1, 2], [3]], [[1], [2, 3]], [[[1, 2]], [[3, 4], [5, 6]]], [[1, 2], 3], [1, [2, 3]],
+             [[], [1, 2]], [[1, 2], []], [[1, [2]], [3]], [[1, 2], [3], [4, [5]]]):
     print(error_of(ag.tensor, data) or tuple(ag.tensor(data).shape))
 # PyTorch: ValueError: expected sequence of length 2 at dim 1 (got 1)
+#          ValueError: expected sequence of length 1 at dim 1 (got 2)
 #          ValueError: expected sequence of length 1 at dim 1 (got 2)
 #          TypeError: not a sequence
 #          TypeError: 'list' object cannot be interpreted as an integer
 #          (2, 0)
+#          ValueError: expected sequence of length 2 at dim 1 (got 0)
+#          TypeError: 'list' object cannot be interpreted as an integer
+#          ValueError: expected sequence of length 2 at dim 1 (got 1)
 
 # %% [markdown]
-# The last one surprises: `[[], [1, 2]]` is accepted. Its shape, read from the first elements, is
-# `(2, 0)`: a tensor with no numbers at all. With nothing to copy, PyTorch never looks at `[1, 2]`.
+# `[[], [1, 2]]` is accepted, with shape `(2, 0)`: a tensor with no numbers at all.
 #
 # ### Exercise 5: `nested_shape` (3 points)
 #
 # Write `nested_shape(data)`, installed as `autograd_lib.creation.nested_shape`: `ag.tensor` and the
-# constructor `ag.Tensor` call it on Python data (a number, or lists and tuples of numbers nested to
-# any depth) before NumPy copies it. Return the shape as a tuple of ints, or raise PyTorch's error.
-# Worked out: `((1, 2, 3), (4, 5, 6))` has shape `(2, 3)`, `3.5` shape `()`, and
-# `[[[1, 2], [3, 4]], [[5, 6], [7]]]` raises `ValueError: expected sequence of length 2 at dim 2 (got 1)`.
-# (PyTorch words the last error below `must be real number, not list` when the data is floating point;
-# we keep one message.)
+# constructor `ag.Tensor` call it on Python data (a number or a 0-dim tensor, or lists and tuples of
+# them nested to any depth) before NumPy copies it. Return the shape as a tuple of ints, or raise
+# PyTorch's error: every case of the cell above must come out as PyTorch's, and so must any other
+# nest, regular or ragged. Worked out: `((1, 2, 3), (4, 5, 6))` has shape `(2, 3)`, `3.5` shape `()`,
+# and `[[[1, 2], [3, 4]], [[5, 6], [7]]]` raises
+# `ValueError: expected sequence of length 2 at dim 2 (got 1)`. (PyTorch words the `list` error
+# `must be real number, not list` when the data is floating point; we keep one message.)
 #
 # **Rules**
-# - `first`: the sizes come from the first element at each depth, down to the first item that is not
-#   a list or tuple.
-# - `item`: anything that is not a list or tuple (a number, a tensor) is one item: a number's shape
-#   is `()`, and `[]`'s is `(0,)`; the shape is a tuple of ints.
-# - `empty`: when the shape has a 0 there is nothing to copy, and nothing else is checked:
-#   `[[], [1, 2]]` has shape `(2, 0)`.
-# - `every`: every list or tuple at depth `D` must have size `N` of dim `D`: the first one that
-#   differs, in reading order, raises `ValueError: expected sequence of length N at dim D (got M)`.
-# - `number`: a number at a depth where a list is expected raises `TypeError: not a sequence`.
-# - `list`: a list or tuple below the last dim, where a number is expected, raises
+# - `first`: the size expected at each dim is PyTorch's, as the errors above show it
+#   (`[[1, 2], [3]]` and `[[1], [2, 3]]`).
+# - `item`: a number or a tensor inside the data is one item, of shape `()`; `[]` has shape `(0,)`;
+#   the shape is a tuple of ints.
+# - `empty`: data whose shape holds a 0 is accepted, whatever the rest of it holds
+#   (`[[], [1, 2]]` has shape `(2, 0)`).
+# - `every`: a list or tuple of the wrong size raises `ValueError: expected sequence of length N at
+#   dim D (got M)`; with several defects, the one PyTorch reports (the last two cases above).
+# - `number`: a number where a list is expected raises `TypeError: not a sequence`.
+# - `list`: a list or tuple where a number is expected raises
 #   `TypeError: 'list' object cannot be interpreted as an integer` (`'tuple'` for a tuple).
 
 # %% nbgrader={"grade": false, "grade_id": "01_nested_shape_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -877,19 +867,17 @@ compare_shapes_in_the_library(nested_shape, seed=114)
 #
 # * A tensor carries five attributes for autograd: `data`, `requires_grad`, `grad`, `grad_fn` and
 #   `is_leaf`.
-# * **Propagation:** a result requires grad exactly when grad mode is on and at least one input
-#   requires grad; only then does the operation record a `grad_fn`.
-# * **Leaves:** a tensor is a leaf when no recorded operation made it. A tensor that does not require
-#   grad is always a leaf.
+# * **Propagation:** each operation decides whether its result requires grad, from its inputs and
+#   grad mode; a result that requires grad is recorded with a `grad_fn`.
+# * **Leaves:** the tensors a graph starts from; `backward()` fills `.grad` on those that require grad.
 # * **dtypes:** Python floats give `float32` and ints `int64`; only floating-point tensors can
 #   require grad.
 # * **`requires_grad_`** changes leaves only: a non-leaf's flag comes from its `grad_fn`.
 # * **`detach()`** shares storage *and* the version counter, so autograd sees in-place changes made
 #   through it; `.data` shares storage only, so it hides them.
-# * **Type promotion:** tensors with dims decide a result's dtype; 0-dim tensors, then Python
-#   numbers, change it only when they are of a higher category.
-# * **From Python data:** `tensor(data)` promotes the dtypes of all the items; the shape comes from
-#   the first elements, and the first list that disagrees raises PyTorch's error.
+# * **Type promotion:** a scalar does not change a batch's dtype, unless it is of a higher category.
+# * **From Python data:** `tensor(data)` promotes the dtypes of all the items, and refuses ragged
+#   data with errors that say where.
 #
 # Next, in assignment 02, you look inside `grad_fn`: the edges that connect backward nodes into a
 # graph.

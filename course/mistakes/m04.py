@@ -42,10 +42,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="in-place"),
+            rule="later"),
     Mistake(_ACC, "adds into the NumPy array without bumping the version counter",
             edits=[('variable._grad.add_(new_grad)', 'variable._grad._data += new_grad._data')],
-            rule="in-place"),
+            rule="later"),
     Mistake(_ACC, "ignores grad mode: adds in place with create_graph=True too",
             edits=[
                 ('''    elif ag.is_grad_enabled():
@@ -53,10 +53,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="create-graph"),
+            rule="later"),
     Mistake(_ACC, "copies with detach().clone(), dropping the graph of create_graph=True",
             edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach().clone()')],
-            rule="create-graph"),
+            rule="later"),
     Mistake(_ACC, "forgets the first gradient: adds to a .grad that is None",
             edits=[
                 ('''    if variable._grad is None:

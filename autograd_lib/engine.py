@@ -395,7 +395,7 @@ def call_tensor_hooks(node, grads):
     if node._retains_grad:
         for nr, ref in list(node._retains_grad.items()):
             t = ref()
-            if t is not None and grads[nr] is not None and t._grad_fn is node:
+            if t is not None and grads[nr] is not None:
                 store_retained_grad(t, grads[nr])
     return grads
 

@@ -30,3 +30,20 @@ def test_hooks_of_an_output_without_gradient_get_none(replace_with):
     ours, theirs = _calls(ag, replace_with), _calls(torch, replace_with)
     assert ours == theirs, f"expected PyTorch's {theirs}, seen {ours}"
     assert ("q", None) in ours[0], f"expected q's hook called with None, seen {ours[0]}"
+
+
+def _retained_then_detached(lib):
+    """A retained non-leaf, detach_()ed after it was used: its old node still hands it its
+    gradient (PyTorch's retain_grad hook sits on the node, and holds the tensor)."""
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    z = (y * 2).sum()
+    y.detach_()
+    z.backward()
+    return y.retains_grad, y._grad.tolist() if lib is ag else y.grad.tolist(), x.grad.tolist()
+
+
+def test_a_retained_tensor_detached_in_place_still_gets_its_gradient():
+    ours, theirs = _retained_then_detached(ag), _retained_then_detached(torch)
+    assert ours == theirs, f"expected PyTorch's (retains_grad, y.grad, x.grad) {theirs}, saw {ours}"

@@ -24,9 +24,9 @@ __all__ = ["accumulate_grad", "accumulate_grad_in_the_engine", "accumulate_grad_
 ACCUMULATE = grading.rules("04.accumulate_grad")
 ACCUMULATE_COPY = ACCUMULATE("copy")
 ACCUMULATE_ADDS = ACCUMULATE("adds")
-ACCUMULATE_IN_PLACE = ACCUMULATE("in-place")
-ACCUMULATE_CREATE_GRAPH = ACCUMULATE("create-graph")
-ACCUMULATE_UNTOUCHED = ACCUMULATE("untouched")
+ACCUMULATE_IN_PLACE = ACCUMULATE("later")
+ACCUMULATE_CREATE_GRAPH = ACCUMULATE("later")
+ACCUMULATE_UNTOUCHED = ACCUMULATE("copy")
 
 
 def accumulate_grad(fn):

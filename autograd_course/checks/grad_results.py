@@ -27,17 +27,17 @@ __all__ = ["grad_results", "grad_results_in_the_engine", "grad_results_random", 
 
 RESULTS = grading.rules("04.grad_results")
 RESULTS_TUPLE = RESULTS("tuple")
-RESULTS_KEEP = RESULTS("keep")
+RESULTS_KEEP = RESULTS("tuple")
 RESULTS_UNUSED = RESULTS("unused")
-RESULTS_DEFAULT = RESULTS("default")
-RESULTS_NONE = RESULTS("none")
+RESULTS_DEFAULT = RESULTS("unused")
+RESULTS_NONE = RESULTS("unused")
 RESULTS_ZEROS = RESULTS("zeros")
 RESULTS_FLAGS = RESULTS("flags")
-RESULTS_UNUSED_DEFAULT = RESULTS("unused", "default")
-RESULTS_NONE_DEFAULT = RESULTS("none", "default")
-RESULTS_ZEROS_DEFAULT = RESULTS("zeros", "default")
-RESULTS_ZEROS_NONE_DEFAULT = RESULTS("zeros", "none", "default")
-RESULTS_ENTRIES = RESULTS("keep", "none", "zeros", "default")
+RESULTS_UNUSED_DEFAULT = RESULTS("unused")
+RESULTS_NONE_DEFAULT = RESULTS("unused")
+RESULTS_ZEROS_DEFAULT = RESULTS("zeros", "unused")
+RESULTS_ZEROS_NONE_DEFAULT = RESULTS("zeros", "unused")
+RESULTS_ENTRIES = RESULTS("tuple", "unused", "zeros")
 
 
 def _error(error):
@@ -105,7 +105,7 @@ def results_rule(seen, expected, allow_unused):
                 return RESULTS_NONE_DEFAULT if default else RESULTS_NONE
             if isinstance(e_entry, tuple):
                 if s_entry is None:
-                    return RESULTS_ZEROS_NONE_DEFAULT if default else RESULTS("zeros", "none")
+                    return RESULTS_ZEROS_NONE_DEFAULT if default else RESULTS("zeros", "unused")
                 return RESULTS_ZEROS_DEFAULT if default else RESULTS_ZEROS
             return RESULTS_KEEP
     return RESULTS_TUPLE

@@ -23,12 +23,12 @@ __all__ = ["retain_grad", "retain_grad_in_the_engine", "retain_grad_random", "re
            "RETAIN_TWICE"]
 
 RETAIN = grading.rules("04.retain_grad")
-RETAIN_NO_GRAD = RETAIN("no-grad")
-RETAIN_LEAF = RETAIN("leaf")
+RETAIN_NO_GRAD = RETAIN("cases")
+RETAIN_LEAF = RETAIN("cases")
 RETAIN_REGISTER = RETAIN("register")
-RETAIN_OUTPUTS = RETAIN("outputs")
+RETAIN_OUTPUTS = RETAIN("register")
 RETAIN_WEAK = RETAIN("weak")
-RETAIN_TWICE = RETAIN("twice")
+RETAIN_TWICE = RETAIN("cases")
 
 
 def registry_summary(node):

@@ -42,10 +42,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="in-place"),
+            rule="later"),
     Mistake(_ACC, "adds into the NumPy array without bumping the version counter",
             edits=[('variable._grad.add_(new_grad)', 'variable._grad._data += new_grad._data')],
-            rule="in-place"),
+            rule="later"),
     Mistake(_ACC, "ignores grad mode: adds in place with create_graph=True too",
             edits=[
                 ('''    elif ag.is_grad_enabled():
@@ -53,10 +53,10 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="create-graph"),
+            rule="later"),
     Mistake(_ACC, "copies with detach().clone(), dropping the graph of create_graph=True",
             edits=[('variable._grad = new_grad.clone()', 'variable._grad = new_grad.detach().clone()')],
-            rule="create-graph"),
+            rule="later"),
     Mistake(_ACC, "forgets the first gradient: adds to a .grad that is None",
             edits=[
                 ('''    if variable._grad is None:
@@ -75,13 +75,13 @@ MISTAKES = [
 ''',
                  ''),
             ],
-            rule="no-grad"),
+            rule="cases"),
     Mistake(_RETAIN, "raises ValueError instead of RuntimeError",
             edits=[
                 ('raise RuntimeError("can\'t retain_grad on Tensor that has requires_grad=False")',
                  'raise ValueError("can\'t retain_grad on Tensor that has requires_grad=False")'),
             ],
-            rule="no-grad"),
+            rule="cases"),
     Mistake(_RETAIN, "marks leaves as retaining their grad too",
             edits=[
                 ('''    if tensor.grad_fn is None:
@@ -94,7 +94,7 @@ MISTAKES = [
         return
 '''),
             ],
-            rule="leaf"),
+            rule="cases"),
     Mistake(_RETAIN, "only sets the flag, never registers with the node",
             edits=[
                 ('''    node = tensor.grad_fn
@@ -124,13 +124,13 @@ MISTAKES = [
 ''',
                  '    tensor.grad_fn._retains_grad = {tensor._output_nr: weakref.ref(tensor)}\n'),
             ],
-            rule="outputs"),
+            rule="register"),
     Mistake(_RETAIN, "registers every tensor under output 0",
             edits=[
                 ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
                  'node._retains_grad[0] = weakref.ref(tensor)'),
             ],
-            rule="outputs"),
+            rule="register"),
     Mistake(_RETAIN, "the node holds the tensor strongly (a lambda, not a weak reference)",
             edits=[
                 ('node._retains_grad[tensor._output_nr] = weakref.ref(tensor)',
@@ -141,7 +141,7 @@ MISTAKES = [
     # ------------------------------------------------------------ 04.tensor_hooks
     Mistake(_HOOKS, "adds a later retained gradient in place with +=",
             edits=[('        tensor._grad = tensor._grad + grad\n', '        tensor._grad += grad\n')],
-            rule="new-tensor"),
+            rule="adds"),
     Mistake(_HOOKS, "stores the retained gradient before the hooks run",
             edits=[('''    grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
@@ -151,12 +151,12 @@ MISTAKES = [
                 grads[nr] = replaced
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
-        if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
+        if tensor is not None and grads[nr] is not None:
             store_retained_grad(tensor, grads[nr])
 ''', '''    grads = list(grads)
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
-        if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
+        if tensor is not None and grads[nr] is not None:
             store_retained_grad(tensor, grads[nr])
     for nr, hooks in (node._pre_hooks or {}).items():
         for hook in list(hooks.values()):
@@ -174,7 +174,7 @@ MISTAKES = [
                 grads[nr] = replaced
 ''', '''            hook(grads[nr])
 ''')],
-            rule="replace"),
+            rule="chain"),
     Mistake(_HOOKS, "overwrites the stored gradient instead of adding",
             edits=[('''    if tensor._grad is None:
         tensor._grad = grad.clone()
@@ -203,7 +203,7 @@ MISTAKES = [
     Mistake(_HOOKS, "returns at once when no gradient reached the node at all (PyTorch still calls the hooks)",
             edits=[('    grads = list(grads)\n',
                     '    if all(g is None for g in grads):\n        return list(grads)\n    grads = list(grads)\n')],
-            rule="nothing"),
+            rule="no-gradient"),
     # ------------------------------------------------------------ 04.nodes_to_run
     Mistake(_PRUNE, "starts the walk with the targets already in the set",
             edits=[("    needed = set()\n", "    needed = set(targets)\n")],
@@ -244,7 +244,7 @@ MISTAKES = [
     Mistake(_RESULTS, "ignores the default: allow_unused=None counts as false",
             edits=[("unused_ok = materialize_grads if allow_unused is None else allow_unused",
                     "unused_ok = allow_unused")],
-            rule="default"),
+            rule="unused"),
     Mistake(_RESULTS, "counts the inputs from 1 in the error",
             edits=[("at index {index} appears", "at index {index + 1} appears")],
             rule="unused"),
@@ -264,7 +264,7 @@ MISTAKES = [
                 grad = ag.zeros_like(tensor)
 ''', '''            grad = ag.zeros_like(tensor)
 ''')],
-            rule="none"),
+            rule="unused"),
     Mistake(_RESULTS, "returns the list itself",
             edits=[("    return tuple(grads)\n", "    return grads\n")],
             rule="tuple"),

@@ -120,22 +120,21 @@ reveal(prediction, x.grad, why="backward() adds into .grad, it never replaces it
 # %% [markdown]
 # ## 3. What `.grad` holds after each backward pass
 #
-# Three cells show PyTorch's behaviour, which your exercise must reproduce. **The first gradient is
-# a copy.** The incoming gradient may belong to someone else: the `gradient=` tensor you passed, or
-# a tensor a hook kept. Below we change `g` after `backward(g)`, and `x.grad` keeps its values:
+# Your exercise 1 must give `.grad` the behaviour PyTorch shows in the three experiments of this
+# section; work out from their outputs what `.grad` holds, and which tensor it is, after each pass.
+# The first passes a gradient of our own, `g`, and changes `g` afterwards:
 
 # %%
 x = ag.ones(2, requires_grad=True)
 g = ag.tensor([1., 2.])
 (x + 0).backward(g)        # the addition passes g on unchanged
-g.mul_(10)                 # you reuse your tensor...
-print(x.grad)              # ...and x.grad is not affected. PyTorch: tensor([1., 2.])
+g.mul_(10)                 # we reuse our tensor
+print(x.grad)              # PyTorch: tensor([1., 2.])
 print("shares memory:", np.shares_memory(x.grad._data, g._data))   # PyTorch: shares memory: False
 
 # %% [markdown]
-# **Later gradients are added in place.** `.grad` stays the same tensor, and, like every in-place
-# change, the addition bumps its version counter (assignment 01): anyone who holds `x.grad` sees the
-# total, and nothing new is allocated.
+# The second keeps the `.grad` it read after a first pass (`_version` counts a tensor's in-place
+# changes, assignment 01):
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
@@ -147,51 +146,49 @@ print(x.grad is first, first._version)     # PyTorch: True 1
 print(first)                               # PyTorch: tensor([ 4.,  8., 12.])
 
 # %% [markdown]
-# **With `create_graph=True`, out of place.** The pass runs in grad mode and records what it
-# computes, so that a gradient can be differentiated again (assignment 06). `.grad` is then a
-# recorded tensor, and a later pass makes it a **new** tensor, the recorded sum: the old `.grad` may
-# be in use in a graph, and is left as it was. PyTorch warns about `create_graph=True` in
-# `backward()` (a reference cycle from a leaf through its `.grad`); `quietly` hides the warning:
+# The third asks for `create_graph=True`, which records the backward pass so that a gradient can be
+# differentiated again (assignment 06). A hook on `x` says whether grad mode is on while each pass
+# runs. PyTorch warns about `create_graph=True` in `backward()` (a reference cycle from a leaf
+# through its `.grad`); `quietly` hides the warning:
 
 # %%
 x = ag.tensor([1., 2., 3.], requires_grad=True)
-quietly(lambda: (x ** 3).sum().backward(create_graph=True))
+x.register_hook(lambda g: print("grad mode on:", ag.is_grad_enabled()))
+(x ** 3).sum().backward()       # PyTorch: grad mode on: False
+x.grad = None
+quietly(lambda: (x ** 3).sum().backward(create_graph=True))      # PyTorch: grad mode on: True
 first = x.grad
 print(first)                    # PyTorch: tensor([ 3., 12., 27.], grad_fn=<CopyBackwards>)
-quietly(lambda: (x ** 3).sum().backward(create_graph=True))
+quietly(lambda: (x ** 3).sum().backward(create_graph=True))      # PyTorch: grad mode on: True
 print(x.grad is first, x.grad)  # PyTorch: False tensor([ 6., 24., 54.], grad_fn=<AddBackward0>)
 print(first)                    # PyTorch: tensor([ 3., 12., 27.], grad_fn=<CopyBackwards>)
 gx = x.grad                     # 6 x**2, recorded: its sum can be differentiated
 x.grad = None
-gx.sum().backward()
+gx.sum().backward()             # PyTorch: grad mode on: False
 print(x.grad)                   # PyTorch: tensor([12., 24., 36.])
 
 
 # %% [markdown]
 # ### Exercise 1: `accumulate_grad` (5 points)
 #
-# Write `accumulate_grad(variable, new_grad)`, installed as `ag.graph.accumulate_grad`: every
-# `AccumulateGrad` node calls it with its leaf `variable` and the gradient `new_grad` that reached it
-# (same shape and dtype). It updates `variable._grad`, the field behind the property `.grad`, and
-# returns nothing. `.grad` must behave as PyTorch's in the three cells above. The engine runs a
-# pass in grad mode exactly when it was asked for `create_graph=True`, so `ag.is_grad_enabled()`
-# says which kind of pass is running.
+# Write `accumulate_grad(variable, new_grad)`, installed as `ag.graph.accumulate_grad`: the
+# `AccumulateGrad` node of the leaf `variable` calls it with the gradient `new_grad` that reached it
+# (same shape and dtype), and it returns nothing. Afterwards `variable.grad` (whose field is
+# `variable._grad`) must be what PyTorch's is in the three experiments above.
 #
 # **Rules**
-# - `copy`: the first gradient is stored in a tensor of its own: `.grad` never is, nor shares
-#   memory with, the gradient that arrived (PyTorch takes over a gradient's memory only when nothing
-#   else can reach it; yours is handed a gradient that its caller may still hold).
+# - `copy`: after a first pass, `.grad` neither is, shares memory with, nor changes the gradient that
+#   arrived, as in the first experiment (PyTorch takes a gradient's memory only when nothing else can
+#   reach it; yours is handed a gradient its caller may still hold).
 # - `adds`: after several backward passes, `.grad` holds the sum of their gradients.
-# - `in-place`: in a normal backward, `.grad` stays the same tensor from pass to pass, and its
-#   `_version` goes up by one each time a gradient is added to it.
-# - `create-graph`: with `create_graph=True`, `.grad` is recorded, so that it can be differentiated
-#   again; a later pass makes it a new tensor, and the earlier one keeps its value.
-# - `untouched`: the gradient that arrived is never modified.
+# - `later`: after a later pass, `.grad` and a `.grad` read before it compare as in the second
+#   experiment (a normal backward) and the third (`create_graph=True`): `is`, values, `_version`;
+#   with `create_graph=True`, `.grad` can be differentiated again.
 
 # %% nbgrader={"grade": false, "grade_id": "04_accumulate_grad_answer", "locked": false, "schema_version": 3, "solution": true}
 def accumulate_grad(variable, new_grad):
-    """Receive new_grad, a gradient that reached the leaf `variable`, into variable._grad,
-    as PyTorch's AccumulateGrad does. Returns nothing."""
+    """Make variable.grad what PyTorch's is once `new_grad` has reached the leaf `variable`.
+    Returns nothing."""
     ### BEGIN SOLUTION
     if variable._grad is None:
         variable._grad = new_grad.clone()
@@ -278,8 +275,8 @@ print(a.retains_grad, b.retains_grad, c.retains_grad)   # PyTorch: False True Fa
 # %% [markdown]
 # `retain_grad` is not `retain_graph`: `t.retain_grad()` keeps one tensor's gradient, while
 # `backward(retain_graph=True)` keeps the graph's saved tensors for a second backward (assignment
-# 06). What PyTorch does with a constant, a leaf, a call made twice, and two outputs of one node
-# (`p, q = w.unbind(0)` gives `p` and `q` one `UnbindBackward0`, as outputs 0 and 1):
+# 06). What PyTorch does with a constant, a leaf, two outputs of one node (`p, q = w.unbind(0)`
+# gives `p` and `q` one `UnbindBackward0`, as outputs 0 and 1), and a call made twice:
 
 # %%
 for t in (ag.tensor([1., 2.]), ag.tensor([1., 2.], requires_grad=True)):     # a constant, a leaf
@@ -296,12 +293,11 @@ print(p.grad, q.grad, p.grad_fn is q.grad_fn)       # PyTorch: tensor([2., 2.]) 
 
 
 # %% [markdown]
-# **What the engine reads.** Backward walks nodes, not tensors. Just before a node runs, the engine
-# (your exercise 3; the library's until then) reads `node._retains_grad`: `None`, or a dict whose
-# entries `k: f` mean "call `f()`; if it gives back a tensor, store in its `.grad` the gradient that
-# arrived at output `k` of this node". The property `t.retains_grad` reads the field
-# `t._retains_grad`. What to leave there is yours to work out, with one more fact of PyTorch's: the
-# graph does not keep a retained tensor alive. After `b.retain_grad(); c = (b * 3).sum(); del b`,
+# **What the engine reads** (a reference). Backward walks nodes, not tensors: just before a node
+# runs, the engine (your exercise 3; the library's until then) looks at `node._retains_grad`, `None`
+# or a dict `{k: f}`, and for each entry calls `f()`; when that gives back a tensor, the gradient of
+# output `k` goes into that tensor's `.grad`. `t.retains_grad` reads `t._retains_grad`. PyTorch's
+# graph does not keep a retained tensor alive: after `b.retain_grad(); c = (b * 3).sum(); del b`,
 # `b` is freed although `c`'s graph holds `b`'s node, and `c.backward()` still works.
 
 # %% [markdown]
@@ -312,14 +308,13 @@ print(p.grad, q.grad, p.grad_fn is q.grad_fn)       # PyTorch: tensor([2., 2.]) 
 # engine reads. Return nothing.
 #
 # **Rules**
-# - `no-grad`: a tensor that does not require grad raises PyTorch's `RuntimeError`, shown above.
-# - `leaf`: on a leaf nothing happens, and `retains_grad` stays `False`.
-# - `register`: on a non-leaf, `retains_grad` becomes `True`, and its node holds an entry that gives it
-#   back, so that backward stores its gradient in `.grad`.
-# - `outputs`: several outputs of one node can be retained, each getting its own gradient.
+# - `cases`: a constant, a leaf and a second call behave as in the cell above: PyTorch's
+#   `RuntimeError` for a tensor that does not require grad; on a leaf `retains_grad` stays `False`
+#   and nothing changes; a second call changes nothing.
+# - `register`: backward fills in the `.grad` of a retained non-leaf, whose `retains_grad` is `True`;
+#   of several outputs of one node too, each its own gradient.
 # - `weak`: the graph does not keep a retained tensor alive: dropped by your code, it is freed, and
 #   backward still runs.
-# - `twice`: a second call changes nothing.
 
 # %% nbgrader={"grade": false, "grade_id": "04_retain_grad_answer", "locked": false, "schema_version": 3, "solution": true}
 def retain_grad(tensor):
@@ -385,26 +380,23 @@ retain_grad_in_the_engine_random(retain_grad, grading.random_cases(seed=402, cou
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. Hooks, then the retained gradient
+# ## 5. Hooks and the retained gradient
 #
 # `t.register_hook(fn)` registers a function that receives `t`'s gradient during backward and may
-# return a replacement. Just before a node runs, the hooks of its outputs run, and **then** the
-# retained gradients are stored: `.grad` holds the gradient *after* the hooks, the one that flows
-# on (PyTorch's order since 2.0, whatever the order of registration). Below, a hook doubles `y`'s
-# gradient $2y = [6, 12]$; `y.grad` and `x` get the doubled one:
+# return a replacement. When a tensor has hooks and is retained, which gradient does `.grad` keep:
+# the one that arrived, or the hook's? PyTorch (since 2.0, whatever the order of registration):
 
 # %%
 x = ag.tensor([1., 2.], requires_grad=True)
 y = x * 3
 y.retain_grad()
-y.register_hook(lambda g: g * 2)     # a hook may replace the gradient
+y.register_hook(lambda g: g * 2)     # a hook may replace the gradient 2y = [6, 12]
 (y * y).sum().backward()
 print(y.grad, x.grad)                # PyTorch: tensor([12., 24.]) tensor([36., 72.])
 
 # %% [markdown]
-# A retained gradient is a copy first, for the same reason as a leaf's. But later gradients are
-# **not** added in place: the sum is a new tensor, so a `y.grad` read earlier keeps its value
-# (`retain_graph=True` keeps the graph for a second backward):
+# And over two passes (`retain_graph=True` keeps the graph for a second backward), compare with a
+# leaf's `.grad` in section 3:
 
 # %%
 x = ag.tensor([1., 2.], requires_grad=True)
@@ -418,19 +410,19 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 
 
 # %% [markdown]
-# **What you work with.** Your `run_node` of 03 calls `ag.engine.call_tensor_hooks(node, grads)` when
-# the node runs, before its pre-hooks (for `autograd.grad`, `task.runs` also calls it for a node visited
-# only to take an input's gradient: section 6). A node keeps the tensor hooks of its outputs in
-# `node._pre_hooks`: `None` or `{output number: dict}`, each dict's values the hooks of that output in
-# registration order (a leaf's hooks sit on its `AccumulateGrad`, under output 0); its retained outputs
-# are in `node._retains_grad` (exercise 2). `t._grad` is the field behind `t.grad` (reading `t.grad` on
-# a non-leaf that is not retained warns).
+# **What you work with** (a reference). Your `run_node` of 03 calls
+# `ag.engine.call_tensor_hooks(node, grads)` when the node runs, before its pre-hooks (for
+# `autograd.grad`, `task.runs` also calls it for a node visited only to take an input's gradient:
+# section 6). `node._pre_hooks` holds the tensor hooks of the node's outputs: `None` or
+# `{output number: dict}`, each dict's values the hooks of that output in registration order (a
+# leaf's hooks sit on its `AccumulateGrad`, under output 0); `node._retains_grad` is exercise 2's.
+# `t._grad` is the field behind `t.grad` (reading `t.grad` on a non-leaf that is not retained warns).
 
 # %% [markdown]
 # ### Exercise 3: `tensor_hooks` (8 points)
 #
-# Write the step that runs just before each node, as two functions of one answer cell, so that hooks
-# and retained gradients behave as PyTorch's in the cells of this section:
+# Write two functions, in one answer cell, so that hooks and retained gradients behave as PyTorch's
+# in the cells of this section:
 #
 # - `call_tensor_hooks(node, grads)`, installed as `ag.engine.call_tensor_hooks`: `grads` is the list of
 #   gradients summed at `node`'s outputs (`None` where nothing arrived, at every output when no gradient
@@ -444,30 +436,23 @@ print(first, y.grad, y.grad is first)  # PyTorch: tensor([ 6., 12.]) tensor([12.
 # `[[3., -1.]]`, and `y.grad` is `[3., -1.]`.
 #
 # **Rules**
-# - `nothing`: when no gradient reached the node at all (every entry `None`), PyTorch still runs it:
-#   every hook of every output is called, given `None`, no `.grad` is stored, and the Nones flow on.
 # - `list`: the result is a list with one gradient per output of the node.
-# - `chain`: an output's hooks run in the order they were registered, each given the gradient the
-#   previous one left.
-# - `replace`: a hook that returns a tensor replaces the gradient, for the next hook, `retain_grad`
-#   and the node; a hook that returns `None` keeps it.
-# - `no-gradient`: the hooks of an output that received no gradient run too, given `None`; the entry
-#   stays `None`, and a hook that returns a tensor there fails with PyTorch's
-#   `RuntimeError: can't replace a None gradient with a non-None value` (`register_hook` checks
-#   what a hook returns, as it checks dtype and shape).
-# - `retain`: a retained output's `.grad` gets the gradient that flows on, after all its hooks; a
+# - `chain`: what each hook sees, and what flows on, are what PyTorch's give in the example above.
+# - `no-gradient`: the hooks of an output that received nothing (of every output, when nothing
+#   reached the node) see `None` and `None` flows on, as PyTorch does in the last cell below; a hook
+#   that returns a tensor there fails with PyTorch's
+#   `RuntimeError: can't replace a None gradient with a non-None value`.
+# - `retain`: a retained output's `.grad` is what PyTorch's is in the first cell of this section; a
 #   retained tensor that is gone, or whose output received nothing, gets nothing, and the pass goes on.
-# - `copy`: a retained gradient is first stored in a tensor of its own, never `grad` nor a tensor
-#   sharing its memory; with `create_graph=True` it is recorded, so it can be differentiated again.
-# - `adds`: after several backward passes, a retained `.grad` holds the sum of their gradients.
-# - `new-tensor`: a later gradient makes a retained `.grad` a new tensor: a `.grad` read earlier
-#   keeps its value.
-# - `untouched`: the gradient that arrived is never modified.
+# - `copy`: a retained `.grad` neither is, shares memory with, nor changes the gradient that arrived;
+#   with `create_graph=True` it can be differentiated again.
+# - `adds`: over several passes, a retained `.grad` holds the sum of their gradients, and a `.grad`
+#   read earlier is not it and keeps its value, as in the second cell of this section.
 
 # %% nbgrader={"grade": false, "grade_id": "04_tensor_hooks_answer", "locked": false, "schema_version": 3, "solution": true}
 def store_retained_grad(tensor, grad):
-    """Receive grad, the gradient that reached the retained non-leaf `tensor` (after its
-    hooks), into tensor._grad, as PyTorch does. Returns nothing."""
+    """Make tensor.grad what PyTorch's is once `grad` has reached the retained non-leaf
+    `tensor`. Returns nothing."""
     ### BEGIN SOLUTION
     if tensor._grad is None:
         tensor._grad = grad.clone()
@@ -477,8 +462,8 @@ def store_retained_grad(tensor, grad):
 
 
 def call_tensor_hooks(node, grads):
-    """Just before `node` runs: its outputs' tensor hooks, then the retained gradients;
-    returns the gradients that flow on."""
+    """The gradients that flow on into `node`, one per output, once its outputs' tensor
+    hooks and retained gradients have seen `grads` as PyTorch's do."""
     ### BEGIN SOLUTION
     grads = list(grads)
     for nr, hooks in (node._pre_hooks or {}).items():
@@ -488,7 +473,7 @@ def call_tensor_hooks(node, grads):
                 grads[nr] = replaced
     for nr, ref in (node._retains_grad or {}).items():
         tensor = ref()
-        if tensor is not None and grads[nr] is not None and tensor.grad_fn is node:
+        if tensor is not None and grads[nr] is not None:
             store_retained_grad(tensor, grads[nr])
     return grads
     ### END SOLUTION
@@ -720,15 +705,12 @@ for allow_unused in (None, True, False):
 # handled after it: assignment 06). The tests compare an error by its type and the index it names.
 #
 # **Rules**
-# - `tuple`: the result is a tuple with one entry per input, in order.
-# - `keep`: a gradient that arrived is returned as it is: that very tensor.
-# - `unused`: an input without a gradient raises PyTorch's `RuntimeError` above, naming the index
-#   of the first such input, unless the flags accept an unused input.
-# - `none`: an accepted unused input's entry is `None`, unless `materialize_grads`.
-# - `zeros`: with `materialize_grads`, an unused input's entry is zeros like PyTorch's above (the
-#   input's shape and dtype), a tensor of its own that does not require grad; the input is left as it was.
-# - `default`: `allow_unused` not passed (`None`) accepts or refuses an unused input as the cell
-#   above shows PyTorch doing, with `materialize_grads` and without it.
+# - `tuple`: the result is a tuple with one entry per input, in order; a gradient that arrived is
+#   its input's entry, that very tensor.
+# - `unused`: for each combination of the two flags, an input without a gradient gives what PyTorch
+#   gives in the cell above; the `RuntimeError` names the first such input's index.
+# - `zeros`: zeros are like PyTorch's above (the input's shape and dtype), a tensor of their own
+#   that does not require grad; the input is left as it was.
 # - `flags`: the `ValueError` above comes whatever was captured, with no inputs at all too.
 
 # %% nbgrader={"grade": false, "grade_id": "04_grad_results_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -799,14 +781,13 @@ grad_results_in_the_engine_random(grad_results, grading.random_cases(seed=408, c
 # ## Summary
 #
 # * `backward()` stores gradients in the `.grad` of the **leaves** that require grad; a non-leaf's
-#   `.grad` is `None`, with a warning.
+#   `.grad` is `None`, with a warning, unless it called `retain_grad()`.
 # * Gradients **add up**: within one pass for a tensor used several times, and across passes in
 #   `.grad`, so a training loop clears them at every step.
-# * A leaf's `.grad` is a **copy** first, then added to **in place**, or **out of place** (recorded)
-#   with `create_graph=True`.
-# * `retain_grad()` registers a non-leaf with its node, under its output number, through a **weak
-#   reference**; its gradient is stored after the **tensor hooks**, a copy first, then sums out of
-#   place.
+# * A `.grad` belongs to its tensor: the gradient you passed to `backward()` stays yours, and with
+#   `create_graph=True` a gradient can be differentiated again.
+# * Tensor hooks see, and may replace, a gradient before it flows on; a retained `.grad` keeps what
+#   flows on.
 # * `backward(inputs=...)` and `autograd.grad` run only the nodes that lead to a wanted gradient.
 #   `autograd.grad` returns one entry per input: an unused input is an error, `None` or zeros.
 #

@@ -440,7 +440,8 @@ for node, count in count_reference([L.grad_fn]).items():
 
 # %% [markdown]
 # Graphs get deep: an RNN unrolled over a long sequence, or a loop, makes chains of thousands of
-# nodes, and Python allows only about 3 000 nested calls in a notebook. A chain of 10 000 additions:
+# nodes, and Python allows only about 1 000 nested calls (the cell prints its limit).
+# A chain of 10 000 additions:
 
 # %%
 import sys

@@ -725,8 +725,8 @@ for text, v in views.items():
 # move to a new node are in `ag.views` (`view_write_error`, `move_retained_grad`: see their `help`).
 #
 # **Rules**
-# - `no-history`: a view of a base that does not require grad reads `None`, as `c`'s in the experiment,
-#   written or not, however it was made.
+# - `no-history`: a view without a node of its own, of a base that does not require grad, reads `None`,
+#   as `c`'s in the experiment, written or not, however it was made.
 # - `keep`: two reads in a row give the same node, before a write and after it; a view whose storage was
 #   not written since it got its node reads that node (or `None`); after a read the view is up to date,
 #   as in section 6's cell.

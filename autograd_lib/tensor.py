@@ -276,6 +276,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if not isinstance(value, bool):     # as PyTorch's setter: 1, None, np.True_ are refused
+            raise RuntimeError("requires_grad must be a bool")
         if self.grad_fn is not None:
             if value:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables.")

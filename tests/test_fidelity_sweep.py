@@ -403,6 +403,19 @@ def python_number_conversion_errors(lib):
     return _errors(lib, attempts)
 
 
+@scenario
+def requires_grad_setter_takes_a_bool_only(lib):
+    """``t.requires_grad = v`` takes a Python bool only (torch: "requires_grad must be a
+    bool" for 1, None, 0.0 or a NumPy bool), where ``requires_grad_`` is the method."""
+    import numpy as np
+
+    def assign(value):
+        t = lib.ones(2)
+        t.requires_grad = value
+        return t.requires_grad
+    return _errors(lib, [lambda v=v: assign(v) for v in (True, False, 1, None, 0.0, np.True_)])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -287,27 +287,26 @@ _register("08.overlap_status", "autograd_lib.ops.inplace", "overlap_status",
           "how a write's destination and an operand share memory: full, partial, no or too hard, "
           "from addresses, strides and sizes", guards=("autograd_lib.ops.inplace:_dense_bytes",))
 _register("09.named_members", "autograd_lib.nn.module:Module", "_named_members",
-          "walk the module tree: every parameter (or buffer) once, under its dotted name", "method")
+          "Module._named_members: the (name, tensor) pairs of a module tree, as PyTorch's", "method")
 _register("09.clear_grads", "autograd_lib.nn.module", "clear_grads",
-          "zero_grad: set each .grad to None, or cut it from any graph and fill it with zeros")
+          "what zero_grad does to every .grad, as PyTorch's")
 _register("09.sgd_update", "autograd_lib.optim.sgd", "sgd_update",
-          "one SGD step for one parameter: weight decay, momentum (Nesterov), in place")
+          "one step of PyTorch's SGD for one parameter, every option")
 _register("09.adam_update", "autograd_lib.optim.adam", "adam_update",
           "one Adam step for one parameter: the two moments, bias correction, AMSGrad, "
           "weight decay (L2 or decoupled), in place")
 _register("09.clip_grad_norm", "autograd_lib.nn.utils", "_clip_grad_norm",
-          "clip_grad_norm_: the norm of all the gradients together; scale them in place to at most max_norm",
+          "clip_grad_norm_: PyTorch's total norm and clipped gradients",
           guards=("autograd_lib.nn.utils:_total_norm", "autograd_lib.nn.utils:_scale_grads"))
 _register("09.plateau_step", "autograd_lib.optim.lr_scheduler_base", "plateau_step",
-          "ReduceLROnPlateau.step's decision: best and the bad epochs, the cooldown, and past patience "
-          "each group's lr cut by factor, not below its min_lr",
+          "ReduceLROnPlateau.step's decision: best, the counters and the groups' rates, as PyTorch's",
           guards=tuple(f"autograd_lib.optim.lr_scheduler_base:{name}" for name in ("_is_better", "_reduce_lr")))
 _register("09.accumulate_gradients", "autograd_lib.optim", "accumulate_gradients",
-          "a large batch's gradient from micro-batches, each loss weighted by its share")
+          "a large batch's gradient and mean loss from its micro-batches")
 _register("09.train_epoch", "autograd_lib.optim", "train_epoch",
-          "one epoch: zero_grad, forward, backward, step per batch; the mean loss per sample")
+          "one epoch of training; the mean loss per sample")
 _register("09.evaluate", "autograd_lib.optim", "evaluate",
-          "eval mode and no_grad: the mean loss per sample and the accuracy")
+          "a classifier's mean loss per sample and accuracy, without training it")
 _register("03.numerical_grad", "autograd_lib.autograd.gradcheck", "numerical_grad",
           "central finite differences of a scalar function")
 _register("05.analytic_jacobian", "autograd_lib.autograd.gradcheck", "analytic_jacobian",

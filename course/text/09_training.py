@@ -130,9 +130,8 @@ for name, p in net.named_parameters():
                                             #          head.bias          (1,)
 
 # %% [markdown]
-# A parameter's name is its module's dotted path, then its own name; note that `temperature`,
-# assigned last, comes first. `named_modules()` walks the modules (the root is `""`), `recurse=False`
-# keeps the root's own parameters, `prefix` goes before every name:
+# Note that `temperature`, assigned last, comes first. The modules of the tree (the root is `""`),
+# and the options `recurse` and `prefix`:
 
 # %%
 print([name for name, _ in net.named_modules()])                       # PyTorch: ['', 'encoder', 'encoder.fc', 'encoder.act', 'head']
@@ -186,25 +185,22 @@ print([name for name, _ in ae.named_parameters(remove_duplicate=False)])    # Py
 #
 # **Rules**
 # - `pairs`: it yields `(name, tensor)` pairs.
-# - `order`: the whole tree, depth first: a module's own members in the order `get_members` lists
-#   them, then each submodule's, in the order the submodules were assigned.
-# - `names`: a name is the module's dotted path, a dot and the member's name; the root's members
-#   have no leading dot.
-# - `prefix`: the root's path is `prefix`, so that every name starts with `prefix.`.
-# - `recurse`: with `recurse=False`, only the root's own members.
+# - `order`: the pairs come in PyTorch's order, for any tree (`temperature` first, above).
+# - `names`: the names are PyTorch's (`encoder.fc.weight`, `0.weight`, `temperature`).
+# - `prefix`: with a `prefix`, the names are PyTorch's (`model.temperature`).
+# - `recurse`: with `recurse=False`, the pairs are PyTorch's (`['temperature']` for `net`).
 # - `members`: the members are what `get_members(module)` lists (parameters, buffers, ...).
-# - `skip-none`: a member that is `None` is skipped.
-# - `once`: with `remove_duplicate=True`, a tensor met again (tied weights, a module used twice) is
-#   not yielded again: it keeps its first name.
-# - `identity`: a duplicate is the very same tensor: two tensors with equal values are both yielded.
-# - `every`: with `remove_duplicate=False`, every occurrence is yielded, a module used twice under
-#   each of its names.
+# - `skip-none`: a member that is `None` gives no pair (`seq`'s missing bias).
+# - `once`: with `remove_duplicate=True`, tied weights and a module used twice give PyTorch's pairs
+#   (`ae` above).
+# - `identity`: two distinct tensors with equal values both give a pair.
+# - `every`: with `remove_duplicate=False`, the pairs are PyTorch's (`ae` above), a module used twice
+#   included.
 
 # %% nbgrader={"grade": false, "grade_id": "09_named_members_answer", "locked": false, "schema_version": 3, "solution": true}
 def named_members(self, get_members, prefix, recurse, remove_duplicate):
-    """Yield (dotted name, tensor) for the members get_members(module) lists, in every module
-    of self's tree (only self without recurse), depth first. Skips None; with
-    remove_duplicate, a tensor met again is not yielded again."""
+    """The (name, tensor) pairs PyTorch's Module._named_members yields for the members
+    get_members(module) lists in self's tree."""
     ### BEGIN SOLUTION
     seen = set()
     if recurse:
@@ -494,8 +490,7 @@ print(lin.weight.grad)                                  # PyTorch: None
 # `clear_grads(params, set_to_none=True)`, for any iterable of tensors, so that it does what
 # PyTorch's `zero_grad` does. The hard part is a `.grad` in a graph: after
 # `backward(create_graph=True)` it has a `grad_fn` (assignment 06), and you may set a `.grad` that
-# requires grad, or a view of another tensor. PyTorch zeros each of them in place, and none of them
-# is recorded afterwards:
+# requires grad, or a view of another tensor. What PyTorch leaves:
 #
 # ```python
 # x = torch.tensor([1., 2.], requires_grad=True)
@@ -506,14 +501,14 @@ print(lin.weight.grad)                                  # PyTorch: None
 # ```
 #
 # **Rules**
-# - `to-none`: with `set_to_none=True` (the default), every `.grad` becomes `None`.
-# - `skip`: a tensor whose `.grad` is `None` is left as it is.
+# - `to-none`: with `set_to_none=True` (the default), every `.grad` is `None` afterwards.
+# - `skip`: a `.grad` that is `None` stays `None`.
 # - `read-once`: `params` may be any iterable, read once (a generator).
-# - `same`: with `set_to_none=False`, `.grad` stays the same tensor; one that is a view writes its
-#   zeros into the tensor it views.
-# - `zeros`: every element becomes exactly 0, even a `nan` or an `inf`.
-# - `version`: the zeroing is one in-place write: the version of `.grad` goes up by exactly 1.
-# - `cut`: afterwards `.grad` has no `grad_fn` and does not require grad.
+# - `same`: with `set_to_none=False`, `.grad` is still the same tensor (`x.grad is g` above), and
+#   one that views another tensor shows its zeros in that tensor too.
+# - `zeros`: every element reads exactly 0, even one that was `nan` or `inf`.
+# - `version`: the version of `.grad` goes up by exactly 1.
+# - `cut`: afterwards `.grad` has no `grad_fn` and does not require grad (`g.requires_grad` above).
 
 # %% nbgrader={"grade": false, "grade_id": "09_clear_grads_answer", "locked": false, "schema_version": 3, "solution": true}
 def clear_grads(params, set_to_none=True):
@@ -688,9 +683,8 @@ for i, ((seed, set_to_none, as_generator), s, e) in enumerate(zip(cases, seen, e
 # ## 5. SGD with momentum
 #
 # In a long, narrow valley, plain gradient descent overshoots from wall to wall across it and crawls
-# along it. **Momentum** keeps a velocity $b$ per parameter, a running sum of the gradients in which
-# each old one fades by a factor $\mu$ = `momentum` per step, and moves the parameter by $-\gamma b$
-# ($\gamma$ = `lr`): the zigzags cancel, the steady pull adds up. Three steps on $\sum w^2$, the
+# along it. **Momentum** keeps a velocity per parameter, built from the gradients seen so far,
+# and moves along it: the zigzags cancel, the steady pull adds up. Three steps on $\sum w^2$, the
 # velocity kept in `optimizer.state[w]`:
 
 # %%
@@ -716,8 +710,8 @@ for step in range(3):
 #
 # | option | meaning |
 # |---|---|
-# | `momentum` | $\mu$, how much of the velocity is left after a step (0: no velocity, no state) |
-# | `dampening` | $\tau$: a gradient enters the velocity with the share $1 - \tau$ |
+# | `momentum` | $\mu$, how much of the velocity a step keeps (0: no velocity, no state) |
+# | `dampening` | $\tau$, a damping of each new gradient's share in the velocity |
 # | `weight_decay` | $\lambda$, an L2 penalty $\frac{\lambda}{2}\lVert\theta\rVert^2$ added to the loss |
 # | `nesterov` | Nesterov's momentum: the step looks ahead along the velocity |
 # | `maximize` | climb the loss instead of descending it |
@@ -749,12 +743,11 @@ sgd_steps(1, weight_decay=0.1, maximize=True)   # PyTorch: tensor([ 1.0900, -1.8
 # %% [markdown]
 # **Rules**
 # - `plain`: without momentum, `param` moves by `-lr` times its gradient.
-# - `first`: with momentum, after the first step `state["momentum_buffer"]` holds PyTorch's velocity,
-#   whatever the `dampening`.
+# - `first`: with momentum, after the first step `state["momentum_buffer"]` holds PyTorch's velocity
+#   (the first line of each run above).
 # - `later`: after each later step it holds PyTorch's velocity, in that same tensor, and `param` is
 #   PyTorch's.
-# - `decay`: with `weight_decay`, `param` and the velocity are PyTorch's (the velocity sees the
-#   penalty).
+# - `decay`: with `weight_decay`, `param` and the velocity are PyTorch's.
 # - `nesterov`: with `nesterov=True`, `param` is PyTorch's (the velocity is as without it).
 # - `maximize`: with `maximize=True`, `param` climbs the loss: PyTorch's values, with or without
 #   `weight_decay`.
@@ -1297,14 +1290,14 @@ for bounds in ([(0, 4), (4, 8), (8, 10)], [(0, 5), (5, 10)]):
 # pairs of `len(inputs)` samples, and `loss_fn(inputs, targets)` returns their **mean** loss, a
 # one-element tensor. After the call, `.grad` holds what one `backward()` over the whole batch would
 # have added. For samples with losses 1, 2 and 6 in micro-batches of 2 and 1, the whole batch's loss
-# is $(1 + 2 + 6)/3 = 3$, not $(1.5 + 6)/2$.
+# is $(1 + 2 + 6)/3 = 3$.
 #
 # **Rules**
 # - `large`: `.grad` gains the gradient of the mean loss over all the samples, for any sizes of the
 #   micro-batches.
 # - `adds`: nothing is cleared: that gradient is added to what `.grad` held.
-# - `one-graph`: `loss_fn` is called once per micro-batch that holds samples, in order, and only one
-#   micro-batch's graph is alive at a time.
+# - `one-graph`: `loss_fn` sees each micro-batch that holds samples once, in order, and no earlier
+#   micro-batch's graph is still alive when it is called.
 # - `returns`: it returns the mean loss over all the samples, as a Python `float` (an empty
 #   micro-batch has no mean loss of its own: it adds nothing).
 # - `read-once`: `micro_batches` may be any iterable, read once (a generator).
@@ -1312,9 +1305,8 @@ for bounds in ([(0, 4), (4, 8), (8, 10)], [(0, 5), (5, 10)]):
 
 # %% nbgrader={"grade": false, "grade_id": "09_accumulate_gradients_answer", "locked": false, "schema_version": 3, "solution": true}
 def accumulate_gradients(loss_fn, micro_batches):
-    """Add to .grad the gradient of the mean loss over all N samples of the (inputs, targets)
-    micro-batches, one micro-batch's graph at a time. Returns that mean loss as a float.
-    ValueError if there is no sample."""
+    """Add to .grad what one backward() of the whole batch's mean loss would add. Returns that
+    mean loss as a float. ValueError if there is no sample."""
     ### BEGIN SOLUTION
     micro_batches = list(micro_batches)
     total = sum(len(inputs) for inputs, _ in micro_batches)
@@ -1489,9 +1481,8 @@ with grading.checking("09.accumulate_gradients", accumulate_gradients):
 # optimizer.step()
 # ```
 #
-# It measures all the gradients as one long vector and, above `max_norm`, scales them all by one
-# factor, so that the norm becomes `max_norm`; it returns the norm before clipping. `[3, 4]` and
-# `[12]` make `[3, 4, 12]`, of norm 13:
+# It returns the total norm of the gradients, and shrinks them when that passes `max_norm`. What it
+# does to the gradients `[3, 4]` and `[12]`, and to a tiny one:
 
 # %%
 a = nn.Parameter(ag.tensor([1.0, 1.0]))
@@ -1506,9 +1497,12 @@ a.grad, b.grad = ag.tensor([3.0, -4.0]), ag.tensor([12.0])
 print(nn.utils.clip_grad_norm_([a, b], max_norm=1.0, norm_type="inf"))   # PyTorch: tensor(12.)
 print(a.grad, b.grad)                        # PyTorch: tensor([ 0.2500, -0.3333]) tensor([1.0000])
 
+c = nn.Parameter(ag.tensor([1e-6]))
+c.grad = ag.tensor([1e-6])
+print(nn.utils.clip_grad_norm_([c], max_norm=1e-6), c.grad)   # PyTorch: tensor(1.0000e-06) tensor([5.0000e-07])
+
 # %% [markdown]
-# A second call finds a norm of 1 (up to rounding) and changes nothing; with `norm_type="inf"` the
-# norm is the largest absolute value. Now five `Linear` layers whose weights start 2.5 times too
+# Now five `Linear` layers whose weights start 2.5 times too
 # large: their first gradients explode. `nn.utils.get_total_norm` measures without clipping:
 
 # %%
@@ -1557,15 +1551,10 @@ for step, (loss, norm) in enumerate(zip(plain_losses, plain_norms)):
 #
 # `nn.utils.clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False)` makes a
 # list of its `parameters` (a tensor, a list or a generator) and hands it to
-# `clip_grad_norm(parameters, max_norm, norm_type, error_if_nonfinite)`. Write it, as PyTorch does it.
-# The total norm of order $p$ of the gradients $g_i$ is $\big(\sum_i \lVert g_i\rVert_p^p\big)^{1/p}$
-# (the largest absolute value for $p = \infty$; `norm_type` may be a float, an int or `"inf"`), and
-# the gradients are multiplied by
-#
-# $$\min\Big(1,\ \frac{\mathtt{max\_norm}}{\mathrm{total} + 10^{-6}}\Big).$$
-#
-# With `error_if_nonfinite=True`, a `nan` or infinite total raises PyTorch's error (the order printed
-# as a float):
+# `clip_grad_norm(parameters, max_norm, norm_type, error_if_nonfinite)`. Write it, so that the
+# gradients and the total it returns are PyTorch's, as in the cell above, for any `norm_type` (a
+# float, an int or `"inf"`). With `error_if_nonfinite=True`, a `nan` or infinite total raises
+# PyTorch's error (the order printed as a float):
 #
 # ```
 # RuntimeError: The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`
@@ -1575,10 +1564,12 @@ for step, (loss, norm) in enumerate(zip(plain_losses, plain_norms)):
 # helpers `_total_norm` and `_scale_grads`) is a `DelegationError`.
 #
 # **Rules**
-# - `total`: the total is the norm of all the gradients' elements as one vector.
-# - `inf-norm`: for `norm_type` inf (`float("inf")` or `"inf"`), it is the largest absolute value.
-# - `scale`: every gradient is multiplied by the same factor, `max_norm / (total + 1e-6)`...
-# - `not-up`: ...never by more than 1: below `max_norm`, the gradients stay as they are.
+# - `total`: the total is PyTorch's: the norm of order `norm_type` of all the gradients' elements
+#   together (13 for `[3, 4]` and `[12]` above).
+# - `inf-norm`: for `norm_type` inf (`float("inf")` or `"inf"`), it is PyTorch's (12 above).
+# - `scale`: above `max_norm`, the gradients are PyTorch's, the tiny one above included: all are
+#   scaled by one factor, the same for every tensor.
+# - `not-up`: the gradients never grow: a total below `max_norm` leaves them as they are.
 # - `nonfinite`: with `error_if_nonfinite=True`, a `nan` or infinite total raises PyTorch's
 #   `RuntimeError` before any gradient changes.
 # - `scaled-anyway`: otherwise such a total scales too: a `nan` total makes every gradient `nan`, an
@@ -1829,8 +1820,8 @@ print("a batch:", tuple(inputs.shape), inputs.dtype, tuple(targets.shape), targe
 
 # %% nbgrader={"grade": false, "grade_id": "09_train_epoch_answer", "locked": false, "schema_version": 3, "solution": true}
 def train_epoch(model, loss_fn, optimizer, batches):
-    """Train model for one pass over (inputs, targets) batches, one optimizer step per batch.
-    Returns the mean loss per sample over the epoch, as a float. ValueError if there is no sample."""
+    """One epoch of training on the (inputs, targets) batches. Returns the epoch's mean loss per
+    sample, as a float. ValueError if there is no sample."""
     ### BEGIN SOLUTION
     model.train()
     loss_sum, seen = 0.0, 0
@@ -2034,10 +2025,8 @@ for (seed, batch_size), (history, weights), (e_history, e_weights) in zip(runs, 
 #
 # After about ten epochs, the digits model's validation loss stops falling and only jumps up and
 # down: the rate is too large for the small corrections left. `ReduceLROnPlateau(optimizer, ...)`,
-# stepped once per epoch with the metric to watch (`scheduler.step(val_loss)`), keeps the best metric
-# so far, `scheduler.best`, counts the epochs without improvement, `num_bad_epochs`, and when there
-# are too many multiplies every rate by `factor`, then lets the run settle for `cooldown` epochs.
-# With `factor=0.5, patience=2, cooldown=1`:
+# stepped once per epoch with the metric to watch (`scheduler.step(val_loss)`), lowers the rates when
+# the metric stops improving; its state is `best`, `num_bad_epochs` and `cooldown_counter`. With `factor=0.5, patience=2, cooldown=1`:
 
 # %%
 w = ag.zeros(1, requires_grad=True)
@@ -2122,14 +2111,14 @@ plateau([1.0] * 5, lrs=[1.0, 0.05], factor=0.5, patience=0, eps=0.03)
 #   sign; a metric that is not better leaves it alone.
 # - `bad-epoch`: `num_bad_epochs` counts the epochs in a row whose metric is not better (equal,
 #   within the threshold, `nan`); a better one sets it to 0.
-# - `cooldown`: the `cooldown` steps after a cut count no bad epoch (`num_bad_epochs` is 0 after
-#   each), and `cooldown_counter` says how many of them are left.
-# - `patience`: the rates are cut at the step that makes more than `patience` bad epochs.
-# - `restart`: after a cut, `num_bad_epochs` is 0 and `cooldown_counter` is `cooldown`.
-# - `factor`: a cut multiplies each group's lr by `factor`...
-# - `floor`: ...but never takes it below that group's floor.
-# - `min-change`: a group whose lr would change by `eps` or less keeps it (a cut never raises a rate,
-#   not even one set below its floor).
+# - `cooldown`: during a cooldown, `num_bad_epochs` and `cooldown_counter` are PyTorch's (the first
+#   cell's rows).
+# - `patience`: the rates are cut at PyTorch's step, for any `patience` (the first cell's `lr` row).
+# - `restart`: right after a cut, `num_bad_epochs` and `cooldown_counter` are PyTorch's.
+# - `factor`: a cut gives each group PyTorch's new lr, from `factor`...
+# - `floor`: ...and from that group's floor (the fourth run above).
+# - `min-change`: with `eps`, the rates are PyTorch's (the last run above); a cut never raises a rate,
+#   not even one set below its floor.
 # - `only`: nothing else changes (`step` itself sets `last_epoch`).
 
 # %% nbgrader={"grade": false, "grade_id": "09_plateau_step_answer", "locked": false, "schema_version": 3, "solution": true}
@@ -2229,8 +2218,8 @@ compare_plateau_runs(plateau_step, [random_plateau_case(rng) for rng in grading.
 # * `backward()` adds into `.grad`, so a loop calls **`zero_grad()`** at every step.
 # * **SGD with momentum** keeps a velocity per parameter; **Adam** gives each coordinate its own step
 #   size.
-# * **Gradient accumulation** weights each micro-batch by its share of the samples; **clipping** scales
-#   all the gradients by one factor.
+# * **Gradient accumulation** gives a large batch's gradient in the memory of a micro-batch;
+#   **clipping** bounds the step that a huge gradient would take.
 # * A **training loop** steps once per mini-batch and measures on a **validation set**;
 #   **`ReduceLROnPlateau`** lowers the rate once that stalls.
 #

@@ -25,15 +25,15 @@
 # and ends with its **Rules**. In the **answer cell** you write the body of the function; its last
 # line, `exercises.plug(...)`, installs it in `autograd_lib`, which from then on calls your code
 # instead of its own. A demo shows your code at work, and the **test cells** check it: a test
-# cell that passes prints nothing; a failure prints what was expected, what was seen, and the rule
-# it grades. Hidden tests run your function on
-# random inputs when the notebook is graded.
+# cell that passes says `passed` and names its check; a failure prints what was expected, what was
+# seen, and the rule it grades. Hidden tests run your function on random inputs when the notebook is
+# graded.
 #
 # Each exercise is graded on its own: while a test runs, every other piece is the library's own
 # version, so a mistake in one exercise costs no points in another. A function that calls the
 # library's own implementation fails with `DelegationError`: write it yourself.
 #
-# **Stuck?** Until you solve an exercise, a cell that needs it stops with a one-line message.
+# **Stuck?** Until you solve an exercise, a cell that needs it stops with a short message naming it.
 # `exercises.unplug("01.result_requires_grad")` (with that exercise's id, as the message gives it)
 # puts the library's version back, so that you can carry on.
 

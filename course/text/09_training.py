@@ -1889,7 +1889,8 @@ for (seed, sizes, as_generator), (loss, weights, modes), (e_loss, e_weights, _) 
 # **Rules**
 # - `result`: it returns `(mean loss per sample, accuracy)`, two Python floats over all the samples,
 #   each batch weighted by its number of samples.
-# - `right`: a sample is right when its highest score is that of its target class.
+# - `right`: a sample is right when its target is the class `argmax` picks (on a tie, the first of
+#   the highest scores, as PyTorch's `argmax`).
 # - `eval`: the model runs in evaluation mode, and no graph is recorded (the mode the model is left
 #   in afterwards is yours to choose).
 # - `read-once`: `batches` may be any iterable, read once.

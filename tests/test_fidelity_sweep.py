@@ -416,6 +416,44 @@ def requires_grad_setter_takes_a_bool_only(lib):
     return _errors(lib, [lambda v=v: assign(v) for v in (True, False, 1, None, 0.0, np.True_)])
 
 
+@scenario
+def double_backward_through_an_in_place_op_on_a_view(lib):
+    """An op that saves its result (exp_, sigmoid_, tanh_), applied in place to a view: the
+    gradient built with create_graph=True differentiates again, whether the view is kept or
+    dropped (torch's CopySlices lets go of the op's node when released, instead of freeing
+    what the node saved, and the saved result comes back with the view's history)."""
+    import gc
+    results = []
+    for op in ("exp_", "sigmoid_", "tanh_"):
+        for keep in (True, False):
+            x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+            b = x * x
+            if keep:
+                v = b[0]
+                getattr(v, op)()
+            else:
+                getattr(b[0], op)()
+                gc.collect()
+            (g,) = lib.autograd.grad((b * b).sum(), x, create_graph=True)
+            (h,) = lib.autograd.grad(g.sum(), x)
+            results += [g.detach(), h]
+    return results
+
+
+@scenario
+def second_backward_through_copy_slices_refused(lib):
+    """A second backward through a CopySlices whose op saved nothing (``add_`` on a view)
+    is refused as torch refuses it (its released CopySlices has no node left to run)."""
+    def twice():
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        b = x + 0
+        b[0].add_(1)
+        b.sum().backward()
+        b.sum().backward()
+        return x.grad
+    return _errors(lib, [twice])
+
+
 @requires_torch
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_same_as_torch(name):

@@ -256,10 +256,32 @@ def _inplace_on_view(view, out_of_place, *args):
     replaced = None
     if "result" in fn._saved:
         replaced = fn._saved["result"]
-        fn._saved["result"] = SavedTensor(Tensor._make(view._data, view._version_counter), is_output=True,
-                                          output=view)
+        fn._saved["result"] = SavedViewResult(Tensor._make(view._data, view._version_counter), view)
     deferred.pack_rest(replaced)
     return view
+
+
+class SavedViewResult(SavedTensor):
+    """The result an in-place op on a view saves for its node ``fn``: the written view, saved
+    as ``fn``'s output (its version checks name ``fn``, as PyTorch's do).  Unpacked, it comes
+    back with the history the view had when it was saved (its AsStridedBackward0 over the
+    base's CopySlices), as PyTorch's SavedVariable of an in-place op on a view does, so a
+    second derivative flows back through the base's history rather than into ``fn`` again.
+    That history is held weakly (a strong hold would be a cycle: ``fn``, the view's node,
+    CopySlices, ``fn``); once it is gone, the result is ``fn``'s output, as in PyTorch."""
+
+    __slots__ = ("view_node",)
+
+    def __init__(self, alias, view):
+        super().__init__(alias, is_output=True, output=view)
+        self.view_node = weakref.ref(view._grad_fn) if view._grad_fn is not None else None
+
+    def unpack(self, node):
+        tensor = SavedTensor.unpack(self, node)
+        view_node = self.view_node() if self.view_node is not None else None
+        if view_node is not None and tensor.grad_fn is node:
+            tensor.grad_fn, tensor._output_nr = view_node, 0
+        return tensor
 
 
 class CopySlices(Node):
@@ -292,7 +314,28 @@ class CopySlices(Node):
         return [base_grad] + list(fn_grads[1:])
 
     def release_saved(self):
-        self.fn.release_saved()
+        # As PyTorch's CopySlices: released, it lets go of ``fn`` rather than freeing what
+        # ``fn`` saved, which a graph built by a create_graph pass may still need (``fn`` is a
+        # node of that graph too); a later backward through this node is refused.
+        if not isinstance(self.fn, _ReleasedFn):
+            self.fn = _ReleasedFn(self.fn)
+
+
+class _ReleasedFn:
+    """What a released CopySlices holds in place of its op's node: the node's edges and
+    metadata, nothing it saved; running it gives PyTorch's error for a second backward."""
+
+    __slots__ = ("next_functions", "_input_meta", "num_outputs", "name")
+
+    def __init__(self, fn):
+        self.next_functions, self._input_meta = fn.next_functions, fn._input_meta
+        self.num_outputs, self.name = fn.num_outputs, fn.name()
+
+    def apply(self, grad_outputs):
+        raise RuntimeError(_graph.FREED_MESSAGE)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(_graph.FREED_MESSAGE)
 
 
 # ------------------------------------------------------------ the in-place ops

@@ -205,7 +205,8 @@ class SavedTensor:
         if saved_hooks.used and saved_hooks.active.hooks and tensor._wrapped_number is None:
             if is_output and saved_hooks.active.deferred is not None:
                 # An in-place op's out-of-place result: packed once the op has written it
-                # into its target (``pack_deferred``), as PyTorch packs the target itself.
+                # into its target (``deferred_output_packing.pack_rest``), as PyTorch packs the
+                # target itself.
                 saved_hooks.active.deferred.append((self, output))
                 return
             pack, unpack = saved_hooks.active.hooks[-1]
@@ -268,7 +269,7 @@ class SavedTensor:
 class deferred_output_packing:
     """While an in-place op computes its out-of-place result: saved outputs are not handed
     to the saved-tensor pack hook yet (PyTorch packs once, the written target with its new
-    history).  On exit, those the op did not replace (:func:`pack_deferred`) are packed."""
+    history).  After it, :meth:`pack_rest` packs those the op did not replace."""
 
     def __enter__(self):
         self.previous, saved_hooks.active.deferred = saved_hooks.active.deferred, []
@@ -659,12 +660,13 @@ class AccumulateGrad(Node):
         # No gradient arrived, or the leaf no longer requires grad (``detach_()`` or
         # ``requires_grad_(False)`` since the graph was recorded): ``.grad`` is left as it
         # is, but the post-accumulate hooks still run, as PyTorch's do.
-        if grad_outputs[0] is not None and self.variable.grad_fn is not None:
-            # The leaf stopped being one since the graph was recorded (requires_grad_(False),
-            # then an in-place op with a tensor that requires grad): PyTorch refuses.
-            raise RuntimeError("leaf variable has been moved into the graph interior")
-        if grad_outputs[0] is not None and self.variable.requires_grad:
-            accumulate_grad(self.variable, grad_outputs[0])
+        if grad_outputs[0] is not None:
+            if self.variable.grad_fn is not None:
+                # The leaf stopped being one since the graph was recorded (requires_grad_(False),
+                # then an in-place op with a tensor that requires grad): PyTorch refuses.
+                raise RuntimeError("leaf variable has been moved into the graph interior")
+            if self.variable.requires_grad:
+                accumulate_grad(self.variable, grad_outputs[0])
         if self.variable._post_accumulate_hooks:
             for hook in list(self.variable._post_accumulate_hooks.values()):
                 hook(self.variable)

@@ -274,11 +274,11 @@ class SavedViewResult(SavedTensor):
 
     def __init__(self, alias, view):
         super().__init__(alias, is_output=True, output=view)
-        self.view_node = weakref.ref(view._grad_fn) if view._grad_fn is not None else None
+        self.view_node = weakref.ref(view._grad_fn)     # the view's AsStridedBackward0, just made
 
     def unpack(self, node):
         tensor = SavedTensor.unpack(self, node)
-        view_node = self.view_node() if self.view_node is not None else None
+        view_node = self.view_node()
         if view_node is not None and tensor.grad_fn is node:
             tensor.grad_fn, tensor._output_nr = view_node, 0
         return tensor
@@ -331,11 +331,10 @@ class _ReleasedFn:
         self.next_functions, self._input_meta = fn.next_functions, fn._input_meta
         self.num_outputs, self.name = fn.num_outputs, fn.name()
 
-    def apply(self, grad_outputs):
+    def apply(self, *args, **kwargs):
         raise RuntimeError(_graph.FREED_MESSAGE)
 
-    def __call__(self, *args, **kwargs):
-        raise RuntimeError(_graph.FREED_MESSAGE)
+    __call__ = apply
 
 
 # ------------------------------------------------------------ the in-place ops

@@ -1059,7 +1059,7 @@ saved = z.grad_fn._saved["self"]
 print("saved at version", saved.version, "| y now at version", y._version)
 y.detach().mul_(10)
 print("saved at version", saved.version, "| y now at version", y._version)
-print(error_of(lambda: z.sum().backward()).split(". Hint")[0])
+print(str(error_of(lambda: z.sum().backward())).split(". Hint")[0])
 
 
 # %% [markdown]
